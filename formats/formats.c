@@ -1,0 +1,159 @@
+/* formats.c: the registry of tensor-core formats and the generic calls that
+   dispatch through each format's vtable (formats/formats.h). Adding a format
+   is one line in `registry` below. */
+#include "config.h"
+#include <string.h>
+#include "formats.h"
+
+extern const tc_format tc_format_csr;
+
+static const tc_format *const registry[] = {
+    &tc_format_csr,
+};
+#define NFORMATS ((int)(sizeof registry / sizeof registry[0]))
+
+int tc_format_count(void) { return NFORMATS; }
+
+const tc_format *tc_format_at(int i)
+{
+    return i >= 0 && i < NFORMATS ? registry[i] : NULL;
+}
+
+const tc_format *tc_format_find(const char *name)
+{
+    for (int i = 0; i < NFORMATS; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+const char *tc_format_name(const tc_format *f) { return f->name; }
+const char *tc_format_description(const tc_format *f) { return f->description; }
+
+const tc_param_def *tc_format_params(const tc_format *f, int *n)
+{
+    *n = f->nparams;
+    return f->params;
+}
+
+static int registry_index(const tc_format *f)
+{
+    for (int i = 0; i < NFORMATS; i++)
+        if (registry[i] == f)
+            return i;
+    return -1;
+}
+
+tc_status tc_format_list_parse(const char *text, const tc_format **list, int max, int *n,
+                               tc_error *err)
+{
+    *n = 0;
+    if (strcmp(text, "all") == 0) {
+        for (int i = 0; i < NFORMATS && *n < max; i++)
+            list[(*n)++] = registry[i];
+        return TC_OK;
+    }
+    const char *s = text;
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        char name[64];
+        if (len == 0 || len >= sizeof name)
+            return tc_error_set(err, TC_ERR_ARG, "bad format list '%s'", text);
+        memcpy(name, s, len);
+        name[len] = '\0';
+        const tc_format *f = tc_format_find(name);
+        if (!f) {
+            char known[512] = "";
+            for (int i = 0; i < NFORMATS; i++) {
+                strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+                strncat(known, registry[i]->name, sizeof known - strlen(known) - 1);
+            }
+            return tc_error_set(err, TC_ERR_ARG, "unknown format '%s' (known: %s, all)", name,
+                                known);
+        }
+        int dup = 0;
+        for (int i = 0; i < *n; i++)
+            dup |= list[i] == f;
+        if (!dup) {
+            if (*n >= max)
+                return tc_error_set(err, TC_ERR_ARG, "too many formats in '%s'", text);
+            list[(*n)++] = f;
+        }
+        if (s[len] == '\0')
+            break;
+        s += len + 1;
+    }
+    /* Registry order, whatever order the user typed. */
+    for (int i = 1; i < *n; i++)
+        for (int j = i; j > 0 && registry_index(list[j]) < registry_index(list[j - 1]); j--) {
+            const tc_format *t = list[j];
+            list[j] = list[j - 1];
+            list[j - 1] = t;
+        }
+    return TC_OK;
+}
+
+void tc_fmt_init(tc_fmt *m, const tc_format *kind, const tc_csr *a, const tc_params *p)
+{
+    m->kind = kind;
+    m->rows = a->rows;
+    m->cols = a->cols;
+    m->nnz = a->nnz;
+    m->has_values = a->val != NULL;
+    memset(&m->params, 0, sizeof m->params);
+    for (int i = 0; i < kind->nparams; i++) {
+        const tc_param_def *d = &kind->params[i];
+        snprintf(m->params.kv[i].name, sizeof m->params.kv[i].name, "%s", d->name);
+        m->params.kv[i].value = tc_params_get(p, d->name, d->def);
+    }
+    m->params.n = kind->nparams;
+}
+
+tc_status tc_fmt_build(const tc_format *f, const tc_csr *a, const tc_params *p,
+                       tc_fmt **out, tc_error *err)
+{
+    *out = NULL;
+    tc_status st = tc_params_check(p, f->params, f->nparams, f->name, err);
+    return st ? st : f->build(a, p, out, err);
+}
+
+const tc_format *tc_fmt_format(const tc_fmt *m) { return m->kind; }
+
+tc_status tc_fmt_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
+{
+    return m->kind->to_csr(m, out, err);
+}
+
+tc_status tc_fmt_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int32_t n,
+                          double *C, int64_t ldc, tc_error *err)
+{
+    return m->kind->spmm_ref(m, B, ldb, n, C, ldc, err);
+}
+
+int64_t tc_fmt_bytes(const tc_fmt *m) { return m->kind->bytes(m); }
+
+void tc_fmt_free(tc_fmt *m)
+{
+    if (m)
+        m->kind->free(m);
+}
+
+tc_status tc_format_stats_report(const tc_fmt *m, const tc_csr *a, tc_report *r,
+                                 tc_error *err)
+{
+    char section[64];
+    snprintf(section, sizeof section, "format.%s", m->kind->name);
+    /* Bytes relative to CSR with int32 indices and float32 values, the
+       layout the GPU kernels use (the papers' memory-footprint tables). */
+    int64_t csr_bytes = ((int64_t)a->rows + 1) * 4 + a->nnz * (4 + (a->val ? 4 : 0));
+    int64_t bytes = tc_fmt_bytes(m);
+    tc_status st = tc_report_int(r, section, "bytes", bytes, "bytes of the format's arrays");
+    if (!st)
+        st = tc_report_num(r, section, "bytes_vs_csr", csr_bytes ? (double)bytes / (double)csr_bytes : 0,
+                           "bytes relative to CSR (int32 indices, float32 values)");
+    if (!st && m->kind->stats)
+        st = m->kind->stats(m, r, section, err);
+    if (st == TC_ERR_NOMEM)
+        tc_error_set(err, st, "out of memory");
+    return st;
+}

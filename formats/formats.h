@@ -1,0 +1,59 @@
+/*
+ * formats.h: the vtable every tensor-core format fills in, and the registry.
+ *
+ * A format is one file formats/NAME.c that defines `const tc_format
+ * tc_format_NAME` and one line in formats/formats.c; its kernel is one file
+ * kernels/NAME.cu with one line in kernels/registry.c. Nothing else in the
+ * tree names a format.
+ */
+#ifndef TC_FORMATS_H
+#define TC_FORMATS_H
+
+#include "tcsparse.h"
+#include "h5group.h"
+
+/* Every built matrix starts with this header; formats embed it first and
+   cast (struct my_fmt { tc_fmt base; ... }). */
+struct tc_fmt {
+    const tc_format *kind;
+    int32_t rows, cols;
+    int64_t nnz;
+    int has_values;
+    tc_params params;       /* the parameters it was built with (all of them,
+                               defaults filled in) */
+};
+
+struct tc_format {
+    const char *name;
+    const char *description;
+    const tc_param_def *params;
+    int nparams;
+    /* 1 for the format that is /matrix itself (csr): nothing is stored
+       under /formats for it, and write_h5 / read_h5 are NULL. */
+    int canonical;
+
+    tc_status (*build)(const tc_csr *a, const tc_params *p, tc_fmt **out, tc_error *err);
+    tc_status (*to_csr)(const tc_fmt *m, tc_csr **out, tc_error *err);
+    tc_status (*spmm_ref)(const tc_fmt *m, const double *B, int64_t ldb, int32_t n,
+                          double *C, int64_t ldc, tc_error *err);
+    int64_t (*bytes)(const tc_fmt *m);
+    /* Stores the format's arrays and parameters in g (the group exists). */
+    tc_status (*write_h5)(const tc_fmt *m, tc_h5grp *g, tc_error *err);
+    /* Loads from g; the generic header (rows, cols, nnz, has_values, params)
+       is already read and checked and passed in `hdr`. */
+    tc_status (*read_h5)(tc_h5grp *g, const tc_fmt *hdr, tc_fmt **out, tc_error *err);
+    /* Bounds and consistency checks of arrays read from a file, against the
+       canonical matrix they claim to encode (a may be NULL: checks that need
+       it are skipped). `what` names the group in messages. */
+    tc_status (*validate)(const tc_fmt *m, const tc_csr *a, const char *what, tc_error *err);
+    /* Format-specific figures for tcstat, under section "format.NAME"
+       (NULL when the format has none beyond its bytes). */
+    tc_status (*stats)(const tc_fmt *m, tc_report *r, const char *section, tc_error *err);
+    void (*free)(tc_fmt *m);
+};
+
+/* Fills the generic header of a newly built format from a and p (with the
+   defaults of kind's parameters filled in). */
+void tc_fmt_init(tc_fmt *m, const tc_format *kind, const tc_csr *a, const tc_params *p);
+
+#endif

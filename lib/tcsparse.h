@@ -1,0 +1,497 @@
+/*
+ * tcsparse.h: the one public header of libtcsparse.
+ *
+ * Sparse matrices on GPU tensor cores: Matrix Market and .tcf.h5 I/O, CSR
+ * and permutations, density statistics, row reorderings, tensor-core formats,
+ * nonzero-pattern pictures, SpMM on the CPU (and, when built with CUDA, on the
+ * GPU through kernels/kernels.h).
+ *
+ * Conventions, true for every function here:
+ *  - functions that can fail return tc_status and, when `err` is not NULL,
+ *    fill it with a message that names the file, line or dataset;
+ *  - the library never prints, never exits, never aborts on bad input;
+ *  - sizes that grow with the problem (nnz, offsets, products of dimensions)
+ *    are int64_t; row and column counts and column indices are int32_t;
+ *  - objects returned through `**out` are owned by the caller and released
+ *    with the matching *_free function (which accepts NULL).
+ */
+#ifndef TCSPARSE_H
+#define TCSPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TC_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------------ */
+/* Errors (lib/error.c)                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef enum tc_status {
+    TC_OK = 0,
+    TC_ERR_IO,          /* cannot open, read, write or rename a file       */
+    TC_ERR_PARSE,       /* malformed text input (Matrix Market, perm file)  */
+    TC_ERR_FORMAT,      /* a .tcf.h5 / HDF5 file lacks what it must hold   */
+    TC_ERR_INVALID,     /* data read or given fails validation             */
+    TC_ERR_UNSUPPORTED, /* valid input we do not handle (complex, ...)     */
+    TC_ERR_NOMEM,       /* allocation failed or size would overflow        */
+    TC_ERR_ARG,         /* a caller passed a bad argument                  */
+    TC_ERR_NODEVICE,    /* a GPU was required and there is none            */
+    TC_ERR_CUDA,        /* a CUDA / cuSPARSE call failed                   */
+    TC_ERR_VERIFY,      /* a result failed its accuracy check              */
+    TC_ERR_INTERRUPTED  /* stopped by a signal before completion           */
+} tc_status;
+
+typedef struct tc_error {
+    tc_status status;
+    char msg[1024];     /* "file:line: what was expected" (no program name) */
+} tc_error;
+
+/* Sets err (if not NULL) to a printf-formatted message and returns st. */
+tc_status tc_error_set(tc_error *err, tc_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Like tc_error_set, then appends ": strerror(errnum)". */
+tc_status tc_error_errno(tc_error *err, tc_status st, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Prefixes an existing message with "prefix: " (keeps the status). */
+tc_status tc_error_prefix(tc_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+const char *tc_status_name(tc_status st);
+/* Exit status a tool should use for st: 1 data/IO, 2 usage, 3 no device. */
+int tc_status_exit_code(tc_status st);
+
+/* Overflow-checked helpers used everywhere sizes are multiplied. */
+int tc_mul_overflows(int64_t a, int64_t b, int64_t *out);
+/* malloc/calloc of n elements of size sz, NULL (with TC_ERR_NOMEM in err)
+   when the product overflows or memory is short. n == 0 returns a valid
+   pointer. */
+void *tc_malloc_array(int64_t n, size_t sz, tc_error *err);
+void *tc_calloc_array(int64_t n, size_t sz, tc_error *err);
+
+/* Number of worker threads: $TC_THREADS if set, else the online CPUs. */
+int tc_default_threads(void);
+
+/* Progress for long work: fn(ctx, done, total) is called now and then with
+   total > 0. A NULL tc_progress* means no reporting. */
+typedef struct tc_progress {
+    void (*fn)(void *ctx, int64_t done, int64_t total);
+    void *ctx;
+} tc_progress;
+void tc_progress_report(const tc_progress *p, int64_t done, int64_t total);
+
+/* ------------------------------------------------------------------------ */
+/* CSR matrices (lib/matrix.c)                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum tc_field { TC_FIELD_REAL, TC_FIELD_INTEGER, TC_FIELD_PATTERN } tc_field;
+typedef enum tc_symmetry {
+    TC_SYM_GENERAL, TC_SYM_SYMMETRIC, TC_SYM_SKEW, TC_SYM_HERMITIAN
+} tc_symmetry;
+
+const char *tc_field_name(tc_field f);          /* "real", "integer", "pattern" */
+const char *tc_symmetry_name(tc_symmetry s);    /* "general", "symmetric", "skew-symmetric", "hermitian" */
+int tc_field_parse(const char *s, tc_field *out);        /* 0 on success */
+int tc_symmetry_parse(const char *s, tc_symmetry *out);  /* 0 on success */
+
+/* Compressed sparse rows. Columns are sorted and unique within each row.
+   val is NULL for pattern matrices (every stored value is implicitly 1).
+   field and symmetry describe the source the matrix came from; the arrays
+   always hold the full (expanded) matrix. */
+typedef struct tc_csr {
+    int32_t rows, cols;
+    int64_t nnz;
+    int64_t *rowptr;    /* rows + 1 entries, rowptr[0] = 0, rowptr[rows] = nnz */
+    int32_t *colidx;    /* nnz entries */
+    double *val;        /* nnz entries, or NULL (pattern) */
+    tc_field field;
+    tc_symmetry symmetry;
+} tc_csr;
+
+/* Allocates a matrix with rowptr zeroed and colidx/val uninitialised. */
+tc_status tc_csr_alloc(tc_csr **out, int32_t rows, int32_t cols, int64_t nnz,
+                       int with_values, tc_error *err);
+void tc_csr_free(tc_csr *a);
+tc_status tc_csr_copy(const tc_csr *a, tc_csr **out, tc_error *err);
+
+/* Builds CSR from coordinate triplets (0-based). Rows are bucketed with a
+   counting pass, columns sorted within each row, duplicates summed (or, with
+   sum_duplicates == 0, refused with TC_ERR_INVALID naming the entry). v may
+   be NULL (pattern). Indices must be in range (checked). */
+tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
+                          const int32_t *ri, const int32_t *ci, const double *v,
+                          int sum_duplicates, tc_error *err);
+
+/* Checks every invariant listed at tc_csr; `what` names the source in the
+   message (e.g. "m.tcf.h5: /matrix"). */
+tc_status tc_csr_validate(const tc_csr *a, const char *what, tc_error *err);
+
+/* 1 when a and b have the same shape, pattern and (bitwise) values. */
+int tc_csr_equal(const tc_csr *a, const tc_csr *b);
+
+tc_status tc_csr_transpose(const tc_csr *a, tc_csr **out, tc_error *err);
+
+/* Row permutation (and, if col is not NULL, column permutation):
+   out row i = a row row->new2old[i]; out column j = a column col->new2old[j]. */
+typedef struct tc_perm tc_perm;
+tc_status tc_csr_permute(const tc_csr *a, const tc_perm *row, const tc_perm *col,
+                         tc_csr **out, tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Permutations (lib/perm.c)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A validated bijection on 0..n-1, kept in both directions. */
+struct tc_perm {
+    int32_t n;
+    int32_t *new2old;
+    int32_t *old2new;
+};
+
+typedef enum tc_perm_convention { TC_PERM_NEW2OLD, TC_PERM_OLD2NEW } tc_perm_convention;
+
+/* Takes a copy of idx, interpreted by conv; refuses anything that is not a
+   bijection (message names the first bad position, with `what`). */
+tc_status tc_perm_from_array(tc_perm **out, int32_t n, const int32_t *idx,
+                             tc_perm_convention conv, const char *what, tc_error *err);
+tc_status tc_perm_identity(tc_perm **out, int32_t n, tc_error *err);
+void tc_perm_free(tc_perm *p);
+int tc_perm_is_identity(const tc_perm *p);
+/* out = first then second: out.new2old[i] = first.new2old[second.new2old[i]]. */
+tc_status tc_perm_compose(const tc_perm *first, const tc_perm *second, tc_perm **out,
+                          tc_error *err);
+/* Text files: one 0-based index per line, blank lines and lines starting with
+   '#' or '%' ignored. n_expected < 0 accepts any length. path "-" = stdin. */
+tc_status tc_perm_read(const char *path, int32_t n_expected, tc_perm_convention conv,
+                       tc_perm **out, tc_error *err);
+/* Writes atomically (temporary file + rename); "-" = stdout. */
+tc_status tc_perm_write(const char *path, const tc_perm *p, tc_perm_convention conv,
+                        tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Matrix Market (lib/mtx.c)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* What a Matrix Market file said about itself. */
+typedef struct tc_mtx_info {
+    int is_array;           /* "array" rather than "coordinate" */
+    tc_field field;
+    tc_symmetry symmetry;
+    int64_t entries;        /* entries listed in the file (before expansion) */
+    char banner[256];       /* the banner line as written (no newline) */
+    char *comments;         /* the % comment lines after the banner, joined
+                               with '\n', without their leading '%'; malloc'ed
+                               or NULL */
+} tc_mtx_info;
+void tc_mtx_info_clear(tc_mtx_info *info);   /* frees comments */
+
+typedef struct tc_mtx_read_opts {
+    int sum_duplicates;     /* 1 (default): sum; 0: refuse duplicates */
+} tc_mtx_read_opts;
+#define TC_MTX_READ_DEFAULTS { 1 }
+
+/* Reads a sparse matrix from a Matrix Market file, plain or gzip-compressed
+   (detected by content, not name); "-" = stdin. Array files give a CSR with
+   every entry stored. Symmetric / skew / hermitian files are expanded
+   (no explicit diagonal zeros added). info may be NULL. */
+tc_status tc_mtx_read(const char *path, const tc_mtx_read_opts *opts, tc_csr **out,
+                      tc_mtx_info *info, const tc_progress *prog, tc_error *err);
+/* The same from memory (plain or gzip bytes); name is used in messages. */
+tc_status tc_mtx_read_mem(const void *buf, size_t len, const char *name,
+                          const tc_mtx_read_opts *opts, tc_csr **out,
+                          tc_mtx_info *info, tc_error *err);
+
+/* Writes a as a coordinate file, atomically (temporary file + rename); "-" =
+   stdout. symmetry: TC_SYM_GENERAL writes every entry; SYMMETRIC / SKEW write
+   the lower triangle after checking that a has that symmetry. comments
+   (may be NULL) are written as % lines after the banner. Values are written
+   so that they read back bit-identical (%.17g; integers as integers). */
+tc_status tc_mtx_write(const char *path, const tc_csr *a, tc_symmetry symmetry,
+                       const char *comments, tc_error *err);
+
+/* Dense matrices (row-major, rows x cols, leading dimension cols) in Matrix
+   Market "array" format (column-major on disk, as the spec says); a
+   coordinate file is accepted too and densified. */
+tc_status tc_mtx_read_dense(const char *path, int32_t *rows, int32_t *cols,
+                            double **data, tc_error *err);
+tc_status tc_mtx_write_dense(const char *path, int32_t rows, int32_t cols,
+                             const double *data, tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Tensor-core formats (formats/, registry in formats/formats.c)             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tc_format tc_format;   /* a kind of format (vtable) */
+typedef struct tc_fmt tc_fmt;         /* one matrix built in a format */
+
+/* Format parameters, "name=value" pairs; values are numbers. */
+#define TC_MAX_PARAMS 16
+typedef struct tc_params {
+    int n;
+    struct { char name[32]; double value; } kv[TC_MAX_PARAMS];
+} tc_params;
+typedef struct tc_param_def {
+    const char *name;
+    const char *help;
+    double def, min, max;
+    int integer;            /* 1: the value must be a whole number */
+} tc_param_def;
+/* Parses "h=16,w=8" (appending to p). */
+tc_status tc_params_parse(tc_params *p, const char *text, tc_error *err);
+/* The value of name in p, else def. */
+double tc_params_get(const tc_params *p, const char *name, double def);
+/* Checks p against defs: unknown names and out-of-range values refused. */
+tc_status tc_params_check(const tc_params *p, const tc_param_def *defs, int ndefs,
+                          const char *owner, tc_error *err);
+
+int tc_format_count(void);
+const tc_format *tc_format_at(int i);
+const tc_format *tc_format_find(const char *name);   /* NULL if unknown */
+const char *tc_format_name(const tc_format *f);
+const char *tc_format_description(const tc_format *f);
+const tc_param_def *tc_format_params(const tc_format *f, int *n);
+/* Parses "csr,brp" or "all" into a list (at most max entries). */
+tc_status tc_format_list_parse(const char *text, const tc_format **list, int max,
+                               int *n, tc_error *err);
+
+tc_status tc_fmt_build(const tc_format *f, const tc_csr *a, const tc_params *p,
+                       tc_fmt **out, tc_error *err);
+const tc_format *tc_fmt_format(const tc_fmt *m);
+tc_status tc_fmt_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err);
+/* C = A*B from the format's own arrays, float64; B is cols x n (ldb),
+   C is rows x n (ldc), both row-major. */
+tc_status tc_fmt_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int32_t n,
+                          double *C, int64_t ldc, tc_error *err);
+/* Bytes the format's arrays occupy (for the bytes-relative-to-CSR figure). */
+int64_t tc_fmt_bytes(const tc_fmt *m);
+void tc_fmt_free(tc_fmt *m);
+
+/* ------------------------------------------------------------------------ */
+/* Reports: ordered (section, key, value) figures that tools print as text,  */
+/* TSV or JSON (lib/report.c)                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tc_report tc_report;
+tc_report *tc_report_new(void);
+void tc_report_free(tc_report *r);
+/* Values are numbers (tc_report_num), integers (tc_report_int) or strings. `section` groups figures ("matrix", "rows",
+   "tc16x8", "format.brp", ...). Returns TC_ERR_NOMEM on allocation failure. */
+tc_status tc_report_num(tc_report *r, const char *section, const char *key, double v,
+                        const char *help);
+tc_status tc_report_int(tc_report *r, const char *section, const char *key, int64_t v,
+                        const char *help);
+tc_status tc_report_str(tc_report *r, const char *section, const char *key,
+                        const char *v, const char *help);
+int tc_report_count(const tc_report *r);
+typedef struct tc_report_entry {
+    const char *section, *key, *help;
+    int is_str, is_int;
+    double num;
+    int64_t ival;
+    const char *str;
+} tc_report_entry;
+const tc_report_entry *tc_report_at(const tc_report *r, int i);
+
+/* ------------------------------------------------------------------------ */
+/* Statistics (lib/stats.c)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* A distribution: min, max, mean, standard deviation, coefficient of
+   variation (sd / mean, 0 when mean is 0) and the 11 deciles p0..p100
+   (nearest-rank). */
+typedef struct tc_dist {
+    int64_t count;
+    double min, max, mean, sd, cv;
+    double decile[11];
+} tc_dist;
+/* From n values (the array is sorted in place). */
+void tc_dist_compute(tc_dist *d, double *values, int64_t n);
+
+typedef struct tc_tiling_stats {
+    int h, w;                       /* window height (rows) and block width */
+    int64_t windows;                /* ceil(rows / h) */
+    int64_t empty_windows;
+    int64_t blocks;                 /* TC blocks after per-window column compaction */
+    tc_dist blocks_per_window;      /* over non-empty windows (003 Table 7) */
+    tc_dist nnz_per_block;          /* over blocks (003 Table 6) */
+    double fill;                    /* nnz / (blocks * h * w) */
+} tc_tiling_stats;
+
+/* TC tiling of h-row windows with the columns of each window compacted
+   (sorted, all-zero columns removed), cut into blocks of w columns. */
+tc_status tc_tiling_stats_compute(const tc_csr *a, int h, int w, tc_tiling_stats *out,
+                                  tc_error *err);
+/* Just the block count of that tiling (cheap; used before/after reordering). */
+int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w);
+
+/* All of tcstat's figures for a: shape, density, symmetry, row lengths,
+   empty rows/cols, bandwidth, 16x8 tiling; appended to r. */
+tc_status tc_stats_report(const tc_csr *a, tc_report *r, tc_error *err);
+/* Adds a format's own figures (built from a) to r under "format.NAME". */
+tc_status tc_format_stats_report(const tc_fmt *m, const tc_csr *a, tc_report *r,
+                                 tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Reorderings (lib/reorder/, registry in lib/reorder/reorder.c)             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tc_reorder_method tc_reorder_method;
+int tc_reorder_count(void);
+const tc_reorder_method *tc_reorder_at(int i);
+const tc_reorder_method *tc_reorder_find(const char *name);
+const char *tc_reorder_name(const tc_reorder_method *m);
+const char *tc_reorder_description(const tc_reorder_method *m);
+const tc_param_def *tc_reorder_params(const tc_reorder_method *m, int *n);
+/* Computes a row permutation (new-to-old) for a; deterministic. */
+tc_status tc_reorder_run(const tc_reorder_method *m, const tc_csr *a, const tc_params *p,
+                         tc_perm **row, const tc_progress *prog, tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* The .tcf.h5 container (lib/h5file.c); layout documented in man/tcf.h5.5    */
+/* ------------------------------------------------------------------------ */
+
+#define TC_LAYOUT_VERSION "1.0"
+#define TC_LAYOUT_MAJOR 1
+
+typedef struct tc_provenance {
+    char *creator;      /* "tcsparse 0.1.0" */
+    char *created;      /* ISO 8601 UTC */
+    char *command;      /* the command line */
+    char *source;       /* source file name */
+    char *banner;       /* Matrix Market banner of the source, or NULL */
+    char *comments;     /* Matrix Market comments of the source, or NULL */
+} tc_provenance;
+
+/* Everything one .tcf.h5 file holds. */
+typedef struct tc_tcf {
+    tc_csr *matrix;             /* /matrix (reordered if row_perm is set) */
+    tc_perm *row_perm;          /* /permutation row_new_to_old, or NULL */
+    tc_perm *col_perm;          /* /permutation col_new_to_old, or NULL */
+    char *perm_method;          /* /permutation attr method, or NULL */
+    tc_params perm_params;      /* its parameters (attributes) */
+    tc_provenance prov;
+    int nformats;
+    tc_fmt **formats;           /* /formats/<name>, in registry order */
+} tc_tcf;
+
+tc_tcf *tc_tcf_new(void);
+void tc_tcf_free(tc_tcf *f);
+/* Fills prov.creator, prov.created (now) and prov.command from argv. */
+tc_status tc_provenance_set(tc_provenance *p, int argc, char **argv, const char *source,
+                            tc_error *err);
+tc_status tc_tcf_add_format(tc_tcf *f, tc_fmt *m, tc_error *err);  /* takes ownership */
+
+typedef struct tc_h5_write_opts {
+    int compress;       /* 1 (default): shuffle+deflate above the size threshold */
+} tc_h5_write_opts;
+#define TC_H5_WRITE_DEFAULTS { 1 }
+
+/* Writes f to path atomically: a temporary file in the target directory,
+   renamed into place only when complete. */
+tc_status tc_h5_write(const char *path, const tc_tcf *f, const tc_h5_write_opts *opts,
+                      tc_error *err);
+/* Reads and validates a .tcf.h5. With formats == 0 the /formats groups are
+   not read. */
+tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err);
+/* 1 when the file starts with the HDF5 signature. */
+int tc_h5_is_hdf5(const char *path);
+/* HDF5's own error stack printing: off unless enabled (tools' -v). */
+void tc_h5_set_verbose(int on);
+
+/* Dense 2-D datasets (row-major) in any HDF5 file: "file.h5:/path/B". */
+tc_status tc_h5_read_dense(const char *path, const char *dataset, int32_t *rows,
+                           int32_t *cols, double **data, tc_error *err);
+/* Writes a new file atomically holding one float32 or float64 dataset. */
+tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
+                            int32_t cols, const double *data, int as_float32,
+                            tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* SpMM on the CPU and result checks (lib/spmm.c)                            */
+/* ------------------------------------------------------------------------ */
+
+/* C = A*B in float32 arithmetic, B cols x n (ldb), C rows x n (ldc),
+   row-major, with nthreads threads (<= 0: tc_default_threads()). */
+tc_status tc_spmm_cpu_f32(const tc_csr *a, const float *B, int64_t ldb, int32_t n,
+                          float *C, int64_t ldc, int nthreads, tc_error *err);
+/* The float64 reference. */
+tc_status tc_spmm_ref_f64(const tc_csr *a, const double *B, int64_t ldb, int32_t n,
+                          double *C, int64_t ldc, int nthreads, tc_error *err);
+
+typedef struct tc_compare {
+    double rel_fro;         /* ||out - ref||_F / ||ref||_F (abs when ref is 0) */
+    double max_abs;         /* max |out - ref| */
+    int64_t max_at;         /* flat index of max_abs */
+    int64_t nonfinite;      /* elements of out that are NaN/Inf where ref is finite */
+} tc_compare;
+/* out and ref are rows x n, row-major with leading dimension ld. */
+void tc_compare_f32(const float *out, const double *ref, int32_t rows, int32_t n,
+                    int64_t ld, tc_compare *c);
+/* Tolerance of DESIGN.md for a precision name ("fp32", "tf32", "fp16");
+   returns 0 for an unknown name. */
+double tc_tolerance(const char *precision);
+
+/* Deterministic pseudo-random numbers (splitmix64 / xoshiro256**), the same
+   on every platform: fills n values uniform in [lo, hi). */
+void tc_random_fill(double *x, int64_t n, uint64_t seed, double lo, double hi);
+
+/* ------------------------------------------------------------------------ */
+/* Pictures (lib/plot.c renders, lib/png.c writes)                           */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tc_image {
+    int32_t width, height;
+    uint8_t *rgb;           /* width * height * 3 bytes, row-major, top row first */
+} tc_image;
+void tc_image_free(tc_image *img);
+
+typedef struct tc_plot_opts {
+    int32_t size;           /* longest side in pixels (default 1024) */
+    int grid;               /* overlay the h x w TC block grid when each block
+                               spans enough pixels: -1 auto, 0 off, 1 on */
+    int block_h, block_w;   /* 16, 8 */
+} tc_plot_opts;
+#define TC_PLOT_DEFAULTS { 1024, -1, 16, 8 }
+
+/* Spy plot: each pixel a bucket of the matrix, shaded by its nonzero count
+   on a log scale, white where empty. One pass over the nonzeros. */
+tc_status tc_plot_spy(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
+                      tc_error *err);
+/* Block density: each pixel a bucket of h x w blocks, coloured by the mean
+   nnz per non-empty block (fill fraction) of the tiling, white where empty. */
+tc_status tc_plot_blocks(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
+                         tc_error *err);
+/* Writes a PNG atomically; "-" = stdout. */
+tc_status tc_png_write(const char *path, const tc_image *img, tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Files (lib/atomic.c): the temporary-file-and-rename discipline             */
+/* ------------------------------------------------------------------------ */
+
+/* An output file being written: a temporary "DIR/.NAME.XXXXXX" next to the
+   target; commit renames it into place, abort removes it. Temporary files
+   still open are removed when the process is stopped by SIGINT/SIGTERM
+   (signal handlers installed by tc_atomic_install_signal_handlers). */
+typedef struct tc_atomic {
+    char *target;
+    char *tmp;
+    FILE *fp;           /* open for writing (NULL for callers that write by path) */
+    int is_stdout;
+} tc_atomic;
+/* want_fp: open the temporary file as a FILE* (else the caller writes it by
+   path, e.g. through HDF5). target "-" means stdout (commit flushes it). */
+tc_status tc_atomic_open(tc_atomic *a, const char *target, int want_fp, tc_error *err);
+tc_status tc_atomic_commit(tc_atomic *a, tc_error *err);
+void tc_atomic_abort(tc_atomic *a);
+void tc_atomic_install_signal_handlers(void);
+/* 1 when the two paths name the same existing file. */
+int tc_same_file(const char *a, const char *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TCSPARSE_H */

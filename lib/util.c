@@ -1,0 +1,55 @@
+/* util.c: overflow-checked allocation, thread count, progress reporting. */
+#include "config.h"
+#include <stdlib.h>
+#include <unistd.h>
+#include "tcsparse.h"
+
+int tc_mul_overflows(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+static void *alloc_array(int64_t n, size_t sz, int zero, tc_error *err)
+{
+    int64_t bytes;
+    if (n < 0 || tc_mul_overflows(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
+        tc_error_set(err, TC_ERR_NOMEM, "array of %lld elements of %zu bytes is too large",
+                     (long long)n, sz);
+        return NULL;
+    }
+    if (bytes == 0)
+        bytes = 1; /* a valid, freeable pointer for empty arrays */
+    void *p = zero ? calloc(1, (size_t)bytes) : malloc((size_t)bytes);
+    if (!p)
+        tc_error_set(err, TC_ERR_NOMEM, "out of memory allocating %lld bytes", (long long)bytes);
+    return p;
+}
+
+void *tc_malloc_array(int64_t n, size_t sz, tc_error *err)
+{
+    return alloc_array(n, sz, 0, err);
+}
+
+void *tc_calloc_array(int64_t n, size_t sz, tc_error *err)
+{
+    return alloc_array(n, sz, 1, err);
+}
+
+int tc_default_threads(void)
+{
+    const char *env = getenv("TC_THREADS");
+    if (env && *env) {
+        char *end;
+        long n = strtol(env, &end, 10);
+        if (*end == '\0' && n >= 1 && n <= 4096)
+            return (int)n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 1 ? (int)(n > 4096 ? 4096 : n) : 1;
+}
+
+void tc_progress_report(const tc_progress *p, int64_t done, int64_t total)
+{
+    if (p && p->fn && total > 0)
+        p->fn(p->ctx, done, total);
+}

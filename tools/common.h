@@ -1,0 +1,72 @@
+/*
+ * common.h: what the five tools share: error printing, usage errors,
+ * version, loading a matrix from any input, the progress bar and report
+ * printing. Tools hold option parsing and printing only; the work is in the
+ * library.
+ */
+#ifndef TC_TOOL_COMMON_H
+#define TC_TOOL_COMMON_H
+
+#include <stdio.h>
+#include <stdnoreturn.h>
+#include "tcsparse.h"
+
+extern const char *tool_name;   /* "tcconv", ... */
+extern int tool_verbose;        /* -v count */
+extern int tool_quiet;          /* -q */
+
+/* Sets tool_name, installs the signal handlers that remove temporary
+   outputs, and keeps argv for provenance. */
+void tool_init(const char *name, int argc, char **argv);
+int tool_argc(void);
+char **tool_argv(void);
+
+/* "prog: message" on stderr (message from err, or formatted). */
+void tool_error(const tc_error *err);
+__attribute__((format(printf, 1, 2))) void tool_errorf(const char *fmt, ...);
+/* Prints err and exits with tc_status_exit_code(err->status). */
+noreturn void tool_die(const tc_error *err);
+/* "prog: message" + "Try 'prog --help' for more information.", exit 2. */
+__attribute__((format(printf, 1, 2))) noreturn void tool_usage_error(const char *fmt, ...);
+/* "prog (tcsparse 0.1.0)" on stdout, exit 0. */
+noreturn void tool_version(void);
+/* Warnings go to stderr unless -q. */
+__attribute__((format(printf, 1, 2))) void tool_warn(const char *fmt, ...);
+/* Informational lines on stderr with -v. */
+__attribute__((format(printf, 1, 2))) void tool_info(const char *fmt, ...);
+
+/* Whole-string number parsing for options; on failure a usage error naming
+   the option. */
+long tool_parse_long(const char *opt, const char *s, long min, long max);
+double tool_parse_double(const char *opt, const char *s, double min, double max);
+/* --perm-convention=new2old|old2new */
+tc_perm_convention tool_parse_convention(const char *s);
+
+/* A matrix from .mtx, .mtx.gz (content-sniffed) or .tcf.h5; "-" = stdin
+   (Matrix Market). For .tcf.h5 the whole container is kept in tcf (a points
+   at tcf->matrix), formats read only when with_formats. */
+typedef struct tool_matrix {
+    const char *path;
+    tc_csr *a;
+    tc_tcf *tcf;            /* non-NULL when read from .tcf.h5 */
+    tc_mtx_info info;       /* when read from Matrix Market */
+} tool_matrix;
+tc_status tool_load_matrix(const char *path, int with_formats, tool_matrix *m,
+                           tc_error *err);
+void tool_matrix_free(tool_matrix *m);
+
+/* A progress bar on stderr for `label`, or NULL when stderr is not a
+   terminal or -q was given. tool_progress_end clears the line. */
+const tc_progress *tool_progress(const char *label);
+void tool_progress_end(void);
+
+typedef enum { TOOL_OUT_TEXT, TOOL_OUT_TSV, TOOL_OUT_JSON } tool_out_style;
+/* Text: sections as headings, aligned "key  value  (help)" lines. TSV:
+   header "section<TAB>key<TAB>value", one row per figure. JSON: one object,
+   a member per section holding its figures. */
+void tool_print_report(FILE *fp, const tc_report *r, tool_out_style style);
+
+/* Writes a string as a JSON string literal. */
+void tool_json_string(FILE *fp, const char *s);
+
+#endif

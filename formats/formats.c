@@ -30,6 +30,8 @@ const tc_format *tc_format_find(const char *name)
 const char *tc_format_name(const tc_format *f) { return f->name; }
 const char *tc_format_description(const tc_format *f) { return f->description; }
 
+int tc_format_is_canonical(const tc_format *f) { return f->canonical; }
+
 const tc_param_def *tc_format_params(const tc_format *f, int *n)
 {
     *n = f->nparams;

@@ -18,6 +18,13 @@ size_t tc_dtype_size(tc_dtype t);
 typedef struct tc_h5grp tc_h5grp;
 const char *tc_h5grp_path(const tc_h5grp *g);   /* "m.tcf.h5: /formats/brp" */
 
+/* Opens group `path` ("/formats/brp") of an existing HDF5 file read-only,
+   for reading arrays outside tc_h5_read (tests, inspection tools);
+   tc_h5grp_close closes the file too. tc_h5_write and tc_h5_read hand
+   formats groups of their own, which formats never close. */
+tc_status tc_h5grp_open(const char *file, const char *path, tc_h5grp **out, tc_error *err);
+void tc_h5grp_close(tc_h5grp *g);
+
 /* Datasets: one-dimensional arrays of n elements (chunked and compressed
    above the size threshold when the file is written with compression). */
 tc_status tc_h5grp_put(tc_h5grp *g, const char *name, tc_dtype t, int64_t n,

@@ -254,6 +254,8 @@ const tc_format *tc_format_find(const char *name);   /* NULL if unknown */
 const char *tc_format_name(const tc_format *f);
 const char *tc_format_description(const tc_format *f);
 const tc_param_def *tc_format_params(const tc_format *f, int *n);
+/* 1 for the format that is /matrix itself (csr): never stored under /formats. */
+int tc_format_is_canonical(const tc_format *f);
 /* Parses "csr,brp" or "all" into a list (at most max entries). */
 tc_status tc_format_list_parse(const char *text, const tc_format **list, int max,
                                int *n, tc_error *err);
@@ -322,15 +324,19 @@ typedef struct tc_tiling_stats {
 } tc_tiling_stats;
 
 /* TC tiling of h-row windows with the columns of each window compacted
-   (sorted, all-zero columns removed), cut into blocks of w columns. */
+   (sorted, all-zero columns removed), cut into blocks of w columns.
+   O(nnz + rows + cols), on $TC_THREADS threads, the same figures whatever
+   their number. TC_ERR_ARG unless h, w >= 1 and h * w <= 65536. */
 tc_status tc_tiling_stats_compute(const tc_csr *a, int h, int w, tc_tiling_stats *out,
                                   tc_error *err);
-/* Just the block count of that tiling (cheap; used before/after reordering). */
+/* Just the block count of that tiling (cheap; used before/after reordering):
+   O(nnz + cols) per thread, no sort. -1 when h or w < 1 or memory is short. */
 int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w);
 
 /* All of tcstat's figures for a: shape, density, symmetry, row lengths,
-   empty rows/cols, bandwidth, 16x8 tiling; appended to r. */
-tc_status tc_stats_report(const tc_csr *a, tc_report *r, tc_error *err);
+   empty rows/cols, bandwidth, and the h x w tiling (section "tcHxW");
+   appended to r. */
+tc_status tc_stats_report(const tc_csr *a, int h, int w, tc_report *r, tc_error *err);
 /* Adds a format's own figures (built from a) to r under "format.NAME". */
 tc_status tc_format_stats_report(const tc_fmt *m, const tc_csr *a, tc_report *r,
                                  tc_error *err);
@@ -346,7 +352,12 @@ const tc_reorder_method *tc_reorder_find(const char *name);
 const char *tc_reorder_name(const tc_reorder_method *m);
 const char *tc_reorder_description(const tc_reorder_method *m);
 const tc_param_def *tc_reorder_params(const tc_reorder_method *m, int *n);
-/* Computes a row permutation (new-to-old) for a; deterministic. */
+/* Every parameter of m, in m's order, with its value from p or else its
+   default: what a run with p used (recorded in /permutation). */
+void tc_reorder_params_effective(const tc_reorder_method *m, const tc_params *p,
+                                 tc_params *out);
+/* Computes a row permutation (new-to-old) for a; deterministic. Parameters
+   are checked against the method's (unknown names, ranges). */
 tc_status tc_reorder_run(const tc_reorder_method *m, const tc_csr *a, const tc_params *p,
                          tc_perm **row, const tc_progress *prog, tc_error *err);
 
@@ -380,10 +391,14 @@ typedef struct tc_tcf {
 
 tc_tcf *tc_tcf_new(void);
 void tc_tcf_free(tc_tcf *f);
-/* Fills prov.creator, prov.created (now) and prov.command from argv. */
+/* Fills prov.creator, prov.created (now, or $SOURCE_DATE_EPOCH when set, for
+   reproducible files), prov.command (argv quoted for sh) and prov.source
+   (may be NULL), replacing what they held. */
 tc_status tc_provenance_set(tc_provenance *p, int argc, char **argv, const char *source,
                             tc_error *err);
-tc_status tc_tcf_add_format(tc_tcf *f, tc_fmt *m, tc_error *err);  /* takes ownership */
+/* Takes ownership of m (freed on failure too), keeping f->formats in
+   registry order; a format added twice is refused. */
+tc_status tc_tcf_add_format(tc_tcf *f, tc_fmt *m, tc_error *err);
 
 typedef struct tc_h5_write_opts {
     int compress;       /* 1 (default): shuffle+deflate above the size threshold */
@@ -391,13 +406,16 @@ typedef struct tc_h5_write_opts {
 #define TC_H5_WRITE_DEFAULTS { 1 }
 
 /* Writes f to path atomically: a temporary file in the target directory,
-   renamed into place only when complete. */
+   renamed into place only when complete. f is checked first (matrix valid,
+   permutations and formats of its size); path "-" is refused (HDF5 needs a
+   seekable file). */
 tc_status tc_h5_write(const char *path, const tc_tcf *f, const tc_h5_write_opts *opts,
                       tc_error *err);
 /* Reads and validates a .tcf.h5. With formats == 0 the /formats groups are
    not read. */
 tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err);
-/* 1 when the file starts with the HDF5 signature. */
+/* 1 when the file holds the HDF5 signature (at offset 0, or after a user
+   block of 512, 1024, ... bytes). */
 int tc_h5_is_hdf5(const char *path);
 /* HDF5's own error stack printing: off unless enabled (tools' -v). */
 void tc_h5_set_verbose(int on);
@@ -405,7 +423,8 @@ void tc_h5_set_verbose(int on);
 /* Dense 2-D datasets (row-major) in any HDF5 file: "file.h5:/path/B". */
 tc_status tc_h5_read_dense(const char *path, const char *dataset, int32_t *rows,
                            int32_t *cols, double **data, tc_error *err);
-/* Writes a new file atomically holding one float32 or float64 dataset. */
+/* Writes a new file atomically holding one float32 or float64 dataset
+   (contiguous; groups along the path are created). */
 tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
                             int32_t cols, const double *data, int as_float32,
                             tc_error *err);
@@ -415,7 +434,11 @@ tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
 /* ------------------------------------------------------------------------ */
 
 /* C = A*B in float32 arithmetic, B cols x n (ldb), C rows x n (ldc),
-   row-major, with nthreads threads (<= 0: tc_default_threads()). */
+   row-major, with nthreads threads (<= 0: tc_default_threads()). Rows are
+   split over threads in ranges of about equal nonzeros; each row is summed
+   by one thread in stored order, so C is bitwise the same for any thread
+   count. Only the B rows that A's columns name are read: a NaN or Inf in B
+   reaches only the C rows that use its row. */
 tc_status tc_spmm_cpu_f32(const tc_csr *a, const float *B, int64_t ldb, int32_t n,
                           float *C, int64_t ldc, int nthreads, tc_error *err);
 /* The float64 reference. */
@@ -423,10 +446,13 @@ tc_status tc_spmm_ref_f64(const tc_csr *a, const double *B, int64_t ldb, int32_t
                           double *C, int64_t ldc, int nthreads, tc_error *err);
 
 typedef struct tc_compare {
-    double rel_fro;         /* ||out - ref||_F / ||ref||_F (abs when ref is 0) */
-    double max_abs;         /* max |out - ref| */
-    int64_t max_at;         /* flat index of max_abs */
-    int64_t nonfinite;      /* elements of out that are NaN/Inf where ref is finite */
+    double rel_fro;         /* ||out - ref||_F / ||ref||_F (abs when ref is 0),
+                               over the elements where both are finite */
+    double max_abs;         /* max |out - ref| over those elements */
+    int64_t max_at;         /* row-major index i*n + j of max_abs (-1: none) */
+    int64_t nonfinite;      /* elements where out is NaN/Inf and ref is finite,
+                               or ref is NaN/Inf and out is not the same (NaN
+                               for NaN, the same infinity for an infinity) */
 } tc_compare;
 /* out and ref are rows x n, row-major with leading dimension ld. */
 void tc_compare_f32(const float *out, const double *ref, int32_t rows, int32_t n,
@@ -439,6 +465,17 @@ double tc_tolerance(const char *precision);
    on every platform: fills n values uniform in [lo, hi). */
 void tc_random_fill(double *x, int64_t n, uint64_t seed, double lo, double hi);
 
+/* Timing on the CPU: fn runs warmup times untimed, then iters times, each
+   timed with CLOCK_MONOTONIC; ms gets the distribution of those times in
+   milliseconds (median: ms->decile[5]). Stops at fn's first error. */
+typedef tc_status (*tc_timed_fn)(void *ctx, tc_error *err);
+tc_status tc_time_cpu(tc_timed_fn fn, void *ctx, int warmup, int iters, tc_dist *ms,
+                      tc_error *err);
+/* Memory bandwidth of a copy of `bytes` bytes cut over nthreads threads
+   (<= 0: tc_default_threads()), in GB/s counting bytes read plus bytes
+   written: the figure the memory-traffic floor of CPU SpMM divides by. */
+tc_status tc_cpu_copy_bandwidth(int64_t bytes, int nthreads, double *gbs, tc_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Pictures (lib/plot.c renders, lib/png.c writes)                           */
 /* ------------------------------------------------------------------------ */
@@ -450,23 +487,38 @@ typedef struct tc_image {
 void tc_image_free(tc_image *img);
 
 typedef struct tc_plot_opts {
-    int32_t size;           /* longest side in pixels (default 1024) */
+    int32_t size;           /* longest side of the matrix area in pixels
+                               (default 1024); a 1-pixel frame surrounds it */
     int grid;               /* overlay the h x w TC block grid when each block
-                               spans enough pixels: -1 auto, 0 off, 1 on */
+                               spans >= 4 pixels: -1 auto, 0 off, 1 on */
     int block_h, block_w;   /* 16, 8 */
+    const tc_format *format;/* whose blocks tc_plot_blocks draws: NULL or the
+                               canonical format (csr) = the aligned h x w grid */
+    const tc_progress *progress;    /* called from the calling thread; NULL: none */
 } tc_plot_opts;
-#define TC_PLOT_DEFAULTS { 1024, -1, 16, 8 }
+#define TC_PLOT_DEFAULTS { 1024, -1, 16, 8, NULL, NULL }
 
+/* Both pictures share one geometry, so they overlay: the matrix area keeps
+   the aspect ratio; a matrix larger than size is cut in buckets (index i in
+   pixel floor(i*size/longest side)), a smaller one gets an integer zoom
+   (each entry a square of size/longest pixels). Options may be NULL
+   (defaults). Deterministic whatever the thread count. */
 /* Spy plot: each pixel a bucket of the matrix, shaded by its nonzero count
-   on a log scale, white where empty. One pass over the nonzeros. */
+   on a log scale (log(1+n)/log(1+max n), light blue to dark navy), white
+   where empty. One pass over the nonzeros, multithreaded over row bands. */
 tc_status tc_plot_spy(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
                       tc_error *err);
 /* Block density: each pixel a bucket of h x w blocks, coloured by the mean
-   nnz per non-empty block (fill fraction) of the tiling, white where empty. */
+   nnz per non-empty block (log scale from 1 to h*w, viridis-like), white
+   where no block. */
 tc_status tc_plot_blocks(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
                          tc_error *err);
-/* Writes a PNG atomically; "-" = stdout. */
+/* Writes an RGB PNG atomically; "-" = stdout. No time chunk: the same image
+   gives the same bytes. */
 tc_status tc_png_write(const char *path, const tc_image *img, tc_error *err);
+/* The same onto an open stream (for callers that commit several outputs
+   together); name is used in messages. */
+tc_status tc_png_write_fp(FILE *fp, const char *name, const tc_image *img, tc_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Files (lib/atomic.c): the temporary-file-and-rename discipline             */

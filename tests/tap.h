@@ -16,14 +16,14 @@
 
 static int tap_run, tap_failed, tap_planned = -1;
 
-static void plan(int n)
+__attribute__((unused)) static void plan(int n)
 {
     tap_planned = n;
     printf("1..%d\n", n);
     fflush(stdout);
 }
 
-static void skip_all(const char *why)
+__attribute__((unused)) static void skip_all(const char *why)
 {
     printf("1..0 # SKIP %s\n", why);
     exit(0);
@@ -51,7 +51,7 @@ static int ok(int cond, const char *fmt, ...)
     return r;
 }
 
-__attribute__((format(printf, 1, 2)))
+__attribute__((format(printf, 1, 2), unused))
 static void diag(const char *fmt, ...)
 {
     va_list ap;
@@ -63,7 +63,7 @@ static void diag(const char *fmt, ...)
     fflush(stdout);
 }
 
-static int is_int(int64_t got, int64_t want, const char *name)
+__attribute__((unused)) static int is_int(int64_t got, int64_t want, const char *name)
 {
     int r = ok(got == want, "%s", name);
     if (!r)
@@ -71,7 +71,7 @@ static int is_int(int64_t got, int64_t want, const char *name)
     return r;
 }
 
-static int is_str(const char *got, const char *want, const char *name)
+__attribute__((unused)) static int is_str(const char *got, const char *want, const char *name)
 {
     int r = ok(got && want && strcmp(got, want) == 0, "%s", name);
     if (!r)
@@ -79,7 +79,7 @@ static int is_str(const char *got, const char *want, const char *name)
     return r;
 }
 
-static int done_testing(void)
+__attribute__((unused)) static int done_testing(void)
 {
     if (tap_planned < 0)
         printf("1..%d\n", tap_run);

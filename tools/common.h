@@ -42,6 +42,9 @@ double tool_parse_double(const char *opt, const char *s, double min, double max)
 /* --perm-convention=new2old|old2new */
 tc_perm_convention tool_parse_convention(const char *s);
 
+/* How tool_load_matrix reads Matrix Market (a tool may change it before). */
+extern tc_mtx_read_opts tool_mtx_read_opts;
+
 /* A matrix from .mtx, .mtx.gz (content-sniffed) or .tcf.h5; "-" = stdin
    (Matrix Market). For .tcf.h5 the whole container is kept in tcf (a points
    at tcf->matrix), formats read only when with_formats. */

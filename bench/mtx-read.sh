@@ -1,0 +1,96 @@
+#!/bin/sh
+# mtx-read.sh: how fast tcsparse reads Matrix Market text, side by side with
+# SciPy's scipy.io.mmread (the anchor; Debian: python3-scipy), on this machine.
+#
+#   bench/mtx-read.sh [-o OUT.tsv] [MATRIX.mtx[.gz]...]
+#
+# Matrices default to gupta2 and cont-201 of $TC_SHARED_DATA (else
+# ../shared/data beside the source tree). Each is decompressed into a
+# temporary directory first, so that the figures are for plain .mtx text
+# read from the page cache. bench/mtx-read (built with the tree; MTX_READ
+# names another) times tc_mtx_read, best of 5 wall times, and
+# tc_csr_from_coo alone on the same triplets; both are single-threaded.
+# Appends to bench/results/mtx-read.tsv (or OUT.tsv) the columns
+#   date commit host matrix bytes seconds MB/s nnz/s command
+# with four rows per matrix, told apart by the start of the command column:
+#   "tc_mtx_read:"      the whole read (parse, then CSR build)
+#   "parse:"            the read minus tc_csr_from_coo
+#   "tc_csr_from_coo:"  the CSR build alone
+#   "scipy X mmread:"   scipy.io.mmread(FILE).tocsr(), best of 5 (skipped
+#                       with a note on stderr when SciPy is not installed)
+# MB are 10^6 bytes of uncompressed text; nnz counts the entries the file
+# lists (before symmetric expansion). The commit is git's HEAD, with
+# "-uncommitted" when the tree has local changes.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=$here/bench/results/mtx-read.tsv
+while getopts o: opt; do
+    case $opt in
+    o) out=$OPTARG ;;
+    *) echo "usage: $0 [-o OUT.tsv] [MATRIX...]" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+data=${TC_SHARED_DATA:-$here/../shared/data}
+[ $# -gt 0 ] || set -- "$data/gupta2.mtx.gz" "$data/cont-201.mtx.gz"
+reader=${MTX_READ:-${top_builddir:-.}/bench/mtx-read}
+if [ ! -x "$reader" ]; then
+    echo "$0: $reader not found: run from the build directory after make, or set MTX_READ" >&2
+    exit 1
+fi
+
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo none)
+if [ -n "$(git -C "$here" status --porcelain 2>/dev/null)" ]; then
+    commit=$commit-uncommitted
+fi
+host=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+host="${host:-$(uname -m)} ($(nproc) CPUs)"
+date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mtx-read.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+[ -f "$out" ] || printf 'date\tcommit\thost\tmatrix\tbytes\tseconds\tMB/s\tnnz/s\tcommand\n' >"$out"
+
+# row MATRIX BYTES ENTRIES SECONDS COMMAND
+row() {
+    awk -v d="$date" -v c="$commit" -v h="$host" -v m="$1" -v b="$2" -v n="$3" \
+        -v s="$4" -v cmd="$5" 'BEGIN {
+        printf "%s\t%s\t%s\t%s\t%d\t%.6f\t%.1f\t%.0f\t%s\n", d, c, h, m, b, s,
+               b / s / 1e6, n / s, cmd }' | tee -a "$out"
+}
+
+scipy_read='
+import sys, time
+import scipy, scipy.io
+best = float("inf")
+for _ in range(5):
+    t = time.perf_counter()
+    scipy.io.mmread(sys.argv[1]).tocsr()
+    best = min(best, time.perf_counter() - t)
+print(best, scipy.__version__)
+'
+
+for m in "$@"; do
+    name=$(basename "$m")
+    name=${name%.gz}
+    name=${name%.mtx}
+    f=$tmp/$name.mtx
+    case $m in
+    *.gz) gzip -dc "$m" >"$f" ;;
+    *) cp "$m" "$f" ;;
+    esac
+    set -- $("$reader" "$f" 5)
+    bytes=$1 entries=$2 total=$4 coo=$5
+    parse=$(awk -v t="$total" -v c="$coo" 'BEGIN { printf "%.6f", t - c }')
+    row "$name" "$bytes" "$entries" "$total" "tc_mtx_read: bench/mtx-read $name.mtx 5"
+    row "$name" "$bytes" "$entries" "$parse" \
+        "parse: bench/mtx-read $name.mtx 5 (tc_mtx_read minus tc_csr_from_coo)"
+    row "$name" "$bytes" "$entries" "$coo" \
+        "tc_csr_from_coo: bench/mtx-read $name.mtx 5 (on the file's $entries entries, expanded)"
+    if python3 -c 'import scipy.io' 2>/dev/null; then
+        set -- $(python3 -c "$scipy_read" "$f")
+        row "$name" "$bytes" "$entries" "$1" \
+            "scipy $2 mmread: python3 -c 'scipy.io.mmread(\"$name.mtx\").tocsr()' (best of 5)"
+    else
+        echo "$0: SciPy not installed (apt-get install python3-scipy): no anchor row" >&2
+    fi
+done

@@ -1,0 +1,160 @@
+/*
+ * cusparse.cu: the baseline kernel, cusparseSpMM on CSR (fp32 values and
+ * arithmetic, row-major B and C). Its variants are cuSPARSE's algorithms for
+ * CSR; tc_kernel_tune times them and keeps the fastest, which is the "best
+ * cuSPARSE" figure every other kernel is compared with (DESIGN.md, GPU).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+
+static const char *const variant_names[] = { "default", "alg1", "alg2", "alg3" };
+static const cusparseSpMMAlg_t variant_alg[] = {
+    CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1, CUSPARSE_SPMM_CSR_ALG2,
+    CUSPARSE_SPMM_CSR_ALG3,
+};
+#define NVARIANTS ((int)(sizeof variant_alg / sizeof variant_alg[0]))
+
+typedef struct csr_plan {
+    tc_kplan base;
+    tc_gpu_csr A;
+    /* NULL when A has no nonzeros: cuSPARSE is then not called (see run) */
+    cusparseSpMatDescr_t matA;
+    cusparseDnMatDescr_t matB, matC;
+    /* each algorithm has its own external buffer: what preprocessing leaves
+       there must survive the other algorithms' runs */
+    void *work[NVARIANTS];
+    int ready[NVARIANTS];       /* 1: buffer sized, A preprocessed, trial run done */
+} csr_plan;
+
+static const float one = 1.0f, zero = 0.0f;
+
+static cusparseStatus_t spmm(csr_plan *p)
+{
+    return cusparseSpMM(p->base.gpu->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                        CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->matA, p->matB, &zero, p->matC,
+                        CUDA_R_32F, variant_alg[p->base.variant], p->work[p->base.variant]);
+}
+
+static void csr_free(tc_kplan *base)
+{
+    csr_plan *p = (csr_plan *)base;
+    if (!p)
+        return;
+    if (p->matA)
+        cusparseDestroySpMat(p->matA);
+    if (p->matB)
+        cusparseDestroyDnMat(p->matB);
+    if (p->matC)
+        cusparseDestroyDnMat(p->matC);
+    for (int v = 0; v < NVARIANTS; v++)
+        tc_gpu_free(p->base.gpu, p->work[v]);
+    tc_gpu_csr_free(p->base.gpu, &p->A);
+    free(p);
+}
+
+/* The descriptors of A and of set 0's B and C (runs repoint B and C). */
+static tc_status create_descriptors(csr_plan *p, const tc_gpu_operands *o, tc_error *err)
+{
+    const cusparseIndexType_t it = p->A.index64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+    const int64_t n = o->n;
+    tc_status st = TC_CUSPARSE(err, cusparseCreateCsr(&p->matA, p->A.rows, p->A.cols, p->A.nnz,
+                                                      p->A.rowptr, p->A.colidx, p->A.val, it, it,
+                                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+    if (st == TC_OK)
+        st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matB, o->b_rows, n, n, o->B[0], CUDA_R_32F,
+                                                  CUSPARSE_ORDER_ROW));
+    if (st == TC_OK)
+        st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matC, o->c_rows, n, n, o->C[0], CUDA_R_32F,
+                                                  CUSPARSE_ORDER_ROW));
+    return st;
+}
+
+static tc_status csr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
+                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
+{
+    (void)m;   /* CSR is the canonical matrix itself */
+    csr_plan *p = (csr_plan *)calloc(1, sizeof *p);
+    if (!p)
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    p->base.gpu = g;
+    tc_status st = tc_gpu_csr_upload(g, a, &p->A, err);
+    if (st == TC_OK && a->nnz > 0)
+        st = create_descriptors(p, o, err);
+    if (st != TC_OK) {
+        csr_free(&p->base);
+        return st;
+    }
+    p->base.a_bytes = p->A.bytes;
+    *out = &p->base;
+    return TC_OK;
+}
+
+/* The first time a variant is selected: its workspace, preprocessing, and
+   one trial run on set 0. A status of NOT_SUPPORTED from any of them means
+   this algorithm cannot take this matrix or layout. */
+static tc_status csr_select(tc_kplan *base, int v, tc_error *err)
+{
+    csr_plan *p = (csr_plan *)base;
+    p->base.variant = v;
+    if (!p->matA || p->ready[v])
+        return TC_OK;
+    const cusparseSpMMAlg_t alg = variant_alg[v];
+    size_t need = 0;
+    cusparseStatus_t s = cusparseSpMM_bufferSize(
+        base->gpu->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+        p->matA, p->matB, &zero, p->matC, CUDA_R_32F, alg, &need);
+    tc_status st = s == CUSPARSE_STATUS_NOT_SUPPORTED
+                       ? TC_ERR_UNSUPPORTED
+                       : tc_cusparse_check(s, "cusparseSpMM_bufferSize", err);
+    if (st == TC_OK && !p->work[v])
+        st = tc_gpu_alloc(base->gpu, (int64_t)need, &p->work[v], err);
+    /* preprocessing pays off for these two only (cuSPARSE documentation of
+       cusparseSpMM_preprocess); it analyses A once for all later runs */
+    if (st == TC_OK && (alg == CUSPARSE_SPMM_CSR_ALG1 || alg == CUSPARSE_SPMM_CSR_ALG3)) {
+        s = cusparseSpMM_preprocess(base->gpu->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                    CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->matA, p->matB,
+                                    &zero, p->matC, CUDA_R_32F, alg, p->work[v]);
+        st = s == CUSPARSE_STATUS_NOT_SUPPORTED
+                 ? TC_ERR_UNSUPPORTED
+                 : tc_cusparse_check(s, "cusparseSpMM_preprocess", err);
+    }
+    if (st == TC_OK) {
+        s = spmm(p);
+        st = s == CUSPARSE_STATUS_NOT_SUPPORTED ? TC_ERR_UNSUPPORTED
+                                                : tc_cusparse_check(s, "cusparseSpMM", err);
+    }
+    if (st == TC_OK)
+        st = TC_CUDA(err, cudaStreamSynchronize(base->gpu->stream));
+    if (st == TC_ERR_UNSUPPORTED)
+        return tc_error_set(err, st, "cuSPARSE %s: not supported here", variant_names[v]);
+    p->ready[v] = st == TC_OK;
+    return st;
+}
+
+static tc_status csr_run(tc_kplan *base, const float *B, float *C, tc_error *err)
+{
+    csr_plan *p = (csr_plan *)base;
+    /* cuSPARSE rejects descriptors of an empty A; C = 0 then, written here
+       so that no output element is left to chance */
+    if (!p->matA)
+        return TC_CUDA(err, cudaMemsetAsync(C, 0, (size_t)base->rows * base->n * sizeof(float),
+                                            base->gpu->stream));
+    tc_status st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matB, (void *)B));
+    if (st == TC_OK)
+        st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matC, C));
+    return st == TC_OK ? tc_cusparse_check(spmm(p), "cusparseSpMM", err) : st;
+}
+
+extern "C" const tc_kernel tc_kernel_csr = {
+    "csr",
+    "cuSPARSE SpMM on CSR (fp32), the fastest of its CSR algorithms",
+    "fp32",
+    NVARIANTS,
+    variant_names,
+    csr_prepare,
+    csr_select,
+    csr_run,
+    csr_free,
+};

@@ -1,0 +1,41 @@
+/*
+ * gpu_internal.h: what the .cu files of kernels/ share and nothing else sees:
+ * the tc_gpu object and the checks that turn CUDA and cuSPARSE errors into
+ * tc_status.
+ */
+#ifndef TC_GPU_INTERNAL_H
+#define TC_GPU_INTERNAL_H
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include "kernels.h"
+
+/* Timed runs are queued in batches of this many behind a holding kernel;
+   each batch (a run and an event per run, plus the hold) stays well under
+   the depth of a stream's launch queue, so the host never blocks on a full
+   queue while the hold waits for it. */
+#define TC_TIMING_BATCH 64
+
+struct tc_gpu {
+    tc_gpu_info info;
+    cudaStream_t stream;
+    cusparseHandle_t sparse;
+    cudaEvent_t ev[TC_TIMING_BATCH + 1];
+    /* host memory the device reads and writes directly: [0] the host sets it
+       to release the holding kernel, [1] the kernel sets it when it gave up
+       waiting */
+    volatile int *hold;
+    int *hold_dev;
+};
+
+/* TC_OK for cudaSuccess, else TC_ERR_CUDA with "call: error string";
+   `call` is the call's source text, of which the function name is kept. */
+tc_status tc_cuda_check(cudaError_t e, const char *call, tc_error *err);
+tc_status tc_cusparse_check(cusparseStatus_t s, const char *call, tc_error *err);
+#define TC_CUDA(err, call) tc_cuda_check((call), #call, (err))
+#define TC_CUSPARSE(err, call) tc_cusparse_check((call), #call, (err))
+/* After a kernel launch: the launch error, if any. */
+#define TC_LAUNCHED(err, name) tc_cuda_check(cudaGetLastError(), name, (err))
+
+#endif

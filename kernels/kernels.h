@@ -1,0 +1,192 @@
+/*
+ * kernels.h: the GPU side of libtcsparse, callable from C.
+ *
+ * Devices and their properties, device memory, a CSR matrix on the device,
+ * the dense operands of C = A*B, timing with CUDA events, and the kernel
+ * registry: one tc_kernel per tensor-core format (kernels/NAME.cu, one line
+ * in kernels/registry.c), with cuSPARSE on CSR as the baseline every kernel
+ * is timed against (DESIGN.md, GPU).
+ *
+ * Built from kernels/gpu.cu, cusparse.cu and registry.c when configure finds
+ * CUDA; otherwise kernels/nocuda.c supplies the same functions, which fail
+ * with TC_ERR_NODEVICE. Every CUDA and cuSPARSE error becomes TC_ERR_CUDA
+ * with the call and the error string in the message.
+ *
+ * Dense matrices on the device are float32, row-major, leading dimension
+ * equal to their column count n.
+ */
+#ifndef TC_KERNELS_H
+#define TC_KERNELS_H
+
+#include "tcsparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Devices                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tc_gpu_info {
+    int index;
+    char name[256];
+    int cc_major, cc_minor;     /* compute capability */
+    int sm_count;
+    int64_t mem_total;          /* bytes */
+    int64_t mem_free;           /* bytes, when read */
+    int64_t l2_bytes;
+} tc_gpu_info;
+
+/* The CUDA devices present, in *out (malloc'ed, *n entries). When there is
+   none, TC_ERR_NODEVICE with "no CUDA device: <why>". */
+tc_status tc_gpu_list(tc_gpu_info **out, int *n, tc_error *err);
+
+/* An open device: its properties, a stream, a cuSPARSE handle, timing
+   events. Everything below runs on its stream. */
+typedef struct tc_gpu tc_gpu;
+tc_status tc_gpu_open(int device, tc_gpu **out, tc_error *err);
+void tc_gpu_close(tc_gpu *g);
+const tc_gpu_info *tc_gpu_get_info(const tc_gpu *g);
+
+/* ------------------------------------------------------------------------ */
+/* Memory (each call returns when the transfer is complete)                  */
+/* ------------------------------------------------------------------------ */
+
+tc_status tc_gpu_alloc(tc_gpu *g, int64_t bytes, void **out, tc_error *err);
+void tc_gpu_free(tc_gpu *g, void *p);
+tc_status tc_gpu_upload(tc_gpu *g, void *dst, const void *src, int64_t bytes, tc_error *err);
+tc_status tc_gpu_download(tc_gpu *g, void *dst, const void *src, int64_t bytes,
+                          tc_error *err);
+/* Sets every byte to 0xff: each float becomes a NaN, so an output element
+   that a kernel leaves unwritten cannot pass a check. */
+tc_status tc_gpu_poison(tc_gpu *g, void *p, int64_t bytes, tc_error *err);
+
+/* A CSR matrix on the device: float32 values (1 for a pattern matrix) and
+   one index type for both index arrays (cuSPARSE wants them alike): int32
+   when nnz < 2^31, else int64. */
+typedef struct tc_gpu_csr {
+    int32_t rows, cols;
+    int64_t nnz;
+    int index64;                /* 1: rowptr and colidx are int64 */
+    void *rowptr, *colidx;
+    float *val;
+    int64_t bytes;              /* device bytes of the three arrays */
+} tc_gpu_csr;
+tc_status tc_gpu_csr_upload(tc_gpu *g, const tc_csr *a, tc_gpu_csr *out, tc_error *err);
+void tc_gpu_csr_free(tc_gpu *g, tc_gpu_csr *d);
+
+/* The dense operands of C = A*B: `count` sets, each a copy of B (b_rows x n)
+   and its own C (c_rows x n). Timed runs rotate through the sets so that
+   operands that would fit in L2 are not timed from L2 (METHOD.md). */
+typedef struct tc_gpu_operands {
+    int count;
+    int32_t b_rows, c_rows, n;
+    float **B, **C;
+} tc_gpu_operands;
+/* Uploads B (host, b_rows x n, row-major) into every set. rotate 0: one
+   set; rotate 1: as many sets as make the operands of all sets together
+   exceed four times the device's L2 (at most 64, and within half the free
+   memory). */
+tc_status tc_gpu_operands_alloc(tc_gpu *g, const float *B, int32_t b_rows, int32_t c_rows,
+                                int32_t n, int rotate, tc_gpu_operands *o, tc_error *err);
+/* Poisons the C of every set (tc_gpu_poison). */
+tc_status tc_gpu_operands_poison(tc_gpu *g, const tc_gpu_operands *o, tc_error *err);
+void tc_gpu_operands_free(tc_gpu *g, tc_gpu_operands *o);
+
+/* ------------------------------------------------------------------------ */
+/* Timing                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Launches one run on operand set `set` without waiting for it. */
+typedef tc_status (*tc_gpu_run_fn)(void *ctx, int set, tc_error *err);
+
+typedef struct tc_gpu_timing {
+    tc_dist ms;                 /* per-run times (ms); median: ms.decile[5] */
+    int last_set;               /* the operand set the last run wrote */
+    int held;                   /* 1: every timed run was queued behind a kernel
+                                   that held the GPU until the host had launched
+                                   the whole batch, so host launch gaps are not
+                                   in the times; 0: some were not */
+} tc_gpu_timing;
+
+/* Runs fn warmup times, then iters times with a CUDA event recorded between
+   consecutive runs; run i uses set i % sets. */
+tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
+                      int iters, tc_gpu_timing *t, tc_error *err);
+/* Device-to-device copy bandwidth of a large buffer (GB/s, bytes read plus
+   bytes written): the figure the memory-traffic floor divides by. */
+tc_status tc_gpu_copy_bandwidth(tc_gpu *g, double *gbs, tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Kernels (registry in kernels/registry.c)                                  */
+/* ------------------------------------------------------------------------ */
+
+#define TC_KERNEL_MAX_VARIANTS 8
+
+typedef struct tc_kernel tc_kernel;
+
+/* A kernel prepared for one matrix and one n; kernels embed it first and
+   cast (struct my_plan { tc_kplan base; ... }). */
+typedef struct tc_kplan {
+    const tc_kernel *kind;
+    tc_gpu *gpu;
+    int32_t rows, cols, n;
+    int64_t nnz;
+    int64_t a_bytes;            /* device bytes of A that each run reads once */
+    int variant;                /* the variant runs use */
+    /* median ms of each variant from tc_kernel_tune; < 0 where a variant
+       cannot run this matrix or was not timed */
+    double variant_ms[TC_KERNEL_MAX_VARIANTS];
+} tc_kplan;
+
+struct tc_kernel {
+    const char *format;         /* the tensor-core format it multiplies (the
+                                   formats registry's name); --format picks it */
+    const char *description;
+    const char *precision;      /* "fp32", "tf32", "fp16": tc_tolerance() */
+    int nvariants;              /* 1..TC_KERNEL_MAX_VARIANTS */
+    const char *const *variant_names;
+    /* Puts A on the device from its format m (a is the canonical CSR of the
+       same matrix, for kernels that run straight from it) and readies runs on
+       the operands o (which fix n). Sets gpu and a_bytes of the tc_kplan
+       header; tc_kernel_prepare fills the rest. */
+    tc_status (*prepare)(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
+                         const tc_gpu_operands *o, tc_kplan **out, tc_error *err);
+    /* Makes variant v the one runs use; TC_ERR_UNSUPPORTED when v cannot
+       multiply this matrix with these operands. */
+    tc_status (*select)(tc_kplan *p, int v, tc_error *err);
+    /* C = A*B on the GPU's stream, without waiting. Writes every element of
+       C (C's previous contents, poison included, must not matter). */
+    tc_status (*run)(tc_kplan *p, const float *B, float *C, tc_error *err);
+    void (*free)(tc_kplan *p);
+};
+
+int tc_kernel_count(void);
+const tc_kernel *tc_kernel_at(int i);
+/* The kernel for a format name, or NULL. */
+const tc_kernel *tc_kernel_find(const char *format);
+/* cuSPARSE SpMM on CSR, the fastest of its algorithms. */
+const tc_kernel *tc_kernel_baseline(void);
+/* The variant's index, or -1. */
+int tc_kernel_variant_find(const tc_kernel *k, const char *name);
+
+/* k->prepare, then the first variant that can run selected. */
+tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, const tc_csr *a,
+                            const tc_gpu_operands *o, tc_kplan **out, tc_error *err);
+tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err);
+/* Times every variant (tc_gpu_time over o) and selects the fastest; fills
+   p->variant_ms. Fails when no variant can run. */
+tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
+                         tc_error *err);
+/* One run on set `set` of o, without waiting. */
+tc_status tc_kernel_run(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error *err);
+/* tc_gpu_time of the selected variant over the sets of o. */
+tc_status tc_kernel_time(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
+                         tc_gpu_timing *t, tc_error *err);
+void tc_kernel_free(tc_kplan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TC_KERNELS_H */

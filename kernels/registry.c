@@ -1,0 +1,136 @@
+/*
+ * registry.c: the GPU kernels, one per tensor-core format, and what every
+ * kernel gets done the same way: preparing, choosing a variant, running and
+ * timing over the operand sets.
+ *
+ * A new format's kernel is kernels/NAME.cu defining `const tc_kernel
+ * tc_kernel_NAME`, plus its declaration and its entry in the list below.
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "kernels.h"
+
+extern const tc_kernel tc_kernel_csr;
+
+static const tc_kernel *const kernels[] = {
+    &tc_kernel_csr,
+};
+
+int tc_kernel_count(void)
+{
+    return (int)(sizeof kernels / sizeof kernels[0]);
+}
+
+const tc_kernel *tc_kernel_at(int i)
+{
+    return i >= 0 && i < tc_kernel_count() ? kernels[i] : NULL;
+}
+
+const tc_kernel *tc_kernel_find(const char *format)
+{
+    for (int i = 0; i < tc_kernel_count(); i++)
+        if (strcmp(kernels[i]->format, format) == 0)
+            return kernels[i];
+    return NULL;
+}
+
+const tc_kernel *tc_kernel_baseline(void)
+{
+    return &tc_kernel_csr;
+}
+
+int tc_kernel_variant_find(const tc_kernel *k, const char *name)
+{
+    for (int v = 0; v < k->nvariants; v++)
+        if (strcmp(k->variant_names[v], name) == 0)
+            return v;
+    return -1;
+}
+
+tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err)
+{
+    if (v < 0 || v >= p->kind->nvariants)
+        return tc_error_set(err, TC_ERR_ARG, "kernel %s has no variant %d", p->kind->format, v);
+    return p->kind->select(p, v, err);
+}
+
+tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, const tc_csr *a,
+                            const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
+{
+    tc_kplan *p = NULL;
+    tc_status st = k->prepare(g, m, a, o, &p, err);
+    if (st != TC_OK)
+        return st;
+    p->kind = k;
+    p->gpu = g;
+    p->rows = a->rows;
+    p->cols = a->cols;
+    p->n = o->n;
+    p->nnz = a->nnz;
+    for (int v = 0; v < TC_KERNEL_MAX_VARIANTS; v++)
+        p->variant_ms[v] = -1;
+    st = TC_ERR_UNSUPPORTED;
+    for (int v = 0; v < k->nvariants && st == TC_ERR_UNSUPPORTED; v++)
+        st = k->select(p, v, err);
+    if (st != TC_OK) {
+        k->free(p);
+        return st;
+    }
+    *out = p;
+    return TC_OK;
+}
+
+typedef struct run_ctx {
+    tc_kplan *p;
+    const tc_gpu_operands *o;
+} run_ctx;
+
+static tc_status run_set(void *arg, int set, tc_error *err)
+{
+    run_ctx *c = arg;
+    return tc_kernel_run(c->p, c->o, set, err);
+}
+
+tc_status tc_kernel_run(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error *err)
+{
+    return p->kind->run(p, o->B[set], o->C[set], err);
+}
+
+tc_status tc_kernel_time(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
+                         tc_gpu_timing *t, tc_error *err)
+{
+    run_ctx c = { p, o };
+    return tc_gpu_time(p->gpu, run_set, &c, o->count, warmup, iters, t, err);
+}
+
+tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
+                         tc_error *err)
+{
+    int best = -1;
+    for (int v = 0; v < p->kind->nvariants; v++) {
+        tc_status st = p->kind->select(p, v, err);
+        if (st == TC_ERR_UNSUPPORTED)
+            continue;
+        tc_gpu_timing t;
+        if (st == TC_OK)
+            st = tc_kernel_time(p, o, warmup, iters, &t, err);
+        if (st != TC_OK)
+            return tc_error_prefix(err, "%s variant %s", p->kind->format,
+                                   p->kind->variant_names[v]);
+        p->variant_ms[v] = t.ms.decile[5];
+        if (best < 0 || p->variant_ms[v] < p->variant_ms[best])
+            best = v;
+    }
+    if (best < 0)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "no variant of kernel %s can run this matrix",
+                            p->kind->format);
+    return p->kind->select(p, best, err);
+}
+
+void tc_kernel_free(tc_kplan *p)
+{
+    if (p)
+        p->kind->free(p);
+}

@@ -1,0 +1,30 @@
+/*
+ * reorder.h: the vtable every row reordering method fills in.
+ *
+ * A method is one file lib/reorder/NAME.c that defines `const
+ * tc_reorder_method tc_reorder_NAME` and one line in the registry of
+ * lib/reorder/reorder.c. Internal to the library; not installed.
+ */
+#ifndef TC_REORDER_H
+#define TC_REORDER_H
+
+#include "tcsparse.h"
+
+struct tc_reorder_method {
+    const char *name;
+    const char *description;
+    const tc_param_def *params;
+    int nparams;
+    /* Fills new2old[0 .. a->rows) with the new row order (new2old[i] is the
+       original index of new row i). The registry checks p against params
+       before the call and that new2old is a permutation after it. Must be
+       deterministic. */
+    tc_status (*run)(const tc_csr *a, const tc_params *p, int32_t *new2old,
+                     const tc_progress *prog, tc_error *err);
+};
+
+/* The value of m's parameter `name` in p, else its default (name must be
+   one of m's parameters). */
+double tc_reorder_param(const tc_reorder_method *m, const tc_params *p, const char *name);
+
+#endif

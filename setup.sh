@@ -1,0 +1,54 @@
+# setup.sh: sourced by demo.sh and check.sh. Installs the Debian build
+# dependencies that are missing (as root; otherwise prints the apt-get line
+# and stops), bootstraps, configures and builds in _build/.
+#
+#   setup_build [configure arguments...]
+
+TC_DEB_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
+  libhdf5-dev hdf5-tools libpng-dev zlib1g-dev python3 python3-h5py python3-numpy"
+
+tc_missing_packages() {
+    local p missing=""
+    for p in $TC_DEB_PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            missing="$missing $p"
+    done
+    echo "$missing"
+}
+
+tc_install_dependencies() {
+    command -v dpkg-query >/dev/null || {
+        echo "setup: not a Debian system: install by hand the equivalents of:" $TC_DEB_PACKAGES >&2
+        return 0
+    }
+    local missing
+    missing=$(tc_missing_packages)
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "setup: missing build dependencies; as root, run:" >&2
+        echo "  apt-get update && apt-get install -y$missing" >&2
+        exit 1
+    fi
+    echo "setup: apt-get install -y$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq $missing >/dev/null ||
+        { echo "setup: apt-get failed" >&2; exit 1; }
+}
+
+setup_build() {
+    tc_install_dependencies
+    if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
+        echo "setup: bootstrapping"
+        ./bootstrap >/dev/null 2>&1 || { ./bootstrap; exit 1; }
+    fi
+    mkdir -p _build
+    local want="$*" have=""
+    [ -f _build/.configure-args ] && have=$(cat _build/.configure-args)
+    if [ ! -f _build/Makefile ] || [ "$want" != "$have" ] || [ configure -nt _build/Makefile ]; then
+        echo "setup: configuring${want:+ ($want)}"
+        (cd _build && ../configure -q "$@") || exit 1
+        echo "$want" > _build/.configure-args
+    fi
+    echo "setup: building in _build/"
+    make -s -C _build -j"$(nproc 2>/dev/null || echo 2)" || exit 1
+}

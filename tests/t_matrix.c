@@ -1,0 +1,138 @@
+/* t_matrix: CSR building, validation, transpose and permutation. */
+#include "config.h"
+#include <math.h>
+#include "tcsparse.h"
+#include "tap.h"
+
+static uint64_t rng_state = 12345;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)((rng_state >> 33) % n);
+}
+
+/* Triplets with duplicates, in random order, checked against a dense sum. */
+static void check_from_coo(int32_t rows, int32_t cols, int64_t n, int pattern)
+{
+    int32_t *ri = malloc((size_t)(n ? n : 1) * sizeof *ri);
+    int32_t *ci = malloc((size_t)(n ? n : 1) * sizeof *ci);
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    double *dense = calloc((size_t)rows * cols + 1, sizeof *dense);
+    char *present = calloc((size_t)rows * cols + 1, 1);
+    for (int64_t k = 0; k < n; k++) {
+        ri[k] = (int32_t)rnd((uint32_t)rows);
+        ci[k] = (int32_t)rnd((uint32_t)cols);
+        v[k] = (double)rnd(1000) - 500;
+        dense[(size_t)ri[k] * cols + ci[k]] += v[k];
+        present[(size_t)ri[k] * cols + ci[k]] = 1;
+    }
+    tc_csr *a = NULL;
+    tc_error err;
+    tc_status st = tc_csr_from_coo(&a, rows, cols, n, ri, ci, pattern ? NULL : v, 1, &err);
+    int good = st == TC_OK && tc_csr_validate(a, "a", &err) == TC_OK;
+    int64_t distinct = 0;
+    for (size_t p = 0; p < (size_t)rows * cols; p++)
+        distinct += present[p];
+    good = good && a->nnz == distinct;
+    for (int32_t i = 0; good && i < rows; i++)
+        for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
+            size_t p = (size_t)i * cols + a->colidx[k];
+            good = good && present[p] && (pattern || a->val[k] == dense[p]);
+        }
+    ok(good, "from_coo %dx%d, %lld triplets%s: sorted, duplicates summed", rows, cols,
+       (long long)n, pattern ? ", pattern" : "");
+
+    tc_csr *t = NULL, *tt = NULL;
+    good = tc_csr_transpose(a, &t, &err) == TC_OK && tc_csr_validate(t, "t", &err) == TC_OK &&
+           tc_csr_transpose(t, &tt, &err) == TC_OK && tc_csr_equal(a, tt);
+    ok(good, "transpose twice is the identity (%dx%d)", rows, cols);
+
+    /* Permute rows and columns, then undo with the inverses. */
+    int32_t *pr = malloc((size_t)rows * sizeof *pr), *pc = malloc((size_t)cols * sizeof *pc);
+    for (int32_t i = 0; i < rows; i++)
+        pr[i] = i;
+    for (int32_t i = rows - 1; i > 0; i--) {
+        int32_t j = (int32_t)rnd((uint32_t)i + 1), x = pr[i];
+        pr[i] = pr[j];
+        pr[j] = x;
+    }
+    for (int32_t i = 0; i < cols; i++)
+        pc[i] = cols - 1 - i;
+    tc_perm *rp, *cp, *rinv, *cinv;
+    tc_perm_from_array(&rp, rows, pr, TC_PERM_NEW2OLD, "rows", &err);
+    tc_perm_from_array(&cp, cols, pc, TC_PERM_NEW2OLD, "cols", &err);
+    tc_perm_from_array(&rinv, rows, rp->old2new, TC_PERM_NEW2OLD, "rinv", &err);
+    tc_perm_from_array(&cinv, cols, cp->old2new, TC_PERM_NEW2OLD, "cinv", &err);
+    tc_csr *b = NULL, *back = NULL;
+    good = tc_csr_permute(a, rp, cp, &b, &err) == TC_OK && tc_csr_validate(b, "b", &err) == TC_OK;
+    /* Entry (i, j) of b is entry (pr[i], pc[j]) of a. */
+    for (int32_t i = 0; good && i < rows; i++)
+        for (int64_t k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
+            size_t p = (size_t)pr[i] * cols + pc[b->colidx[k]];
+            good = good && present[p] && (pattern || b->val[k] == dense[p]);
+        }
+    good = good && tc_csr_permute(b, rinv, cinv, &back, &err) == TC_OK && tc_csr_equal(a, back);
+    ok(good, "permute rows and columns, and back (%dx%d)", rows, cols);
+
+    tc_csr_free(a), tc_csr_free(t), tc_csr_free(tt), tc_csr_free(b), tc_csr_free(back);
+    tc_perm_free(rp), tc_perm_free(cp), tc_perm_free(rinv), tc_perm_free(cinv);
+    free(pr), free(pc), free(ri), free(ci), free(v), free(dense), free(present);
+}
+
+static void check_invalid(void)
+{
+    tc_error err;
+    tc_csr *a;
+    int32_t ri[] = { 0, 1, 1 }, ci[] = { 1, 0, 0 };
+    double v[] = { 1, 2, 3 };
+    is_int(tc_csr_from_coo(&a, 2, 2, 3, ri, ci, v, 0, &err), TC_ERR_INVALID,
+           "duplicates refused when not summing");
+    is_str(err.msg, "duplicate entry (2, 1)", "duplicate message names the entry (1-based)");
+    int32_t bad[] = { 0, 2 };
+    is_int(tc_csr_from_coo(&a, 2, 2, 2, bad, ci, v, 1, &err), TC_ERR_INVALID,
+           "out-of-range triplet refused");
+    is_str(err.msg, "entry 1: index (2, 0) outside the 2 x 2 matrix", "out-of-range message");
+
+    tc_csr_from_coo(&a, 2, 3, 2, ri, ci, v, 1, &err);
+    a->colidx[0] = 3;
+    is_int(tc_csr_validate(a, "m: /matrix", &err), TC_ERR_INVALID, "column out of range caught");
+    is_str(err.msg, "m: /matrix: row 0: column index 3 outside 0..2", "column range message");
+    a->colidx[0] = 1;
+    a->rowptr[1] = 5;
+    tc_csr_validate(a, "m", &err);
+    is_str(err.msg, "m: row pointers not monotone at row 0 (0 then 5, nnz 2)",
+           "row pointer message");
+    tc_csr_free(a);
+
+    int32_t r2[] = { 0, 0 }, c2[] = { 2, 1 };
+    tc_csr_from_coo(&a, 1, 3, 2, r2, c2, NULL, 1, &err);
+    a->colidx[0] = 2;
+    a->colidx[1] = 1;
+    tc_csr_validate(a, "m", &err);
+    is_str(err.msg, "m: row 0: column indices not strictly increasing (1 after 2)",
+           "unsorted columns caught");
+    tc_csr_free(a);
+    is_int(tc_csr_alloc(&a, -1, 2, 0, 0, &err), TC_ERR_ARG, "negative size refused");
+}
+
+int main(void)
+{
+    static const int32_t shapes[][2] = {
+        { 1, 1 }, { 3, 5 }, { 17, 9 }, { 33, 1 }, { 1, 40 }, { 100, 100 }, { 1025, 31 },
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int pattern = 0; pattern < 2; pattern++) {
+            int32_t r = shapes[s][0], c = shapes[s][1];
+            check_from_coo(r, c, (int64_t)r * c / 3 + 2, pattern);
+        }
+    check_from_coo(5, 7, 0, 0);
+    /* Empty 0 x 0 matrix. */
+    tc_csr *e;
+    tc_error err;
+    ok(tc_csr_from_coo(&e, 0, 0, 0, NULL, NULL, NULL, 1, &err) == TC_OK &&
+           tc_csr_validate(e, "e", &err) == TC_OK && e->nnz == 0,
+       "0 x 0 matrix builds and validates");
+    tc_csr_free(e);
+    check_invalid();
+    return done_testing();
+}

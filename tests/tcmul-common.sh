@@ -1,0 +1,72 @@
+# tcmul-common.sh: what tests/tcmul.sh (CPU) and tests/tcmul-gpu.sh share.
+# Source it after tests/lib.sh with DEVICE set to cpu or gpu.
+TCMUL=${TCMUL:-$TOOLS/tcmul}
+
+# verify_passes NAME ARGS...: tcmul --device $DEVICE --verify ARGS says
+# "pass"; its report stays in $T/v.tsv.
+verify_passes() {
+    _vname=$1; shift
+    "$TCMUL" --device "$DEVICE" --verify --tsv "$@" > "$T/v.tsv" 2> "$T/v.err" &&
+        grep -q '^verify	result	pass$' "$T/v.tsv"
+    _vrc=$?
+    ok $_vrc "$_vname"
+    if [ $_vrc -ne 0 ]; then
+        diag "$(cat "$T/v.err")"
+        diag "$(grep '^verify' "$T/v.tsv" | tr '\t' ' ')"
+    fi
+    return 0
+}
+
+# figure SECTION KEY: a value of the report in $T/v.tsv.
+figure() { awk -F '\t' -v s="$1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$T/v.tsv"; }
+
+# gen_longrow FILE: 9 x 6000, row 4 with 5000 nonzeros among short rows,
+# values of both signs.
+gen_longrow() {
+    awk 'BEGIN {
+        print "%%MatrixMarket matrix coordinate real general"
+        print 9, 6000, 8 * 3 + 5000
+        for (i = 1; i <= 9; i++)
+            for (j = 1; j <= (i == 4 ? 5000 : 3); j++)
+                printf "%d %d %.6f\n", i, (i == 4 ? j : (i * 1999 + j * 131) % 6000 + 1),
+                       ((i * 7919 + j * 104729) % 2001 - 1000) / 1000.0
+    }' > "$1"
+}
+
+# gen_tall FILE: 70000 x 100 pattern (more than 65535 rows), every tenth
+# row empty except rows 10..70, the last row empty.
+gen_tall() {
+    awk 'BEGIN {
+        print "%%MatrixMarket matrix coordinate pattern general"
+        print 70000, 100, 63000 * 2 + 7
+        for (i = 1; i < 70000; i++) {
+            if (i % 10 == 0) continue
+            j = (i * 37) % 100 + 1
+            print i, j; print i, (j + i % 50) % 100 + 1
+        }
+        for (i = 1; i <= 7; i++) print 10 * i, i
+    }' > "$1"
+}
+
+# gen_empty FILE: a 5 x 3 matrix without nonzeros (C must still be written).
+gen_empty() {
+    printf '%%%%MatrixMarket matrix coordinate real general\n5 3 0\n' > "$1"
+}
+
+# inf_row0 MATRIX (general, .mtx.gz): B with Inf in its row 0; --verify
+# passes (the infinities match the reference) and exactly the C rows whose A
+# row has column 0 are not finite.
+inf_row0() {
+    _rows=$(gzip -dc "$1" | awk '!/^%/ { print $2; exit }')
+    awk -v r="$_rows" 'BEGIN { print "%%MatrixMarket matrix array real general"; print r, 3
+        for (j = 0; j < 3; j++) for (i = 0; i < r; i++) print (i == 0 ? "inf" : (i % 7) / 7 - 0.5) }' \
+        > "$T/Binf.mtx"
+    verify_passes "Inf in B row 0: --verify passes" "$1" -B "$T/Binf.mtx"
+    "$TCMUL" --device "$DEVICE" "$1" -B "$T/Binf.mtx" -o "$T/Cinf.mtx"
+    gzip -dc "$1" | awk '!/^%/ && ++n > 1 && $2 == 1 { print $1 - 1 }' | sort -n -u > "$T/users.txt"
+    _crows=$(gzip -dc "$1" | awk '!/^%/ { print $1; exit }')
+    awk -v r="$_crows" '!/^%/ && ++n > 1 { k = n - 2; if ($1 ~ /inf|nan/) print k % r }' \
+        "$T/Cinf.mtx" | sort -n -u > "$T/nonfinite.txt"
+    [ -s "$T/users.txt" ] && cmp -s "$T/users.txt" "$T/nonfinite.txt"
+    ok $? "Inf in B row 0: exactly the $(wc -l < "$T/users.txt") rows using column 0 are not finite"
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# tcmul on the GPU (cuSPARSE baseline): --verify on every matrix of
+# $TC_SHARED_DATA (the bundled ones when it is missing) at n = 1, 7, 32, 128,
+# 257, each cuSPARSE algorithm on a few, generated awkward shapes, and an Inf
+# in row 0 of B. Skipped where there is no CUDA device. TCMUL may name the
+# tcmul to run (a bundle on a GPU machine without the build tree).
+. "${top_srcdir:-.}/tests/lib.sh"
+DEVICE=gpu
+. "$top_srcdir/tests/tcmul-common.sh"
+
+"$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
+diag "$(cat "$T/devices")"
+
+data=${TC_SHARED_DATA:-}
+if [ -z "$data" ] || ! ls "$data"/*.mtx.gz > /dev/null 2>&1; then
+    diag "no matrices in TC_SHARED_DATA='$data': using $DATA"
+    data=$DATA
+fi
+
+# Every matrix at every n; a fresh B for each check (the seed follows n).
+for m in "$data"/*.mtx.gz; do
+    name=$(basename "$m" .mtx.gz)
+    for n in 1 7 32 128 257; do
+        verify_passes "$name, n=$n" "$m" --cols "$n" --seed "$n" --warmup 2 --iters 10
+        diag "$name n=$n: rel_fro $(figure verify rel_fro), fastest $(figure run variant)"
+    done
+done
+
+# Each cuSPARSE algorithm on its own, where it supports the layout.
+for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
+    name=$(basename "$m" .mtx.gz)
+    for v in default alg1 alg2 alg3; do
+        for n in 7 257; do
+            if "$TCMUL" --device gpu --variant "$v" --verify "$m" --cols "$n" > "$T/out" 2> "$T/err"; then
+                ok 0 "$name, --variant $v, n=$n"
+            elif grep -q 'not supported here' "$T/err"; then
+                skip "$name, --variant $v: $(cat "$T/err")"
+            else
+                ok 1 "$name, --variant $v, n=$n"
+                diag "$(cat "$T/err")"
+            fi
+        done
+    done
+done
+
+gen_longrow "$T/longrow.mtx"
+verify_passes "a 5000-nonzero row, n=33" "$T/longrow.mtx" --cols 33
+gen_tall "$T/tall.mtx"
+verify_passes "70000 rows with empty ones, n=7" "$T/tall.mtx" --cols 7
+gen_empty "$T/empty.mtx"
+verify_passes "a matrix without nonzeros" "$T/empty.mtx" --cols 4
+inf_row0 "$DATA/rajat01.mtx.gz"
+
+# Timed runs: C of the last timed run is checked too, over rotated operands.
+verify_passes "--bench --verify" "$DATA/bcsstk13.mtx.gz" --cols 64 --bench --iters 20
+is "$(figure bench launch_gaps_hidden)" yes "timed runs were queued behind the holding kernel"
+sets=$(figure bench operand_sets)
+awk -v s="$sets" 'BEGIN { exit !(s > 1) }'; ok $? "operands that fit in L2 are rotated ($sets sets)"
+
+done_testing

@@ -1,0 +1,148 @@
+#!/bin/sh
+# tcmul on the CPU: --verify on the bundled and on generated matrices, B and
+# C files, a reordered input, timing figures, errors; and --device gpu on a
+# machine without a GPU.
+. "${top_srcdir:-.}/tests/lib.sh"
+DEVICE=cpu
+. "$top_srcdir/tests/tcmul-common.sh"
+TCCONV=$TOOLS/tcconv
+
+for m in "$DATA"/*.mtx.gz; do
+    name=$(basename "$m" .mtx.gz)
+    verify_passes "$name: --verify at n=7" "$m" --cols 7
+done
+verify_passes "1138_bus: --verify at n=1" "$DATA/1138_bus.mtx.gz" --cols 1
+verify_passes "cora: --verify at n=257" "$DATA/cora.mtx.gz" --cols 257 --seed 5
+
+gen_longrow "$T/longrow.mtx"
+verify_passes "a 5000-nonzero row, n=1" "$T/longrow.mtx" --cols 1
+verify_passes "a 5000-nonzero row, n=33" "$T/longrow.mtx" --cols 33 --threads 3
+gen_tall "$T/tall.mtx"
+verify_passes "70000 rows with empty ones, n=1" "$T/tall.mtx" --cols 1
+verify_passes "70000 rows with empty ones, n=7" "$T/tall.mtx" --cols 7
+gen_empty "$T/empty.mtx"
+verify_passes "a matrix without nonzeros" "$T/empty.mtx" --cols 4
+"$TCMUL" --device cpu "$T/empty.mtx" --cols 2 -o "$T/C.empty.mtx" &&
+    is "$(grep -cx 0 "$T/C.empty.mtx")" 10 "... whose C is all zeros"
+
+# B from files: an identity A turns the random B into C exactly, which gives
+# B as .h5 and as .mtx; each must give the same C as the random B itself.
+A=$DATA/1138_bus.mtx.gz
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print 1138, 1138, 1138
+             for (i = 1; i <= 1138; i++) print i, i, 1 }' > "$T/I.mtx"
+"$TCMUL" --device cpu "$T/I.mtx" --cols 5 -o "$T/B.h5:/B"; ok $? "-o FILE.h5:/DATASET"
+"$TCMUL" --device cpu "$T/I.mtx" --cols 5 -o "$T/B.mtx"; ok $? "-o FILE.mtx"
+is "$(h5ls "$T/B.h5/B" | tr -s ' ')" "B Dataset {1138, 5}" "the .h5 output holds a 1138 x 5 dataset"
+is "$(h5dump -H -d /B "$T/B.h5" | grep -c H5T_IEEE_F32LE)" 1 "... of float32"
+is "$(sed -n '1p;2p' "$T/B.mtx" | tr '\n' ' ')" "%%MatrixMarket matrix array real general 1138 5 " \
+    "the .mtx output is a Matrix Market array"
+"$TCMUL" --device cpu "$A" --cols 5 -o "$T/C.rand.mtx" &&
+    "$TCMUL" --device cpu "$A" -B "$T/B.h5:/B" -o "$T/C.h5b.mtx" &&
+    cmp -s "$T/C.rand.mtx" "$T/C.h5b.mtx"
+ok $? "B from an HDF5 dataset gives the C of the random B it holds"
+"$TCMUL" --device cpu "$A" -B "$T/B.h5" -o "$T/C.h5d.mtx" && cmp -s "$T/C.rand.mtx" "$T/C.h5d.mtx"
+ok $? "-B FILE.h5 reads the dataset /B"
+"$TCMUL" --device cpu "$A" -B "$T/B.mtx" -o "$T/C.mtxb.mtx" && cmp -s "$T/C.rand.mtx" "$T/C.mtxb.mtx"
+ok $? "B from a Matrix Market array gives the same C"
+"$TCMUL" --device cpu "$A" --cols 5 -o "$T/C.h5" &&
+    "$TCMUL" --device cpu "$T/I.mtx" -B "$T/C.h5:/C" -o "$T/C.back.mtx" &&
+    cmp -s "$T/C.rand.mtx" "$T/C.back.mtx"
+ok $? "C written as .h5 (dataset /C) reads back as the same matrix"
+verify_passes "--verify with B from a Matrix Market array" "$A" -B "$T/B.mtx"
+"$TCMUL" --device cpu "$A" --cols 5 --threads 1 -o "$T/C.t1.mtx" &&
+    "$TCMUL" --device cpu "$A" --cols 5 --threads 3 -o "$T/C.t3.mtx" &&
+    cmp -s "$T/C.t1.mtx" "$T/C.t3.mtx" && cmp -s "$T/C.t1.mtx" "$T/C.rand.mtx"
+ok $? "the same C with 1 and 3 threads"
+
+# Inf in row 0 of B reaches only the rows of A that have column 0.
+inf_row0 "$DATA/rajat01.mtx.gz"
+
+# A reordered .tcf.h5: C comes out in the original row order.
+if [ -x "$TOOLS/tcreorder" ]; then
+    awk 'BEGIN { for (i = 0; i < 1138; i++) print (i * 7) % 1138 }' > "$T/perm.txt"
+    "$TOOLS/tcreorder" --apply "$T/perm.txt" "$A" -o "$T/P.tcf.h5"
+    ok $? "tcreorder --apply writes a reordered .tcf.h5"
+    h5ls "$T/P.tcf.h5/permutation" | grep -q row_new_to_old
+    ok $? "... which holds /permutation"
+    "$TCMUL" --device cpu "$T/P.tcf.h5" --cols 5 -o "$T/C.perm.mtx" &&
+        cmp -s "$T/C.perm.mtx" "$T/C.rand.mtx"
+    ok $? "reordered input: C in the original row order, equal to the unreordered run"
+    verify_passes "reordered input: --verify" "$T/P.tcf.h5" --cols 9
+    is "$(figure input reordered)" yes "the report says the input was reordered"
+else
+    skip "reordered input: tools/tcreorder is not built"
+fi
+"$TCCONV" "$A" -o "$T/A.tcf.h5" && "$TCMUL" --device cpu "$T/A.tcf.h5" --cols 5 -o "$T/C.tcf.mtx" &&
+    cmp -s "$T/C.tcf.mtx" "$T/C.rand.mtx"
+ok $? "A from .tcf.h5 gives the same C as from .mtx.gz"
+
+# Timing figures.
+"$TCMUL" --device cpu --bench --iters 5 --warmup 1 --tsv "$A" --cols 8 > "$T/v.tsv"
+ok $? "--bench on the CPU"
+for k in median_ms min_ms gflops floor_bytes bandwidth_gbs floor_ms floor_fraction; do
+    v=$(figure bench $k)
+    awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'; ok $? "--bench reports $k > 0 ($v)"
+done
+"$TCMUL" --device cpu --bench --iters 3 --bandwidth 50 --tsv "$A" --cols 8 > "$T/v.tsv"
+is "$(figure bench bandwidth_gbs)" 50 "--bandwidth replaces the measured bandwidth"
+is "$(figure bench floor_bytes)" $(( 1139 * 8 + 4054 * 12 + 4 * 8 * (1138 + 1138) )) \
+    "floor bytes: A (int64 rowptr, int32 columns, float64 values) + B + C"
+"$TCMUL" --device cpu --bench --iters 3 --verify --json "$A" --cols 8 > "$T/v.json" &&
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["verify"]["result"] != "pass" or d["bench"]["median_ms"] <= 0)' "$T/v.json"
+ok $? "--json is valid JSON with the figures"
+
+# --device gpu without a GPU: status 3 and the reason. --device auto runs
+# on the CPU then.
+if "$TCMUL" --list-devices > /dev/null 2>&1; then
+    skip "a CUDA device is present (tests/tcmul-gpu.sh covers it)"
+else
+    "$TCMUL" --device gpu "$A" --cols 4 --verify > "$T/out" 2> "$T/err"; rc=$?
+    msg=$(head -n 1 "$T/err")
+    if grep -q '^#define HAVE_CUDA 1' "$top_builddir/config.h" 2>/dev/null; then
+        case $msg in "tcmul: no CUDA device: cudaGetDeviceCount: "?*) good=0 ;; *) good=1 ;; esac
+    else
+        [ "$msg" = "tcmul: no CUDA device: tcsparse was built without CUDA" ]; good=$?
+    fi
+    [ "$rc" -eq 3 ] && [ "$good" -eq 0 ] && [ ! -s "$T/out" ]
+    ok $? "--device gpu without a GPU: status 3, '$msg'"
+    "$TCMUL" --list-devices > "$T/out" 2> "$T/err"
+    [ $? -eq 3 ] && [ "$(head -n 1 "$T/err")" = "$msg" ]
+    ok $? "--list-devices without a GPU: status 3, the same message"
+    verify_passes "--device auto falls back to the CPU" "$A" --cols 3 --device auto
+    is "$(figure run device)" cpu "... and says so"
+fi
+
+# Errors: the message, the status, nothing on stdout, no output left.
+C=$DATA/cora.mtx.gz
+run_fails 1 "tcmul: $T/B.mtx: B has 1138 rows, but A ($C) has 2708 columns" \
+    "-B with the wrong number of rows" -- "$TCMUL" --device cpu "$C" -B "$T/B.mtx" -o "$T/bad.h5"
+test ! -e "$T/bad.h5"; ok $? "no output file after the refusal"
+run_fails 1 "tcmul: $T/none.mtx: cannot open: No such file or directory" \
+    "-B naming no file" -- "$TCMUL" --device cpu "$C" -B "$T/none.mtx" --verify
+"$TCMUL" --device cpu "$A" -B "$T/B.h5:/nope" --verify > "$T/out" 2> "$T/err"
+[ $? -eq 1 ] && [ ! -s "$T/out" ] && grep -q "^tcmul: $T/B.h5.*nope" "$T/err"
+ok $? "-B naming a missing dataset: status 1, the file and dataset named"
+run_fails 2 "tcmul: give B as either -B FILE or --cols N" "-B and --cols together" -- \
+    "$TCMUL" --device cpu "$A" -B "$T/B.mtx" --cols 3 --verify
+run_fails 2 "tcmul: give B as either -B FILE or --cols N" "no B" -- \
+    "$TCMUL" --device cpu "$A" --verify
+run_fails 2 "tcmul: nothing to do: give -o FILE, --verify or --bench" "nothing asked" -- \
+    "$TCMUL" --device cpu "$A" --cols 3
+run_fails 2 "tcmul: -o: expected a name ending in .h5, .hdf5 or .mtx, found '$T/C.txt'" \
+    "-o with an unknown kind" -- "$TCMUL" --device cpu "$A" --cols 3 -o "$T/C.txt"
+run_fails 2 "tcmul: --format: unknown format 'nosuch'" "unknown --format" -- \
+    "$TCMUL" --device cpu "$A" --cols 3 --verify --format nosuch
+run_fails 2 "tcmul: --device: expected cpu, gpu or auto, found 'tpu'" "unknown --device" -- \
+    "$TCMUL" --device tpu "$A" --cols 3 --verify
+run_fails 2 "tcmul: the CPU runs the csr format only, with no variants" "--variant on the CPU" -- \
+    "$TCMUL" --device cpu "$A" --cols 3 --verify --variant alg2
+run_fails 2 "tcmul: --cols: 0 is out of range [1, 2147483647]" "--cols 0" -- \
+    "$TCMUL" --device cpu "$A" --cols 0 --verify
+cp "$T/B.mtx" "$T/B.copy.mtx"
+run_fails 2 "tcmul: -o $T/B.copy.mtx would overwrite an input" "-o naming B" -- \
+    "$TCMUL" --device cpu "$A" -B "$T/B.copy.mtx" -o "$T/B.copy.mtx"
+cmp -s "$T/B.mtx" "$T/B.copy.mtx"; ok $? "... and B is untouched"
+"$TCMUL" --help | grep -q '^Usage: tcmul'; ok $? "--help"
+is "$("$TCMUL" --version)" "tcmul (tcsparse) 0.1.0" "--version"
+
+done_testing

@@ -1,0 +1,291 @@
+/* tcconv: Matrix Market <-> .tcf.h5, building tensor-core formats. */
+#include "config.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+static void usage(void)
+{
+    printf(
+"Usage: %s [OPTIONS] INPUT [-o OUTPUT]\n"
+"Convert a sparse matrix between Matrix Market (.mtx, .mtx.gz) and the\n"
+".tcf.h5 container, building tensor-core formats on the way.\n"
+"\n"
+"INPUT is a .mtx, .mtx.gz (read by content, not name) or .tcf.h5 file, or -\n"
+"for Matrix Market on standard input. The output kind follows -t, else the\n"
+"name of OUTPUT (*.mtx: Matrix Market, anything else: .tcf.h5). Without -o, a\n"
+".tcf.h5 input is written as Matrix Market to standard output.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE        write FILE (- for standard output, Matrix Market only)\n"
+"  -t, --to KIND            output kind: tcf or mtx\n"
+"  -f, --format LIST        tensor-core formats to build into the .tcf.h5\n"
+"                           (comma list or 'all'; default csr); --list-formats\n"
+"                           shows them\n"
+"  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
+"                           format parameters (each must belong to a format\n"
+"                           being built)\n"
+"      --no-compress        store datasets uncompressed\n"
+"      --duplicates POLICY  sum (default) or error, for repeated Matrix Market entries\n"
+"      --general            write Matrix Market as 'general' (every entry), even\n"
+"                           when the source was symmetric\n"
+"      --original-order     undo the row permutation of a reordered .tcf.h5\n"
+"                           when writing Matrix Market\n"
+"      --list-formats       list the tensor-core formats and their parameters\n"
+"  -q, --quiet              no warnings, no progress bar\n"
+"  -v, --verbose            say what was written; show HDF5's own errors\n"
+"  -h, --help               show this help and exit\n"
+"  -V, --version            show the version and exit\n"
+"\n"
+"Examples:\n"
+"  %s graph.mtx.gz -o graph.tcf.h5\n"
+"  %s graph.tcf.h5 -o back.mtx\n"
+"  %s graph.tcf.h5 | head\n",
+        tool_name, tool_name, tool_name, tool_name);
+}
+
+static void list_formats(void)
+{
+    for (int i = 0; i < tc_format_count(); i++) {
+        const tc_format *f = tc_format_at(i);
+        printf("%-8s %s\n", tc_format_name(f), tc_format_description(f));
+        int n;
+        const tc_param_def *d = tc_format_params(f, &n);
+        for (int j = 0; j < n; j++)
+            printf("         %s=%g  %s [%g, %g]\n", d[j].name, d[j].def, d[j].help, d[j].min,
+                   d[j].max);
+    }
+}
+
+enum { OPT_NO_COMPRESS = 256, OPT_DUPLICATES, OPT_GENERAL, OPT_ORIGINAL, OPT_LIST };
+
+typedef struct options {
+    const char *input, *output, *to, *formats;
+    tc_params params;
+    int compress, sum_duplicates, general, original_order;
+} options;
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "to", required_argument, NULL, 't' },
+        { "format", required_argument, NULL, 'f' },
+        { "param", required_argument, NULL, 'p' },
+        { "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
+        { "duplicates", required_argument, NULL, OPT_DUPLICATES },
+        { "general", no_argument, NULL, OPT_GENERAL },
+        { "original-order", no_argument, NULL, OPT_ORIGINAL },
+        { "list-formats", no_argument, NULL, OPT_LIST },
+        { "quiet", no_argument, NULL, 'q' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    memset(o, 0, sizeof *o);
+    o->compress = 1;
+    o->sum_duplicates = 1;
+    o->formats = "csr";
+    tc_error err;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:t:f:p:qvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case 't':
+            if (strcmp(optarg, "tcf") != 0 && strcmp(optarg, "mtx") != 0)
+                tool_usage_error("--to: expected tcf or mtx, found '%s'", optarg);
+            o->to = optarg;
+            break;
+        case 'f': o->formats = optarg; break;
+        case 'p':
+            if (tc_params_parse(&o->params, optarg, &err))
+                tool_usage_error("--param: %s", err.msg);
+            break;
+        case OPT_NO_COMPRESS: o->compress = 0; break;
+        case OPT_DUPLICATES:
+            if (strcmp(optarg, "sum") == 0)
+                o->sum_duplicates = 1;
+            else if (strcmp(optarg, "error") == 0)
+                o->sum_duplicates = 0;
+            else
+                tool_usage_error("--duplicates: expected sum or error, found '%s'", optarg);
+            break;
+        case OPT_GENERAL: o->general = 1; break;
+        case OPT_ORIGINAL: o->original_order = 1; break;
+        case OPT_LIST: list_formats(); exit(0);
+        case 'q': tool_quiet = 1; break;
+        case 'v': tool_verbose++; break;
+        case 'h': usage(); exit(0);
+        case 'V': tool_version();
+        default: tool_usage_error("unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        tool_usage_error(optind == argc ? "no input file" : "more than one input file");
+    o->input = argv[optind];
+}
+
+/* Builds every requested format of t->matrix into t, checking that each
+   parameter belongs to at least one of them. */
+static tc_status build_formats(tc_tcf *t, const options *o, tc_error *err)
+{
+    const tc_format *list[32];
+    int n;
+    tc_status st = tc_format_list_parse(o->formats, list, 32, &n, err);
+    if (st)
+        return st;
+    for (int k = 0; k < o->params.n; k++) {
+        int known = 0;
+        for (int i = 0; i < n; i++) {
+            int np;
+            const tc_param_def *d = tc_format_params(list[i], &np);
+            for (int j = 0; j < np; j++)
+                known |= strcmp(d[j].name, o->params.kv[k].name) == 0;
+        }
+        if (!known)
+            return tc_error_set(err, TC_ERR_ARG, "--param: no format being built has a parameter '%s'",
+                                o->params.kv[k].name);
+    }
+    for (int i = 0; i < n; i++) {
+        if (tc_format_is_canonical(list[i]))
+            continue;   /* stored as /matrix itself */
+        /* Pass each format only the parameters it knows. */
+        tc_params mine = { 0 };
+        int np;
+        const tc_param_def *d = tc_format_params(list[i], &np);
+        for (int k = 0; k < o->params.n; k++)
+            for (int j = 0; j < np; j++)
+                if (strcmp(d[j].name, o->params.kv[k].name) == 0)
+                    mine.kv[mine.n++] = o->params.kv[k];
+        tc_fmt *m;
+        if ((st = tc_fmt_build(list[i], t->matrix, &mine, &m, err)) ||
+            (st = tc_tcf_add_format(t, m, err)))
+            return st;
+    }
+    return TC_OK;
+}
+
+static tc_status to_tcf(const options *o, tool_matrix *in, tc_error *err)
+{
+    tc_tcf *t = in->tcf;
+    if (!t) {
+        if (!(t = tc_tcf_new()))
+            return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        t->matrix = in->a;
+        in->a = NULL;
+    } else {
+        /* Re-written whole: formats rebuilt as asked, provenance renewed. */
+        in->tcf = NULL;
+        in->a = NULL;
+        free(t->prov.command);
+        free(t->prov.created);
+        free(t->prov.creator);
+        t->prov.command = t->prov.created = t->prov.creator = NULL;
+    }
+    tc_status st = TC_OK;
+    if (!t->prov.source) {
+        st = tc_provenance_set(&t->prov, tool_argc(), tool_argv(), o->input, err);
+        if (!st && in->info.banner[0] && !(t->prov.banner = strdup(in->info.banner)))
+            st = tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        if (!st && in->info.comments && !(t->prov.comments = strdup(in->info.comments)))
+            st = tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    } else {
+        /* Keep the original source, banner and comments; new command/time. */
+        char *source = t->prov.source;
+        t->prov.source = NULL;
+        st = tc_provenance_set(&t->prov, tool_argc(), tool_argv(), source, err);
+        free(source);
+    }
+    if (!st)
+        st = build_formats(t, o, err);
+    tc_h5_write_opts wo = TC_H5_WRITE_DEFAULTS;
+    wo.compress = o->compress;
+    if (!st)
+        st = tc_h5_write(o->output, t, &wo, err);
+    if (!st)
+        tool_info("wrote %s: %d x %d, %lld nonzeros, %d stored format(s)", o->output,
+                  t->matrix->rows, t->matrix->cols, (long long)t->matrix->nnz, t->nformats);
+    tc_tcf_free(t);
+    return st;
+}
+
+static tc_status to_mtx(const options *o, tool_matrix *in, tc_error *err)
+{
+    const tc_csr *a = in->a;
+    tc_csr *orig = NULL;
+    const tc_perm *perm = in->tcf ? in->tcf->row_perm : NULL;
+    const tc_perm *cperm = in->tcf ? in->tcf->col_perm : NULL;
+    tc_status st = TC_OK;
+    if (o->original_order && (perm || cperm)) {
+        /* /matrix row i is original row new2old[i]: permuting by old2new
+           (as a new-to-old map) puts every row back. */
+        tc_perm *rinv = NULL, *cinv = NULL;
+        if (perm)
+            st = tc_perm_from_array(&rinv, perm->n, perm->old2new, TC_PERM_NEW2OLD, "permutation", err);
+        if (!st && cperm)
+            st = tc_perm_from_array(&cinv, cperm->n, cperm->old2new, TC_PERM_NEW2OLD, "permutation", err);
+        if (!st)
+            st = tc_csr_permute(a, rinv, cinv, &orig, err);
+        tc_perm_free(rinv);
+        tc_perm_free(cinv);
+        if (st)
+            return st;
+        a = orig;
+        perm = cperm = NULL;
+    }
+    /* A symmetric source is written back as its lower triangle, unless the
+       stored matrix was reordered (and so is no longer symmetric) or
+       --general. Hermitian real matrices are symmetric. */
+    tc_symmetry sym = a->symmetry == TC_SYM_HERMITIAN ? TC_SYM_SYMMETRIC : a->symmetry;
+    if (o->general || perm || cperm)
+        sym = TC_SYM_GENERAL;
+    const char *comments = in->tcf ? in->tcf->prov.comments : in->info.comments;
+    const char *out = o->output ? o->output : "-";
+    st = tc_mtx_write(out, a, sym, comments, err);
+    if (!st)
+        tool_info("wrote %s: %d x %d, %lld nonzeros (%s)", out, a->rows, a->cols,
+                  (long long)a->nnz, tc_symmetry_name(sym));
+    tc_csr_free(orig);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    tool_init("tcconv", argc, argv);
+    options o;
+    parse_args(argc, argv, &o);
+    tc_h5_set_verbose(tool_verbose > 0);
+
+    int want_mtx = o.to ? strcmp(o.to, "mtx") == 0
+                        : o.output ? (ends_with(o.output, ".mtx") || strcmp(o.output, "-") == 0)
+                                   : 1;
+    tc_error err;
+    const tc_format *check[32];
+    int nf;
+    if (tc_format_list_parse(o.formats, check, 32, &nf, &err))
+        tool_usage_error("--format: %s", err.msg);
+    if (!want_mtx && (!o.output || strcmp(o.output, "-") == 0))
+        tool_usage_error("a .tcf.h5 cannot go to standard output: give -o FILE");
+
+    int input_is_tcf = strcmp(o.input, "-") != 0 && tc_h5_is_hdf5(o.input);
+    if (!input_is_tcf && !o.output && !o.to)
+        tool_usage_error("a Matrix Market input needs -o FILE.tcf.h5 (or -t mtx)");
+    tool_mtx_read_opts.sum_duplicates = o.sum_duplicates;
+    tool_matrix in;
+    if (tool_load_matrix(o.input, 0, &in, &err))
+        tool_die(&err);
+    tc_status st;
+    st = want_mtx ? to_mtx(&o, &in, &err) : to_tcf(&o, &in, &err);
+    tool_matrix_free(&in);
+    if (st)
+        tool_die(&err);
+    return 0;
+}

@@ -1,0 +1,716 @@
+/* tcmul: C = A*B on the CPU or the GPU, with checks and timing. */
+#include "config.h"
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "common.h"
+#include "kernels.h"
+
+static void usage(void)
+{
+    printf(
+"Usage: %s [OPTIONS] A (-B FILE[:DATASET] | --cols N) [-o C]\n"
+"Multiply a sparse matrix A by a dense matrix B: C = A*B, on the CPU or the\n"
+"GPU, checked against a float64 reference (--verify) and timed (--bench).\n"
+"\n"
+"A is a .mtx, .mtx.gz or .tcf.h5 file. When A was reordered (its .tcf.h5\n"
+"holds /permutation), B is taken and C is given in the original order.\n"
+"\n"
+"Operands:\n"
+"  -B, --B FILE[:DATASET]   B from an HDF5 dataset (default /B) or a Matrix\n"
+"                           Market array file; it must have A's column count\n"
+"                           of rows\n"
+"  -n, --cols N             random B with N columns, uniform in [-1, 1)\n"
+"  -s, --seed S             seed of the random B (default 1)\n"
+"  -o, --output FILE[:DATASET]\n"
+"                           write C: FILE.h5 or FILE.hdf5 (float32 dataset,\n"
+"                           default /C) or FILE.mtx (Matrix Market array)\n"
+"\n"
+"Where and how:\n"
+"  -d, --device DEV         cpu, gpu, or auto (default: the GPU when there is\n"
+"                           one, else the CPU)\n"
+"  -f, --format NAME        the tensor-core format whose kernel runs (default\n"
+"                           csr: cuSPARSE on the GPU, threaded CSR on the CPU)\n"
+"      --variant NAME       run this variant of the kernel instead of the\n"
+"                           fastest (csr: default, alg1, alg2, alg3)\n"
+"  -t, --threads N          CPU threads (default: $TC_THREADS, else all CPUs)\n"
+"      --gpu I              which GPU (default 0)\n"
+"      --list-devices       list the CUDA devices and exit (status 3: none)\n"
+"\n"
+"Checks and timing:\n"
+"      --verify             compare C with a float64 CPU reference; fail\n"
+"                           (status 1) above the kernel precision's tolerance\n"
+"      --bench              time the kernel: median of --iters runs after\n"
+"                           --warmup runs; GFLOP/s; fraction of the memory-\n"
+"                           traffic floor\n"
+"      --warmup N           untimed runs first (default 10)\n"
+"      --iters N            timed runs (default 100)\n"
+"      --bandwidth GBS      memory bandwidth for the floor, in GB/s (default:\n"
+"                           measured with a large copy)\n"
+"      --tsv                figures as section/key/value lines\n"
+"      --json               figures as JSON\n"
+"  -q, --quiet              no warnings, no progress bar\n"
+"  -v, --verbose            say what runs where; show HDF5's own errors\n"
+"  -h, --help               show this help and exit\n"
+"  -V, --version            show the version and exit\n"
+"\n"
+"Examples:\n"
+"  %s graph.tcf.h5 --cols 128 --verify --bench\n"
+"  %s graph.mtx.gz -B features.h5:/X -o out.h5:/Y\n"
+"  %s --device cpu graph.mtx --cols 32 --verify --tsv\n",
+        tool_name, tool_name, tool_name, tool_name);
+}
+
+typedef enum { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_kind;
+
+enum {
+    OPT_VARIANT = 256, OPT_GPU, OPT_LIST, OPT_VERIFY, OPT_BENCH, OPT_WARMUP, OPT_ITERS,
+    OPT_BANDWIDTH, OPT_TSV, OPT_JSON
+};
+
+typedef struct options {
+    const char *input, *b_spec, *output, *format, *variant;
+    int32_t cols;               /* random B of this many columns; 0: -B */
+    uint64_t seed;
+    device_kind device;
+    int gpu, threads, list_devices;
+    int verify, bench, warmup, iters;
+    double bandwidth;           /* GB/s; 0: measure */
+    tool_out_style style;
+} options;
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* FILE[:DATASET] of an HDF5 output: the part before the last ':' when the
+   whole does not end in the HDF5 suffixes. */
+static int is_h5_name(const char *path)
+{
+    return ends_with(path, ".h5") || ends_with(path, ".hdf5");
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        { "B", required_argument, NULL, 'B' },
+        { "cols", required_argument, NULL, 'n' },
+        { "seed", required_argument, NULL, 's' },
+        { "output", required_argument, NULL, 'o' },
+        { "device", required_argument, NULL, 'd' },
+        { "format", required_argument, NULL, 'f' },
+        { "variant", required_argument, NULL, OPT_VARIANT },
+        { "threads", required_argument, NULL, 't' },
+        { "gpu", required_argument, NULL, OPT_GPU },
+        { "list-devices", no_argument, NULL, OPT_LIST },
+        { "verify", no_argument, NULL, OPT_VERIFY },
+        { "bench", no_argument, NULL, OPT_BENCH },
+        { "warmup", required_argument, NULL, OPT_WARMUP },
+        { "iters", required_argument, NULL, OPT_ITERS },
+        { "bandwidth", required_argument, NULL, OPT_BANDWIDTH },
+        { "tsv", no_argument, NULL, OPT_TSV },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "quiet", no_argument, NULL, 'q' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    memset(o, 0, sizeof *o);
+    o->format = "csr";
+    o->seed = 1;
+    o->warmup = 10;
+    o->iters = 100;
+    int c;
+    while ((c = getopt_long(argc, argv, "B:n:s:o:d:f:t:qvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'B': o->b_spec = optarg; break;
+        case 'n': o->cols = (int32_t)tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
+        case 's': o->seed = (uint64_t)tool_parse_long("--seed", optarg, 0, LONG_MAX); break;
+        case 'o': o->output = optarg; break;
+        case 'd':
+            if (strcmp(optarg, "cpu") == 0)
+                o->device = DEVICE_CPU;
+            else if (strcmp(optarg, "gpu") == 0)
+                o->device = DEVICE_GPU;
+            else if (strcmp(optarg, "auto") == 0)
+                o->device = DEVICE_AUTO;
+            else
+                tool_usage_error("--device: expected cpu, gpu or auto, found '%s'", optarg);
+            break;
+        case 'f': o->format = optarg; break;
+        case OPT_VARIANT: o->variant = optarg; break;
+        case 't': o->threads = (int)tool_parse_long("--threads", optarg, 1, 4096); break;
+        case OPT_GPU: o->gpu = (int)tool_parse_long("--gpu", optarg, 0, 1023); break;
+        case OPT_LIST: o->list_devices = 1; break;
+        case OPT_VERIFY: o->verify = 1; break;
+        case OPT_BENCH: o->bench = 1; break;
+        case OPT_WARMUP: o->warmup = (int)tool_parse_long("--warmup", optarg, 0, 1000000); break;
+        case OPT_ITERS: o->iters = (int)tool_parse_long("--iters", optarg, 1, 1000000); break;
+        case OPT_BANDWIDTH:
+            o->bandwidth = tool_parse_double("--bandwidth", optarg, 1e-3, 1e6);
+            break;
+        case OPT_TSV: o->style = TOOL_OUT_TSV; break;
+        case OPT_JSON: o->style = TOOL_OUT_JSON; break;
+        case 'q': tool_quiet = 1; break;
+        case 'v': tool_verbose++; break;
+        case 'h': usage(); exit(0);
+        case 'V': tool_version();
+        default: tool_usage_error("unknown option");
+        }
+    }
+    if (o->list_devices) {
+        if (optind != argc)
+            tool_usage_error("--list-devices takes no input file");
+        return;
+    }
+    if (optind != argc - 1)
+        tool_usage_error(optind == argc ? "no input file" : "more than one input file");
+    o->input = argv[optind];
+    if (!o->b_spec == !o->cols)
+        tool_usage_error("give B as either -B FILE or --cols N");
+    if (!o->output && !o->verify && !o->bench)
+        tool_usage_error("nothing to do: give -o FILE, --verify or --bench");
+    if (o->output) {
+        const char *colon = strrchr(o->output, ':');
+        if (!ends_with(o->output, ".mtx") && !is_h5_name(o->output) && !colon)
+            tool_usage_error("-o: expected a name ending in .h5, .hdf5 or .mtx, found '%s'",
+                             o->output);
+    }
+    if (!tc_format_find(o->format))
+        tool_usage_error("--format: unknown format '%s'", o->format);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Devices                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static noreturn void list_devices(void)
+{
+    tc_gpu_info *list;
+    int n;
+    tc_error err;
+    if (tc_gpu_list(&list, &n, &err))
+        tool_die(&err);
+    for (int i = 0; i < n; i++)
+        printf("%d\t%s\tsm_%d%d\t%d SMs\t%.1f GiB\tL2 %.1f MiB\n", list[i].index, list[i].name,
+               list[i].cc_major, list[i].cc_minor, list[i].sm_count,
+               (double)list[i].mem_total / (1 << 30), (double)list[i].l2_bytes / (1 << 20));
+    free(list);
+    exit(0);
+}
+
+/* Opens the GPU when the device asks for one; with auto, no GPU means the
+   CPU. Returns NULL for the CPU. */
+static tc_gpu *open_device(const options *o)
+{
+    if (o->device == DEVICE_CPU)
+        return NULL;
+    tc_gpu *g = NULL;
+    tc_error err;
+    tc_status st = tc_gpu_open(o->gpu, &g, &err);
+    if (st == TC_ERR_NODEVICE && o->device == DEVICE_AUTO) {
+        tool_info("running on the CPU (%s)", err.msg);
+        return NULL;
+    }
+    if (st)
+        tool_die(&err);
+    tool_info("running on GPU %d: %s", o->gpu, tc_gpu_get_info(g)->name);
+    return g;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Operands                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* -B FILE is HDF5 (dataset /B) or Matrix Market by content; -B FILE:DATASET
+   names a dataset when FILE:DATASET is not itself a file. */
+static tc_status read_b(const char *spec, int32_t *rows, int32_t *cols, double **data,
+                        tc_error *err)
+{
+    struct stat sb;
+    const char *colon = strrchr(spec, ':');
+    if (stat(spec, &sb) != 0 && colon && colon != spec) {
+        char *path = strndup(spec, (size_t)(colon - spec));
+        if (!path)
+            return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        tc_status st = tc_h5_read_dense(path, colon + 1, rows, cols, data, err);
+        free(path);
+        return st;
+    }
+    if (tc_h5_is_hdf5(spec))
+        return tc_h5_read_dense(spec, "/B", rows, cols, data, err);
+    return tc_mtx_read_dense(spec, rows, cols, data, err);
+}
+
+/* B in A's column order, in float32 (what the kernels take) and the same
+   values widened to float64 (what the reference takes, so that it measures
+   the kernel's arithmetic, not the rounding of B). Random B is drawn in the
+   original column order too, so that a reordered A gives the same C. */
+static tc_status load_b(const options *o, const tool_matrix *in, int32_t *ncols, float **bf,
+                        double **bd, tc_error *err)
+{
+    const tc_csr *a = in->a;
+    int32_t rows = a->cols, n = o->cols;
+    double *b = NULL;
+    tc_status st = TC_OK;
+    if (o->b_spec) {
+        st = read_b(o->b_spec, &rows, &n, &b, err);
+        if (!st && rows != a->cols)
+            st = tc_error_set(err, TC_ERR_INVALID, "%s: B has %d rows, but A (%s) has %d columns",
+                              o->b_spec, rows, o->input, a->cols);
+        if (!st && n < 1)
+            st = tc_error_set(err, TC_ERR_INVALID, "%s: B has no columns", o->b_spec);
+    } else if ((b = tc_malloc_array((int64_t)rows * n, sizeof *b, err))) {
+        tc_random_fill(b, (int64_t)rows * n, o->seed, -1.0, 1.0);
+    } else {
+        st = TC_ERR_NOMEM;
+    }
+    const tc_perm *cp = in->tcf ? in->tcf->col_perm : NULL;
+    float *f = st ? NULL : tc_malloc_array((int64_t)rows * n, sizeof *f, err);
+    double *d = f ? tc_malloc_array((int64_t)rows * n, sizeof *d, err) : NULL;
+    if (!st && !d)
+        st = TC_ERR_NOMEM;
+    for (int32_t j = 0; j < rows && !st; j++) {
+        /* row j of the stored A's columns is original column new2old[j] */
+        const double *src = b + (int64_t)(cp ? cp->new2old[j] : j) * n;
+        for (int32_t k = 0; k < n; k++) {
+            f[(int64_t)j * n + k] = (float)src[k];
+            d[(int64_t)j * n + k] = (float)src[k];
+        }
+    }
+    free(b);
+    if (st) {
+        free(f);
+        free(d);
+        return st;
+    }
+    *ncols = n;
+    *bf = f;
+    *bd = d;
+    return TC_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* What a run produced, for the report. */
+typedef struct run {
+    const tc_csr *a;
+    int32_t n;
+    const float *B;
+    float *C;                   /* rows x n, in the stored (reordered) row order */
+    char device[300];
+    const char *implementation, *precision, *variant;
+    int threads;                /* CPU runs */
+    const tc_kernel *kernel;    /* GPU runs */
+    tc_kplan *plan;
+    tc_dist ms;                 /* --bench */
+    int sets, held;             /* GPU --bench */
+    double bandwidth;
+    const char *bandwidth_source;
+    int64_t a_bytes;
+    double baseline_ms;         /* GPU --bench of a kernel other than the baseline */
+    const char *baseline_variant;
+} run;
+
+typedef struct cpu_ctx {
+    run *r;
+    int threads;
+} cpu_ctx;
+
+static tc_status cpu_once(void *arg, tc_error *err)
+{
+    cpu_ctx *c = arg;
+    const tc_csr *a = c->r->a;
+    return tc_spmm_cpu_f32(a, c->r->B, c->r->n, c->r->n, c->r->C, c->r->n, c->threads, err);
+}
+
+/* The copied buffer of the CPU bandwidth figure: well past any CPU cache. */
+#define CPU_BANDWIDTH_BYTES ((int64_t)256 << 20)
+
+static tc_status run_cpu(const options *o, run *r, tc_error *err)
+{
+    const tc_csr *a = r->a;
+    cpu_ctx c = { r, o->threads > 0 ? o->threads : tc_default_threads() };
+    snprintf(r->device, sizeof r->device, "cpu");
+    r->implementation = "threaded CSR SpMM (fp32)";
+    r->precision = "fp32";
+    r->variant = "rows";
+    r->threads = c.threads;
+    /* what each run reads of A: int64 row pointers, int32 columns, float64
+       values */
+    r->a_bytes = ((int64_t)a->rows + 1) * 8 + a->nnz * (a->val ? 12 : 4);
+    for (int64_t i = 0; i < (int64_t)a->rows * r->n; i++)
+        r->C[i] = NAN;
+    if (!o->bench)
+        return cpu_once(&c, err);
+    tc_status st = tc_time_cpu(cpu_once, &c, o->warmup, o->iters, &r->ms, err);
+    r->bandwidth_source = o->bandwidth > 0 ? "given" : "measured (copy)";
+    r->bandwidth = o->bandwidth;
+    if (!st && o->bandwidth <= 0)
+        st = tc_cpu_copy_bandwidth(CPU_BANDWIDTH_BYTES, c.threads, &r->bandwidth, err);
+    return st;
+}
+
+/* The tc_fmt a kernel multiplies: NULL for the canonical format (its kernel
+   runs from the CSR itself), else the one stored in the .tcf.h5, else built
+   with default parameters. *built is what the caller frees. */
+static tc_status kernel_fmt(const tc_format *f, const tool_matrix *in, const tc_fmt **m,
+                            tc_fmt **built, tc_error *err)
+{
+    *m = NULL;
+    *built = NULL;
+    if (tc_format_is_canonical(f))
+        return TC_OK;
+    for (int i = 0; in->tcf && i < in->tcf->nformats; i++)
+        if (tc_fmt_format(in->tcf->formats[i]) == f) {
+            *m = in->tcf->formats[i];
+            return TC_OK;
+        }
+    tc_params none = { 0 };
+    tc_status st = tc_fmt_build(f, in->a, &none, built, err);
+    *m = *built;
+    return st;
+}
+
+/* The median of the fastest variant of the baseline, prepared and tuned on
+   the same operands. */
+static tc_status time_baseline(const options *o, tc_gpu *g, const tc_gpu_operands *ops,
+                               run *r, tc_error *err)
+{
+    tc_kplan *p = NULL;
+    tc_status st = tc_kernel_prepare(tc_kernel_baseline(), g, NULL, r->a, ops, &p, err);
+    if (!st)
+        st = tc_kernel_tune(p, ops, o->warmup, o->iters, err);
+    if (!st) {
+        r->baseline_ms = p->variant_ms[p->variant];
+        r->baseline_variant = p->kind->variant_names[p->variant];
+    }
+    tc_kernel_free(p);
+    return st ? tc_error_prefix(err, "baseline") : TC_OK;
+}
+
+/* Prepares the kernel, picks its variant (--variant, else the fastest),
+   poisons C, runs once or times it, and brings C back from the last run. */
+static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, tc_error *err)
+{
+    const tc_gpu_info *info = tc_gpu_get_info(g);
+    const tc_kernel *k = r->kernel;
+    snprintf(r->device, sizeof r->device, "%s", info->name);
+    r->implementation = k->description;
+    r->precision = k->precision;
+    tc_gpu_operands ops;
+    tc_status st = tc_gpu_operands_alloc(g, r->B, r->a->cols, r->a->rows, r->n, o->bench, &ops,
+                                         err);
+    if (st)
+        return st;
+    st = tc_kernel_prepare(k, g, m, r->a, &ops, &r->plan, err);
+    if (!st && o->variant)
+        st = tc_kernel_select(r->plan, tc_kernel_variant_find(k, o->variant), err);
+    else if (!st && k->nvariants > 1)
+        st = tc_kernel_tune(r->plan, &ops, o->warmup, o->iters, err);
+    if (!st)
+        st = tc_gpu_operands_poison(g, &ops, err);
+    int set = 0;
+    if (!st && o->bench) {
+        tc_gpu_timing t;
+        st = tc_kernel_time(r->plan, &ops, o->warmup, o->iters, &t, err);
+        r->ms = t.ms;
+        r->held = t.held;
+        set = t.last_set;
+    } else if (!st) {
+        st = tc_kernel_run(r->plan, &ops, 0, err);
+    }
+    if (!st)
+        st = tc_gpu_download(g, r->C, ops.C[set], (int64_t)r->a->rows * r->n * 4, err);
+    if (!st) {
+        r->variant = k->variant_names[r->plan->variant];
+        r->a_bytes = r->plan->a_bytes;
+        r->sets = ops.count;
+    }
+    if (!st && o->bench) {
+        r->bandwidth = o->bandwidth;
+        r->bandwidth_source = o->bandwidth > 0 ? "given" : "measured (device-to-device copy)";
+        if (o->bandwidth <= 0)
+            st = tc_gpu_copy_bandwidth(g, &r->bandwidth, err);
+    }
+    if (!st && o->bench && k != tc_kernel_baseline())
+        st = time_baseline(o, g, &ops, r, err);
+    tc_gpu_operands_free(g, &ops);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Report                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static tc_status report_input(tc_report *rep, const options *o, const tool_matrix *in,
+                              const run *r)
+{
+    char b[1024];
+    if (o->b_spec)
+        snprintf(b, sizeof b, "%s", o->b_spec);
+    else
+        snprintf(b, sizeof b, "random, seed %llu", (unsigned long long)o->seed);
+    tc_status st;
+    (void)((st = tc_report_str(rep, "input", "matrix", o->input, NULL)) ||
+           (st = tc_report_int(rep, "input", "rows", r->a->rows, NULL)) ||
+           (st = tc_report_int(rep, "input", "cols", r->a->cols, NULL)) ||
+           (st = tc_report_int(rep, "input", "nnz", r->a->nnz, NULL)) ||
+           (st = tc_report_int(rep, "input", "n", r->n, "columns of B and C")) ||
+           (st = tc_report_str(rep, "input", "B", b, NULL)) ||
+           (st = tc_report_str(rep, "input", "reordered",
+                               in->tcf && (in->tcf->row_perm || in->tcf->col_perm) ? "yes" : "no",
+                               "C is given in the original row order")));
+    return st;
+}
+
+static tc_status report_run(tc_report *rep, const options *o, const run *r)
+{
+    tc_status st;
+    (void)((st = tc_report_str(rep, "run", "device", r->device, NULL)) ||
+           (st = tc_report_str(rep, "run", "format", o->format, NULL)) ||
+           (st = tc_report_str(rep, "run", "kernel", r->implementation, NULL)) ||
+           (st = tc_report_str(rep, "run", "precision", r->precision, NULL)) ||
+           (st = tc_report_str(rep, "run", "variant", r->variant, NULL)));
+    if (!st && r->threads)
+        st = tc_report_int(rep, "run", "threads", r->threads, NULL);
+    return st;
+}
+
+static tc_status report_verify(tc_report *rep, const tool_matrix *in, const run *r,
+                               const tc_compare *c, double tol, int pass)
+{
+    /* the row as the user numbers it: the original row of a reordered A */
+    const tc_perm *rp = in->tcf ? in->tcf->row_perm : NULL;
+    int64_t row = c->max_at < 0 ? -1 : c->max_at / r->n;
+    int64_t col = c->max_at < 0 ? -1 : c->max_at % r->n;
+    if (rp && row >= 0)
+        row = rp->new2old[row];
+    tc_status st;
+    (void)((st = tc_report_num(rep, "verify", "tolerance", tol,
+                               "relative Frobenius, from the precision")) ||
+           (st = tc_report_num(rep, "verify", "rel_fro", c->rel_fro,
+                               "||C - ref||_F / ||ref||_F, float64 reference")) ||
+           (st = tc_report_num(rep, "verify", "max_abs", c->max_abs, "largest |C - ref|")) ||
+           (st = tc_report_int(rep, "verify", "max_row", row, "where it is (0-based)")) ||
+           (st = tc_report_int(rep, "verify", "max_col", col, NULL)) ||
+           (st = tc_report_int(rep, "verify", "nonfinite", c->nonfinite,
+                               "NaN/Inf where the reference differs")) ||
+           (st = tc_report_str(rep, "verify", "result", pass ? "pass" : "FAIL", NULL)));
+    return st;
+}
+
+static tc_status report_bench(tc_report *rep, const options *o, const run *r)
+{
+    const double med = r->ms.decile[5];
+    const double flops = 2.0 * (double)r->a->nnz * r->n;
+    const double bytes = (double)r->a_bytes + 4.0 * r->n * ((double)r->a->rows + r->a->cols);
+    const double floor_ms = bytes / (r->bandwidth * 1e6);
+    tc_status st;
+    (void)((st = tc_report_int(rep, "bench", "warmup", o->warmup, "untimed runs")) ||
+           (st = tc_report_int(rep, "bench", "iters", o->iters, "timed runs")) ||
+           (st = tc_report_num(rep, "bench", "median_ms", med, NULL)) ||
+           (st = tc_report_num(rep, "bench", "min_ms", r->ms.min, NULL)) ||
+           (st = tc_report_num(rep, "bench", "max_ms", r->ms.max, NULL)) ||
+           (st = tc_report_num(rep, "bench", "gflops", flops / (med * 1e6), "2*nnz*n / median")) ||
+           (st = tc_report_num(rep, "bench", "floor_bytes", bytes, "A, B and C each moved once")) ||
+           (st = tc_report_num(rep, "bench", "bandwidth_gbs", r->bandwidth, r->bandwidth_source)) ||
+           (st = tc_report_num(rep, "bench", "floor_ms", floor_ms, "floor_bytes / bandwidth")) ||
+           (st = tc_report_num(rep, "bench", "floor_fraction", floor_ms / med,
+                               "floor_ms / median_ms")));
+    if (!st && r->kernel)
+        (void)((st = tc_report_int(rep, "bench", "operand_sets", r->sets,
+                                    "B/C sets rotated so that they are not timed from L2")) ||
+               (st = tc_report_str(rep, "bench", "launch_gaps_hidden", r->held ? "yes" : "no",
+                                   "runs queued behind a holding kernel")));
+    if (!st && r->kernel && r->baseline_variant)
+        (void)((st = tc_report_num(rep, "baseline", "median_ms", r->baseline_ms,
+                                   "cuSPARSE, fastest CSR algorithm, same operands")) ||
+               (st = tc_report_str(rep, "baseline", "variant", r->baseline_variant, NULL)) ||
+               (st = tc_report_num(rep, "baseline", "speedup", r->baseline_ms / med, NULL)));
+    return st;
+}
+
+/* The median of each variant that tc_kernel_tune timed. */
+static tc_status report_variants(tc_report *rep, const run *r)
+{
+    tc_status st = TC_OK;
+    for (int v = 0; v < r->kernel->nvariants && !st; v++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_ms", r->kernel->variant_names[v]);
+        st = r->plan->variant_ms[v] < 0
+                 ? tc_report_str(rep, "variants", key, "unsupported", NULL)
+                 : tc_report_num(rep, "variants", key, r->plan->variant_ms[v], "median");
+    }
+    if (!st)
+        st = tc_report_str(rep, "variants", "fastest", r->variant, NULL);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* C in the original row order (/matrix row i is original row new2old[i]),
+   widened for the writers. */
+static tc_status write_c(const options *o, const tool_matrix *in, const run *r, tc_error *err)
+{
+    const tc_perm *rp = in->tcf ? in->tcf->row_perm : NULL;
+    const int32_t rows = r->a->rows, n = r->n;
+    double *c = tc_malloc_array((int64_t)rows * n, sizeof *c, err);
+    if (!c)
+        return TC_ERR_NOMEM;
+    for (int32_t i = 0; i < rows; i++) {
+        double *dst = c + (int64_t)(rp ? rp->new2old[i] : i) * n;
+        for (int32_t k = 0; k < n; k++)
+            dst[k] = r->C[(int64_t)i * n + k];
+    }
+    tc_status st;
+    const char *colon = strrchr(o->output, ':');
+    if (ends_with(o->output, ".mtx")) {
+        st = tc_mtx_write_dense(o->output, rows, n, c, err);
+    } else if (is_h5_name(o->output)) {
+        st = tc_h5_write_dense(o->output, "/C", rows, n, c, 1, err);
+    } else {
+        char *path = strndup(o->output, (size_t)(colon - o->output));
+        st = path ? tc_h5_write_dense(path, colon + 1, rows, n, c, 1, err)
+                  : tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        free(path);
+    }
+    free(c);
+    if (!st)
+        tool_info("wrote %s: %d x %d", o->output, rows, n);
+    return st;
+}
+
+/* Refuses an output that would overwrite an input. */
+static void check_clobber(const options *o)
+{
+    if (!o->output)
+        return;
+    const char *colon = strrchr(o->output, ':');
+    char *path = !ends_with(o->output, ".mtx") && !is_h5_name(o->output) && colon
+                     ? strndup(o->output, (size_t)(colon - o->output))
+                     : strdup(o->output);
+    if (!path)
+        tool_errorf("out of memory"), exit(1);
+    int same = tc_same_file(path, o->input) || (o->b_spec && tc_same_file(path, o->b_spec));
+    free(path);
+    if (same)
+        tool_usage_error("-o %s would overwrite an input", o->output);
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* C against the float64 reference computed from the same (rounded) B. */
+static tc_status verify(const options *o, const run *r, const double *bd, tc_compare *c,
+                        tc_error *err)
+{
+    const int64_t len = (int64_t)r->a->rows * r->n;
+    double *ref = tc_malloc_array(len, sizeof *ref, err);
+    if (!ref)
+        return TC_ERR_NOMEM;
+    tc_status st = tc_spmm_ref_f64(r->a, bd, r->n, r->n, ref, r->n, o->threads, err);
+    if (!st)
+        tc_compare_f32(r->C, ref, r->a->rows, r->n, r->n, c);
+    free(ref);
+    return st;
+}
+
+static tc_status print_report(const options *o, const tool_matrix *in, const run *r,
+                              const tc_compare *c, int pass)
+{
+    tc_report *rep = tc_report_new();
+    if (!rep)
+        return TC_ERR_NOMEM;
+    tc_status st = report_input(rep, o, in, r);
+    if (!st)
+        st = report_run(rep, o, r);
+    if (!st && o->verify)
+        st = report_verify(rep, in, r, c, tc_tolerance(r->precision), pass);
+    if (!st && o->bench)
+        st = report_bench(rep, o, r);
+    if (!st && r->kernel && !o->variant && r->kernel->nvariants > 1)
+        st = report_variants(rep, r);
+    if (!st)
+        tool_print_report(stdout, rep, o->style);
+    tc_report_free(rep);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    tool_init("tcmul", argc, argv);
+    options o;
+    parse_args(argc, argv, &o);
+    tc_h5_set_verbose(tool_verbose > 0);
+    if (o.list_devices)
+        list_devices();
+    check_clobber(&o);
+
+    tc_gpu *g = open_device(&o);
+    const tc_format *f = tc_format_find(o.format);
+    run r;
+    memset(&r, 0, sizeof r);
+    if (g) {
+        if (!(r.kernel = tc_kernel_find(o.format)))
+            tool_usage_error("--format: no GPU kernel for format '%s'", o.format);
+        if (o.variant && tc_kernel_variant_find(r.kernel, o.variant) < 0)
+            tool_usage_error("--variant: kernel %s has no variant '%s'", o.format, o.variant);
+    } else if (!tc_format_is_canonical(f) || o.variant) {
+        tool_usage_error("the CPU runs the csr format only, with no variants");
+    }
+
+    tc_error err;
+    tool_matrix in;
+    if (tool_load_matrix(o.input, g && !tc_format_is_canonical(f), &in, &err))
+        tool_die(&err);
+    r.a = in.a;
+    float *bf = NULL;
+    double *bd = NULL;
+    const tc_fmt *m = NULL;
+    tc_fmt *built = NULL;
+    tc_compare cmp;
+    memset(&cmp, 0, sizeof cmp);
+    int pass = 1;
+    tc_status st = load_b(&o, &in, &r.n, &bf, &bd, &err);
+    r.B = bf;
+    if (!st && !(r.C = tc_malloc_array((int64_t)r.a->rows * r.n, sizeof *r.C, &err)))
+        st = TC_ERR_NOMEM;
+    if (!st && g)
+        st = kernel_fmt(f, &in, &m, &built, &err);
+    if (!st)
+        st = g ? run_gpu(&o, g, m, &r, &err) : run_cpu(&o, &r, &err);
+    if (!st && o.verify) {
+        st = verify(&o, &r, bd, &cmp, &err);
+        pass = !st && cmp.nonfinite == 0 && cmp.rel_fro <= tc_tolerance(r.precision);
+    }
+    if (!st && o.output && pass)
+        st = write_c(&o, &in, &r, &err);
+    if (!st && (o.verify || o.bench))
+        st = print_report(&o, &in, &r, &cmp, pass);
+    if (!st && !pass)
+        st = tc_error_set(&err, TC_ERR_VERIFY,
+                          "verification failed: relative Frobenius error %.3g (tolerance %.3g, "
+                          "%s), %lld non-finite where the reference differs",
+                          cmp.rel_fro, tc_tolerance(r.precision), r.precision,
+                          (long long)cmp.nonfinite);
+    tc_kernel_free(r.plan);
+    tc_gpu_close(g);
+    tc_fmt_free(built);
+    tool_matrix_free(&in);
+    free(bf);
+    free(bd);
+    free(r.C);
+    if (st)
+        tool_die(&err);
+    return 0;
+}

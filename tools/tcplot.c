@@ -1,0 +1,202 @@
+/* tcplot: PNG pictures of a matrix's nonzero pattern and block density. */
+#include "config.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+#define MAX_SIZE 8192
+#define MAX_BLOCK 1024
+
+static void usage(void)
+{
+    printf(
+"Usage: %s [OPTIONS] MATRIX -o SPY.png [--blocks BLOCKS.png]\n"
+"Draw a sparse matrix as PNG pictures: its nonzero pattern (spy plot) and the\n"
+"fill of its tensor-core blocks (block-density plot), either or both.\n"
+"\n"
+"MATRIX is a .mtx, .mtx.gz or .tcf.h5 file, or - for Matrix Market on standard\n"
+"input. A reordered .tcf.h5 is drawn in its stored (reordered) order.\n"
+"\n"
+"The matrix keeps its aspect ratio; its longest side is SIZE pixels (a smaller\n"
+"matrix is zoomed by a whole factor instead), inside a 1-pixel grey frame.\n"
+"Spy plot: each pixel a bucket of entries, white when empty, else light blue\n"
+"(one nonzero) to dark navy (the fullest bucket), on a log scale.\n"
+"Block-density plot: the matrix tiled in aligned HxW blocks; each pixel shows\n"
+"the mean nonzeros per non-empty block in it, log scale, from dark purple (1)\n"
+"through teal to yellow (H*W: full), white where there is no block.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE    write the spy plot to FILE (- for standard output)\n"
+"  -b, --blocks FILE    write the block-density plot to FILE (- for standard output)\n"
+"  -s, --size N         longest side of the matrix area in pixels, 1 to %d\n"
+"                       (default 1024)\n"
+"      --grid           always draw the block grid (light grey, on empty pixels)\n"
+"      --no-grid        never draw it (default: drawn when a block spans at least\n"
+"                       4 pixels a side)\n"
+"      --block HxW      block shape for the grid and the block plot (default 16x8)\n"
+"  -f, --format NAME    whose blocks --blocks draws (default csr: the aligned\n"
+"                       HxW grid)\n"
+"  -q, --quiet          no progress bar\n"
+"  -v, --verbose        say what was drawn\n"
+"  -h, --help           show this help and exit\n"
+"  -V, --version        show the version and exit\n"
+"\n"
+"Examples:\n"
+"  %s graph.mtx.gz -o graph.png\n"
+"  %s --size 512 --blocks blocks.png -o spy.png graph.tcf.h5\n",
+        tool_name, MAX_SIZE, tool_name, tool_name);
+}
+
+enum { OPT_GRID = 256, OPT_NO_GRID, OPT_BLOCK };
+
+typedef struct options {
+    const char *input, *spy, *blocks;
+    tc_plot_opts plot;
+} options;
+
+/* "HxW", each side 1..MAX_BLOCK. */
+static void parse_block(const char *s, tc_plot_opts *p)
+{
+    char *end;
+    long h = strtol(s, &end, 10), w = 0;
+    if (end != s && *end == 'x') {
+        const char *ws = end + 1;
+        w = strtol(ws, &end, 10);
+        if (end == ws)
+            w = 0;
+    }
+    if (*end || h < 1 || w < 1 || h > MAX_BLOCK || w > MAX_BLOCK)
+        tool_usage_error("--block: expected HxW with sides 1 to %d (e.g. 16x8), found '%s'",
+                         MAX_BLOCK, s);
+    p->block_h = (int)h;
+    p->block_w = (int)w;
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "blocks", required_argument, NULL, 'b' },
+        { "size", required_argument, NULL, 's' },
+        { "grid", no_argument, NULL, OPT_GRID },
+        { "no-grid", no_argument, NULL, OPT_NO_GRID },
+        { "block", required_argument, NULL, OPT_BLOCK },
+        { "format", required_argument, NULL, 'f' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    static const tc_plot_opts defaults = TC_PLOT_DEFAULTS;
+    memset(o, 0, sizeof *o);
+    o->plot = defaults;
+    const char *format = "csr";
+    int c;
+    while ((c = getopt_long(argc, argv, "o:b:s:f:qvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->spy = optarg; break;
+        case 'b': o->blocks = optarg; break;
+        case 's': o->plot.size = (int32_t)tool_parse_long("--size", optarg, 1, MAX_SIZE); break;
+        case OPT_GRID: o->plot.grid = 1; break;
+        case OPT_NO_GRID: o->plot.grid = 0; break;
+        case OPT_BLOCK: parse_block(optarg, &o->plot); break;
+        case 'f': format = optarg; break;
+        case 'q': tool_quiet = 1; break;
+        case 'v': tool_verbose++; break;
+        case 'h': usage(); exit(0);
+        case 'V': tool_version();
+        default: tool_usage_error("unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        tool_usage_error(optind == argc ? "no input file" : "more than one input file");
+    o->input = argv[optind];
+    if (!o->spy && !o->blocks)
+        tool_usage_error("nothing to draw: give -o FILE and/or --blocks FILE");
+    if (o->spy && o->blocks && strcmp(o->spy, o->blocks) == 0)
+        tool_usage_error("-o and --blocks name the same file '%s'", o->spy);
+    const tc_format *list[8];
+    int n;
+    tc_error err;
+    if (tc_format_list_parse(format, list, 8, &n, &err))
+        tool_usage_error("--format: %s", err.msg);
+    if (n != 1)
+        tool_usage_error("--format: give one format, found '%s'", format);
+    o->plot.format = list[0];
+}
+
+/* Draws one picture (spy or blocks) into *img. */
+static tc_status draw(options *o, const tc_csr *a, int blocks, tc_image **img, tc_error *err)
+{
+    o->plot.progress = tool_progress("drawing");
+    tc_status st = blocks ? tc_plot_blocks(a, &o->plot, img, err)
+                          : tc_plot_spy(a, &o->plot, img, err);
+    tool_progress_end();
+    if (st)
+        return st;
+    tool_info("%s: %s plot, %d x %d pixels", blocks ? o->blocks : o->spy,
+              blocks ? "block-density" : "spy", (*img)->width, (*img)->height);
+    return TC_OK;
+}
+
+/* Writes the pictures to their targets together: every target is opened
+   (as a temporary file) before any is written, and they are renamed into
+   place only when all were written, so that one bad target leaves no other
+   picture behind. */
+static tc_status write_all(const char *const *paths, tc_image *const *imgs, int n,
+                           tc_error *err)
+{
+    tc_atomic out[2];
+    int opened = 0, committed = 0;
+    tc_status st = TC_OK;
+    while (!st && opened < n)
+        if (!(st = tc_atomic_open(&out[opened], paths[opened], 1, err)))
+            opened++;
+    for (int i = 0; !st && i < n; i++)
+        st = tc_png_write_fp(out[i].fp, out[i].is_stdout ? "standard output" : paths[i],
+                             imgs[i], err);
+    while (!st && committed < n) {
+        st = tc_atomic_commit(&out[committed], err);
+        committed++;    /* a failed commit removes its own temporary file */
+    }
+    for (int i = committed; i < opened; i++)
+        tc_atomic_abort(&out[i]);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    tool_init("tcplot", argc, argv);
+    options o;
+    parse_args(argc, argv, &o);
+    tc_h5_set_verbose(tool_verbose > 0);
+
+    tc_error err;
+    tool_matrix in;
+    if (tool_load_matrix(o.input, 0, &in, &err))
+        tool_die(&err);
+    tool_info("%s: %d x %d, %lld nonzeros", o.input, in.a->rows, in.a->cols,
+              (long long)in.a->nnz);
+    const char *paths[2];
+    tc_image *imgs[2] = { NULL, NULL };
+    int n = 0;
+    tc_status st = TC_OK;
+    if (o.spy) {
+        paths[n] = o.spy;
+        st = draw(&o, in.a, 0, &imgs[n++], &err);
+    }
+    if (!st && o.blocks) {
+        paths[n] = o.blocks;
+        st = draw(&o, in.a, 1, &imgs[n++], &err);
+    }
+    tool_matrix_free(&in);
+    if (!st)
+        st = write_all(paths, imgs, n, &err);
+    for (int i = 0; i < n; i++)
+        tc_image_free(imgs[i]);
+    if (st)
+        tool_die(&err);
+    return 0;
+}

@@ -1,0 +1,337 @@
+/* tcreorder: row reorderings that raise tensor-core block density. Computes
+   (or reads) a row permutation, writes the reordered matrix with its
+   /permutation and/or the permutation as text, and reports the TC block
+   count before and after. The methods live in lib/reorder/. */
+#include "config.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+
+static void usage(void)
+{
+    printf(
+"Usage: %s (--method NAME | --apply PERMFILE) [OPTIONS] INPUT\n"
+"Reorder the rows of a sparse matrix so that rows sharing columns fall into\n"
+"the same 16-row window, and report the number of 16x8 tensor-core blocks\n"
+"before and after.\n"
+"\n"
+"INPUT is a .mtx, .mtx.gz or .tcf.h5 file, or - for Matrix Market on\n"
+"standard input. A .tcf.h5 that was reordered before is reordered further:\n"
+"its /permutation keeps mapping to the original row order.\n"
+"\n"
+"The order:\n"
+"  -m, --method NAME        compute it with NAME (see --list-methods)\n"
+"  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
+"                           parameters of the method\n"
+"      --apply FILE         read it from FILE (one 0-based index per line)\n"
+"      --perm-convention new2old|old2new\n"
+"                           how --apply and --perm-out files read (default\n"
+"                           new2old: line i holds the old index of new row i)\n"
+"      --list-methods       list the methods and their parameters, and exit\n"
+"\n"
+"Outputs (with neither, only the report is printed):\n"
+"  -o, --output FILE        write the reordered matrix as .tcf.h5, with\n"
+"                           /permutation\n"
+"      --perm-out FILE      write the permutation of INPUT's rows as text\n"
+"                           (- for standard output)\n"
+"      --no-compress        store .tcf.h5 datasets uncompressed\n"
+"      --tsv                report as section, key, value lines\n"
+"      --json               report as JSON\n"
+"  -q, --quiet              no report text, no warnings, no progress bar\n"
+"  -v, --verbose            say what was written; show HDF5's own errors\n"
+"  -h, --help               show this help and exit\n"
+"  -V, --version            show the version and exit\n"
+"\n"
+"Examples:\n"
+"  %s --method rcm -o graph.rcm.tcf.h5 graph.tcf.h5\n"
+"  %s --method degree --perm-out order.txt graph.mtx.gz\n"
+"  %s --apply order.txt -o graph.deg.tcf.h5 graph.mtx.gz\n",
+        tool_name, tool_name, tool_name, tool_name);
+}
+
+enum { OPT_APPLY = 256, OPT_PERM_OUT, OPT_CONVENTION, OPT_LIST, OPT_NO_COMPRESS, OPT_TSV,
+       OPT_JSON };
+
+typedef struct options {
+    const tc_reorder_method *method;
+    tc_params params;
+    const char *apply, *output, *perm_out, *input;
+    tc_perm_convention convention;
+    int compress;
+    tool_out_style style;
+} options;
+
+static void list_methods(void)
+{
+    for (int i = 0; i < tc_reorder_count(); i++) {
+        const tc_reorder_method *m = tc_reorder_at(i);
+        printf("%-8s %s\n", tc_reorder_name(m), tc_reorder_description(m));
+        int n;
+        const tc_param_def *d = tc_reorder_params(m, &n);
+        for (int j = 0; j < n; j++)
+            printf("         %s=%g  %s [%g, %g]\n", d[j].name, d[j].def, d[j].help, d[j].min,
+                   d[j].max);
+    }
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        { "method", required_argument, NULL, 'm' },
+        { "param", required_argument, NULL, 'p' },
+        { "apply", required_argument, NULL, OPT_APPLY },
+        { "output", required_argument, NULL, 'o' },
+        { "perm-out", required_argument, NULL, OPT_PERM_OUT },
+        { "perm-convention", required_argument, NULL, OPT_CONVENTION },
+        { "list-methods", no_argument, NULL, OPT_LIST },
+        { "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
+        { "tsv", no_argument, NULL, OPT_TSV },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "quiet", no_argument, NULL, 'q' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    memset(o, 0, sizeof *o);
+    o->convention = TC_PERM_NEW2OLD;
+    o->compress = 1;
+    o->style = TOOL_OUT_TEXT;
+    tc_error err;
+    int c;
+    while ((c = getopt_long(argc, argv, "m:p:o:qvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            if (!(o->method = tc_reorder_find(optarg)))
+                tool_usage_error("--method: unknown method '%s' (--list-methods lists them)",
+                                 optarg);
+            break;
+        case 'p':
+            if (tc_params_parse(&o->params, optarg, &err))
+                tool_usage_error("--param: %s", err.msg);
+            break;
+        case OPT_APPLY: o->apply = optarg; break;
+        case 'o': o->output = optarg; break;
+        case OPT_PERM_OUT: o->perm_out = optarg; break;
+        case OPT_CONVENTION: o->convention = tool_parse_convention(optarg); break;
+        case OPT_LIST: list_methods(); exit(0);
+        case OPT_NO_COMPRESS: o->compress = 0; break;
+        case OPT_TSV: o->style = TOOL_OUT_TSV; break;
+        case OPT_JSON: o->style = TOOL_OUT_JSON; break;
+        case 'q': tool_quiet = 1; break;
+        case 'v': tool_verbose++; break;
+        case 'h': usage(); exit(0);
+        case 'V': tool_version();
+        default: tool_usage_error("unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        tool_usage_error(optind == argc ? "no input file" : "more than one input file");
+    o->input = argv[optind];
+    if (!o->method == !o->apply)
+        tool_usage_error("give exactly one of --method and --apply");
+    if (o->apply && o->params.n)
+        tool_usage_error("--param goes with --method, not --apply");
+    if (o->method) {
+        int n;
+        const tc_param_def *d = tc_reorder_params(o->method, &n);
+        if (tc_params_check(&o->params, d, n, tc_reorder_name(o->method), &err))
+            tool_usage_error("--param: %s", err.msg);
+    }
+    if (o->output && strcmp(o->output, "-") == 0)
+        tool_usage_error("a .tcf.h5 cannot go to standard output: give -o FILE");
+    if (o->output && o->perm_out &&
+        (strcmp(o->output, o->perm_out) == 0 || tc_same_file(o->output, o->perm_out)))
+        tool_usage_error("-o and --perm-out name the same file");
+    if (o->perm_out && strcmp(o->perm_out, "-") == 0 && o->style != TOOL_OUT_TEXT)
+        tool_usage_error("--perm-out - and --%s would share standard output",
+                         o->style == TOOL_OUT_TSV ? "tsv" : "json");
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The permutation of the input's rows, and the seconds it took. */
+static tc_status find_order(const options *o, const tc_csr *a, tc_perm **perm,
+                            double *seconds, tc_error *err)
+{
+    double t0 = now_seconds();
+    tc_status st;
+    if (o->apply) {
+        st = tc_perm_read(o->apply, a->rows, o->convention, perm, err);
+    } else {
+        st = tc_reorder_run(o->method, a, &o->params, perm, tool_progress(tc_reorder_name(o->method)),
+                            err);
+        tool_progress_end();
+    }
+    *seconds = now_seconds() - t0;
+    return st;
+}
+
+static tc_status copy_str(char **dst, const char *src, tc_error *err)
+{
+    if (src && !(*dst = strdup(src)))
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    return TC_OK;
+}
+
+/* The container to write: the reordered matrix, its /permutation composed
+   with the input's own (so that it still maps to the original rows), the
+   input's column permutation if any, and provenance that keeps the
+   original source, banner and comments. Takes `b`. */
+static tc_status make_tcf(const options *o, const tool_matrix *in, tc_csr *b,
+                          const tc_perm *perm, tc_tcf **out, tc_error *err)
+{
+    tc_tcf *t = tc_tcf_new();
+    if (!t) {
+        tc_csr_free(b);
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    }
+    t->matrix = b;
+    const tc_tcf *old = in->tcf;
+    const char *method = o->method ? tc_reorder_name(o->method) : "apply";
+    tc_status st = old && old->row_perm ? tc_perm_compose(old->row_perm, perm, &t->row_perm, err)
+                                        : tc_perm_from_array(&t->row_perm, perm->n, perm->new2old,
+                                                             TC_PERM_NEW2OLD, "permutation", err);
+    if (!st && old && old->col_perm)
+        st = tc_perm_from_array(&t->col_perm, old->col_perm->n, old->col_perm->new2old,
+                                TC_PERM_NEW2OLD, "permutation", err);
+    if (!st) {
+        /* "degree+rcm": every method that led from the original order */
+        const char *before = old && old->row_perm && old->perm_method ? old->perm_method : NULL;
+        size_t len = (before ? strlen(before) + 1 : 0) + strlen(method) + 1;
+        if (!(t->perm_method = malloc(len)))
+            st = tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        else
+            snprintf(t->perm_method, len, "%s%s%s", before ? before : "", before ? "+" : "",
+                     method);
+    }
+    if (!st && o->method)
+        tc_reorder_params_effective(o->method, &o->params, &t->perm_params);
+    const tc_provenance *prov = old ? &old->prov : NULL;
+    if (!st)
+        st = tc_provenance_set(&t->prov, tool_argc(), tool_argv(),
+                               prov && prov->source ? prov->source : o->input, err);
+    if (!st)
+        st = copy_str(&t->prov.banner, prov ? prov->banner
+                                             : in->info.banner[0] ? in->info.banner : NULL, err);
+    if (!st)
+        st = copy_str(&t->prov.comments, prov ? prov->comments : in->info.comments, err);
+    if (st) {
+        tc_tcf_free(t);
+        return st;
+    }
+    *out = t;
+    return TC_OK;
+}
+
+/* Both outputs are written to temporary files first and renamed into place
+   together at the end, so that a failure in either leaves neither behind
+   and clobbers nothing. Takes `b`. */
+static tc_status write_outputs(const options *o, const tool_matrix *in, tc_csr *b,
+                               const tc_perm *perm, tc_error *err)
+{
+    tc_atomic h5 = { 0 }, text = { 0 };
+    int perm_file = o->perm_out && strcmp(o->perm_out, "-") != 0;
+    tc_status st = o->output ? tc_atomic_open(&h5, o->output, 0, err) : TC_OK;
+    if (!st && perm_file)
+        st = tc_atomic_open(&text, o->perm_out, 0, err);
+    if (!st && o->output) {
+        tc_tcf *t = NULL;
+        st = make_tcf(o, in, b, perm, &t, err);
+        b = NULL;
+        tc_h5_write_opts wo = TC_H5_WRITE_DEFAULTS;
+        wo.compress = o->compress;
+        if (!st)
+            st = tc_h5_write(h5.tmp, t, &wo, err);
+        if (!st)
+            tool_info("writing %s (method %s)", o->output, t->perm_method);
+        tc_tcf_free(t);
+    }
+    if (!st && o->perm_out)
+        st = tc_perm_write(perm_file ? text.tmp : "-", perm, o->convention, err);
+    if (!st && o->output)
+        st = tc_atomic_commit(&h5, err);
+    if (!st && perm_file)
+        st = tc_atomic_commit(&text, err);
+    if (st) {
+        tc_atomic_abort(&h5);
+        tc_atomic_abort(&text);
+    }
+    tc_csr_free(b);
+    return st;
+}
+
+static tc_report *make_report(const options *o, const tc_csr *a, const tc_csr *b,
+                              double seconds, tc_error *err)
+{
+    int64_t before = tc_count_tc_blocks(a, 16, 8), after = tc_count_tc_blocks(b, 16, 8);
+    tc_report *r = tc_report_new();
+    tc_status st = r && before >= 0 && after >= 0 ? TC_OK : TC_ERR_NOMEM;
+    if (!st)
+        st = tc_report_str(r, "reorder", "method", o->method ? tc_reorder_name(o->method) : "apply",
+                           "how the order was found");
+    if (!st)
+        st = tc_report_int(r, "reorder", "rows", a->rows, "rows permuted");
+    if (!st)
+        st = tc_report_num(r, "reorder", "seconds", seconds,
+                           o->method ? "time to compute the order" : "time to read the order");
+    if (!st)
+        st = tc_report_int(r, "tc16x8", "blocks_before", before, "16x8 TC blocks before");
+    if (!st)
+        st = tc_report_int(r, "tc16x8", "blocks_after", after, "16x8 TC blocks after");
+    if (!st)
+        st = tc_report_num(r, "tc16x8", "nnz_per_tcb_before", before ? (double)a->nnz / (double)before : 0,
+                           "mean nonzeros per TC block before");
+    if (!st)
+        st = tc_report_num(r, "tc16x8", "nnz_per_tcb_after", after ? (double)b->nnz / (double)after : 0,
+                           "mean nonzeros per TC block after");
+    if (st) {
+        tc_report_free(r);
+        tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    tool_init("tcreorder", argc, argv);
+    options o;
+    parse_args(argc, argv, &o);
+    tc_h5_set_verbose(tool_verbose > 0);
+
+    tc_error err;
+    tool_matrix in;
+    if (tool_load_matrix(o.input, 0, &in, &err))
+        tool_die(&err);
+    tc_perm *perm;
+    tc_csr *b;
+    double seconds;
+    if (find_order(&o, in.a, &perm, &seconds, &err) ||
+        tc_csr_permute(in.a, perm, NULL, &b, &err))
+        tool_die(&err);
+    tc_report *r = make_report(&o, in.a, b, seconds, &err);
+    if (!r)
+        tool_die(&err);
+    /* write_outputs takes b */
+    if (write_outputs(&o, &in, b, perm, &err))
+        tool_die(&err);
+
+    if (o.style != TOOL_OUT_TEXT)
+        tool_print_report(stdout, r, o.style);
+    else if (!tool_quiet)
+        tool_print_report(o.perm_out && strcmp(o.perm_out, "-") == 0 ? stderr : stdout, r,
+                          TOOL_OUT_TEXT);
+    tc_report_free(r);
+    tc_perm_free(perm);
+    tool_matrix_free(&in);
+    return 0;
+}

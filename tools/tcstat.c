@@ -1,0 +1,264 @@
+/* tcstat: density statistics of sparse matrices: the figures the papers
+   tabulate, for your matrix. All figures come from the library
+   (tc_stats_report, tc_format_stats_report); this file parses options and
+   prints. */
+#include "config.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common.h"
+
+static void usage(void)
+{
+    printf(
+"Usage: %s [OPTIONS] MATRIX...\n"
+"Print density statistics of sparse matrices: shape, density, symmetry,\n"
+"row and column lengths, bandwidth, and the tensor-core tiling of 16-row\n"
+"windows with columns compacted per window (TC blocks per row window and\n"
+"nonzeros per TC block: mean, CV, deciles).\n"
+"\n"
+"Each MATRIX is a .mtx, .mtx.gz (read by content, not name) or .tcf.h5\n"
+"file, or - for Matrix Market on standard input.\n"
+"\n"
+"Options:\n"
+"  -f, --format LIST        also give the figures of these tensor-core formats\n"
+"                           (comma list or 'all'), read from a .tcf.h5 that\n"
+"                           stores them, else built with default parameters\n"
+"  -b, --block HxW          tiling of H-row windows into H x W blocks\n"
+"                           (default 16x8; H and W in 1..256)\n"
+"  -o, --output FILE        write the report to FILE (default: standard output)\n"
+"      --tsv                section, key, value lines (a leading file column\n"
+"                           with several inputs)\n"
+"      --json               a JSON object (an array of {file, report} objects\n"
+"                           with several inputs)\n"
+"  -q, --quiet              no warnings, no progress bar\n"
+"  -v, --verbose            say how long each step took; show HDF5's own errors\n"
+"  -h, --help               show this help and exit\n"
+"  -V, --version            show the version and exit\n"
+"\n"
+"Examples:\n"
+"  %s graph.mtx.gz\n"
+"  %s --json -f all graph.tcf.h5\n"
+"  %s --tsv *.mtx.gz | awk -F'\\t' '$3 == \"blocks\"'\n",
+        tool_name, tool_name, tool_name, tool_name);
+}
+
+enum { OPT_TSV = 256, OPT_JSON };
+
+typedef struct options {
+    const tc_format *formats[32];
+    int nformats;
+    int h, w;
+    const char *output;
+    tool_out_style style;
+    char **inputs;
+    int ninputs;
+} options;
+
+/* "16x8" into h and w, each 1..256. */
+static void parse_block(const char *s, int *h, int *w)
+{
+    char hs[16], ws[16];
+    const char *x = strchr(s, 'x');
+    if (!x || x == s || (size_t)(x - s) >= sizeof hs || strlen(x + 1) >= sizeof ws)
+        tool_usage_error("--block: expected HxW (e.g. 16x8), found '%s'", s);
+    memcpy(hs, s, (size_t)(x - s));
+    hs[x - s] = '\0';
+    strcpy(ws, x + 1);
+    *h = (int)tool_parse_long("--block", hs, 1, 256);
+    *w = (int)tool_parse_long("--block", ws, 1, 256);
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "block", required_argument, NULL, 'b' },
+        { "output", required_argument, NULL, 'o' },
+        { "tsv", no_argument, NULL, OPT_TSV },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "quiet", no_argument, NULL, 'q' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    memset(o, 0, sizeof *o);
+    o->h = 16;
+    o->w = 8;
+    o->output = "-";
+    o->style = TOOL_OUT_TEXT;
+    tc_error err;
+    int c;
+    while ((c = getopt_long(argc, argv, "f:b:o:qvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (tc_format_list_parse(optarg, o->formats, 32, &o->nformats, &err))
+                tool_usage_error("--format: %s", err.msg);
+            break;
+        case 'b': parse_block(optarg, &o->h, &o->w); break;
+        case 'o': o->output = optarg; break;
+        case OPT_TSV: o->style = TOOL_OUT_TSV; break;
+        case OPT_JSON: o->style = TOOL_OUT_JSON; break;
+        case 'q': tool_quiet = 1; break;
+        case 'v': tool_verbose++; break;
+        case 'h': usage(); exit(0);
+        case 'V': tool_version();
+        default: tool_usage_error("unknown option");
+        }
+    }
+    if (optind == argc)
+        tool_usage_error("no input file");
+    o->inputs = argv + optind;
+    o->ninputs = argc - optind;
+    int stdin_count = 0;
+    for (int i = 0; i < o->ninputs; i++)
+        stdin_count += strcmp(o->inputs[i], "-") == 0;
+    if (stdin_count > 1)
+        tool_usage_error("standard input (-) given more than once");
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+/* The figures of format f for m: the copy stored in the .tcf.h5 when there
+   is one, else built now. */
+static tc_status add_format(const tool_matrix *m, const tc_format *f, tc_report *r,
+                            tc_error *err)
+{
+    for (int k = 0; m->tcf && k < m->tcf->nformats; k++)
+        if (tc_fmt_format(m->tcf->formats[k]) == f)
+            return tc_format_stats_report(m->tcf->formats[k], m->a, r, err);
+    tc_params defaults = { 0 };
+    tc_fmt *built;
+    tc_status st = tc_fmt_build(f, m->a, &defaults, &built, err);
+    if (!st)
+        st = tc_format_stats_report(built, m->a, r, err);
+    tc_fmt_free(built);
+    return st;
+}
+
+/* Every figure of one input; the library's message is prefixed with the
+   file name when it does not already start with it. */
+static tc_report *stat_one(const options *o, const char *path)
+{
+    tc_error err;
+    tool_matrix m;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (tool_load_matrix(path, o->nformats > 0, &m, &err))
+        tool_die(&err);
+    tool_info("%s: read %d x %d, %lld nonzeros in %.3f s", path, m.a->rows, m.a->cols,
+              (long long)m.a->nnz, seconds_since(&t0));
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tc_report *r = tc_report_new();
+    tc_status st = r ? tc_stats_report(m.a, o->h, o->w, r, &err)
+                     : tc_error_set(&err, TC_ERR_NOMEM, "out of memory");
+    tool_info("%s: statistics in %.3f s", path, seconds_since(&t0));
+    for (int i = 0; !st && i < o->nformats; i++) {
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        st = add_format(&m, o->formats[i], r, &err);
+        tool_info("%s: format %s in %.3f s", path, tc_format_name(o->formats[i]),
+                  seconds_since(&t0));
+    }
+    tool_matrix_free(&m);
+    if (st) {
+        if (strncmp(err.msg, path, strlen(path)) != 0)
+            tc_error_prefix(&err, "%s", path);
+        tool_die(&err);
+    }
+    return r;
+}
+
+/* One report as text in memory, so that several can be framed. */
+static void render(const tc_report *r, tool_out_style style, char **text, size_t *len)
+{
+    FILE *fp = open_memstream(text, len);
+    if (!fp) {
+        tc_error err;
+        tc_error_set(&err, TC_ERR_NOMEM, "out of memory");
+        tool_die(&err);
+    }
+    tool_print_report(fp, r, style);
+    fclose(fp);
+}
+
+/* A file name as a TSV field: tabs and newlines become spaces. */
+static void tsv_field(FILE *fp, const char *s)
+{
+    for (; *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, fp);
+}
+
+/* Several reports: text under "==> FILE <==" headings (as head(1) does),
+   TSV with a leading file column, JSON as an array of {file, report}. */
+static void print_many(FILE *fp, const options *o, tc_report **reports)
+{
+    if (o->style == TOOL_OUT_TSV)
+        fputs("file\tsection\tkey\tvalue\n", fp);
+    if (o->style == TOOL_OUT_JSON)
+        fputs("[\n", fp);
+    for (int i = 0; i < o->ninputs; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        render(reports[i], o->style, &text, &len);
+        if (o->style == TOOL_OUT_TEXT) {
+            fprintf(fp, "%s==> %s <==\n%s", i ? "\n" : "", o->inputs[i], text);
+        } else if (o->style == TOOL_OUT_TSV) {
+            /* each line after the report's own header, behind the file */
+            for (char *line = strchr(text, '\n') + 1; *line;) {
+                char *end = strchr(line, '\n');
+                tsv_field(fp, o->inputs[i]);
+                fprintf(fp, "\t%.*s\n", (int)(end - line), line);
+                line = end + 1;
+            }
+        } else {
+            if (len && text[len - 1] == '\n')
+                text[len - 1] = '\0';
+            fputs("{\"file\": ", fp);
+            tool_json_string(fp, o->inputs[i]);
+            fprintf(fp, ", \"report\": %s}%s\n", text, i + 1 < o->ninputs ? "," : "");
+        }
+        free(text);
+    }
+    if (o->style == TOOL_OUT_JSON)
+        fputs("]\n", fp);
+}
+
+int main(int argc, char **argv)
+{
+    tool_init("tcstat", argc, argv);
+    options o;
+    parse_args(argc, argv, &o);
+    tc_h5_set_verbose(tool_verbose > 0);
+
+    /* Everything is computed before anything is written, so that a failure
+       on any input leaves the output untouched. */
+    tc_report **reports = calloc((size_t)o.ninputs, sizeof *reports);
+    tc_error err;
+    if (!reports) {
+        tc_error_set(&err, TC_ERR_NOMEM, "out of memory");
+        tool_die(&err);
+    }
+    for (int i = 0; i < o.ninputs; i++)
+        reports[i] = stat_one(&o, o.inputs[i]);
+
+    tc_atomic out;
+    if (tc_atomic_open(&out, o.output, 1, &err))
+        tool_die(&err);
+    if (o.ninputs == 1)
+        tool_print_report(out.fp, reports[0], o.style);
+    else
+        print_many(out.fp, &o, reports);
+    if (tc_atomic_commit(&out, &err))
+        tool_die(&err);
+    for (int i = 0; i < o.ninputs; i++)
+        tc_report_free(reports[i]);
+    free(reports);
+    return 0;
+}

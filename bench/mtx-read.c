@@ -11,10 +11,17 @@
    off-diagonal entry of a symmetric file followed by its mirror; that order
    is rebuilt here for a file that lists its entries column by column, as
    the SuiteSparse files measured do (checked: the rebuilt CSR equals the
-   read one). */
+   read one).
+
+   Every run gets fresh memory, as a tool reading one file does: glibc
+   would otherwise keep the large blocks freed by one run in its heap and
+   hand them, already paged in, to the next, hiding the page faults that
+   a first read pays (a fixed M_MMAP_THRESHOLD turns that off: large
+   blocks are mapped on malloc and unmapped on free). */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <time.h>
 #include "tcsparse.h"
@@ -81,6 +88,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: mtx-read FILE [REPEAT]\n");
         return 2;
     }
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
     const char *path = argv[1];
     int repeat = argc > 2 ? atoi(argv[2]) : 5;
     struct stat st;

@@ -16,8 +16,9 @@
 #   "tc_mtx_read:"      the whole read (parse, then CSR build)
 #   "parse:"            the read minus tc_csr_from_coo
 #   "tc_csr_from_coo:"  the CSR build alone
-#   "scipy X mmread:"   scipy.io.mmread(FILE).tocsr(), best of 5 (skipped
-#                       with a note on stderr when SciPy is not installed)
+#   "scipy X mmread:"   scipy.io.mmread(FILE).tocsr(), best of 5, by the
+#                       first of $PYTHON, python3, /usr/bin/python3 that has
+#                       SciPy (skipped with a note on stderr when none has)
 # MB are 10^6 bytes of uncompressed text; nnz counts the entries the file
 # lists (before symmetric expansion). The commit is git's HEAD, with
 # "-uncommitted" when the tree has local changes.
@@ -58,6 +59,15 @@ row() {
                b / s / 1e6, n / s, cmd }' | tee -a "$out"
 }
 
+python=
+for py in ${PYTHON:-} python3 /usr/bin/python3; do
+    if "$py" -c 'import scipy.io' 2>/dev/null; then
+        python=$py
+        break
+    fi
+done
+[ -n "$python" ] || echo "$0: SciPy not found (apt-get install python3-scipy): no anchor rows" >&2
+
 scipy_read='
 import sys, time
 import scipy, scipy.io
@@ -86,11 +96,9 @@ for m in "$@"; do
         "parse: bench/mtx-read $name.mtx 5 (tc_mtx_read minus tc_csr_from_coo)"
     row "$name" "$bytes" "$entries" "$coo" \
         "tc_csr_from_coo: bench/mtx-read $name.mtx 5 (on the file's $entries entries, expanded)"
-    if python3 -c 'import scipy.io' 2>/dev/null; then
-        set -- $(python3 -c "$scipy_read" "$f")
+    if [ -n "$python" ]; then
+        set -- $("$python" -c "$scipy_read" "$f")
         row "$name" "$bytes" "$entries" "$1" \
-            "scipy $2 mmread: python3 -c 'scipy.io.mmread(\"$name.mtx\").tocsr()' (best of 5)"
-    else
-        echo "$0: SciPy not installed (apt-get install python3-scipy): no anchor row" >&2
+            "scipy $2 mmread: $python -c 'scipy.io.mmread(\"$name.mtx\").tocsr()' (best of 5)"
     fi
 done

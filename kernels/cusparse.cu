@@ -15,6 +15,11 @@ static const cusparseSpMMAlg_t variant_alg[] = {
     CUSPARSE_SPMM_CSR_ALG3,
 };
 #define NVARIANTS ((int)(sizeof variant_alg / sizeof variant_alg[0]))
+/* Measured (CUDA 13.0, H200; tests/tcmul-gpu.sh checks it): with an Inf in
+   row 0 of B, CSR_ALG1 and CSR_ALG3 give non-finite values in rows of C
+   whose A row has no column 0 (ALG3 in most rows of rajat01), the padding
+   pitfall of DESIGN.md inside cuSPARSE; the default and ALG2 do not. */
+static const unsigned char variant_spreads[] = { 0, 1, 0, 1 };
 
 typedef struct csr_plan {
     tc_kplan base;
@@ -153,6 +158,7 @@ extern "C" const tc_kernel tc_kernel_csr = {
     "fp32",
     NVARIANTS,
     variant_names,
+    variant_spreads,
     csr_prepare,
     csr_select,
     csr_run,

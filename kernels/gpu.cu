@@ -288,17 +288,36 @@ void tc_gpu_csr_free(tc_gpu *g, tc_gpu_csr *d)
 /* Operands                                                                  */
 /* ------------------------------------------------------------------------ */
 
-#define MAX_OPERAND_SETS 64
+/* Enough sets that even tiny operands, rotated, overflow any L2. */
+#define MAX_OPERAND_SETS 65536
+/* Sets start on 256-byte boundaries, as separate cudaMalloc blocks would. */
+#define SET_ALIGN 256
 
+static int64_t round_up(int64_t x, int64_t to)
+{
+    return (x + to - 1) / to * to;
+}
+
+/* Sets whose B and C together exceed four times the L2, within half the
+   free memory. */
 static int operand_sets(const tc_gpu *g, int64_t set_bytes)
 {
-    const int64_t want = 4 * g->info.l2_bytes;
-    int64_t count = set_bytes > 0 ? (want + set_bytes - 1) / set_bytes : 1;
+    int64_t count = (4 * g->info.l2_bytes + set_bytes - 1) / set_bytes;
     if (count > MAX_OPERAND_SETS)
         count = MAX_OPERAND_SETS;
-    while (count > 1 && count * set_bytes > g->info.mem_free / 2)
-        count--;
+    if (count * set_bytes > g->info.mem_free / 2)
+        count = g->info.mem_free / 2 / set_bytes;
     return count < 1 ? 1 : (int)count;
+}
+
+/* One block of count sets of `stride` bytes for B, one for C; set s of each
+   starts s * stride bytes in. */
+static tc_status carve(tc_gpu *g, int count, int64_t stride, float **sets, tc_error *err)
+{
+    tc_status st = tc_gpu_alloc(g, count * stride, (void **)&sets[0], err);
+    for (int s = 1; s < count && st == TC_OK; s++)
+        sets[s] = (float *)((char *)sets[0] + s * stride);
+    return st;
 }
 
 tc_status tc_gpu_operands_alloc(tc_gpu *g, const float *B, int32_t b_rows, int32_t c_rows,
@@ -311,24 +330,26 @@ tc_status tc_gpu_operands_alloc(tc_gpu *g, const float *B, int32_t b_rows, int32
         tc_mul_overflows((int64_t)c_rows * n, sizeof(float), &c_bytes))
         return tc_error_set(err, TC_ERR_ARG, "operands of %d x %d and %d x %d", (int)b_rows,
                             (int)n, (int)c_rows, (int)n);
+    const int64_t b_stride = round_up(b_bytes, SET_ALIGN), c_stride = round_up(c_bytes, SET_ALIGN);
+    o->b_stride = b_stride;
+    o->c_stride = c_stride;
     o->b_rows = b_rows;
     o->c_rows = c_rows;
     o->n = n;
-    o->count = rotate ? operand_sets(g, b_bytes + c_bytes) : 1;
+    o->count = rotate && b_stride + c_stride > 0 ? operand_sets(g, b_stride + c_stride) : 1;
     o->B = (float **)calloc(o->count, sizeof *o->B);
     o->C = (float **)calloc(o->count, sizeof *o->C);
-    if (!o->B || !o->C) {
-        tc_gpu_operands_free(g, o);
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    }
-    tc_status st = TC_OK;
-    for (int s = 0; s < o->count && st == TC_OK; s++) {
-        st = tc_gpu_alloc(g, b_bytes, (void **)&o->B[s], err);
-        if (st == TC_OK)
-            st = tc_gpu_alloc(g, c_bytes, (void **)&o->C[s], err);
-        if (st == TC_OK)
-            st = s == 0 ? tc_gpu_upload(g, o->B[0], B, b_bytes, err)
-                        : copy_sync(g, o->B[s], o->B[0], b_bytes, cudaMemcpyDeviceToDevice, err);
+    tc_status st = o->B && o->C ? TC_OK : tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    if (st == TC_OK)
+        st = carve(g, o->count, b_stride, o->B, err);
+    if (st == TC_OK)
+        st = carve(g, o->count, c_stride, o->C, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload(g, o->B[0], B, b_bytes, err);
+    /* the copies of B double each time: log2(count) copies */
+    for (int have = 1; have < o->count && st == TC_OK; have *= 2) {
+        const int more = o->count - have < have ? o->count - have : have;
+        st = copy_sync(g, o->B[have], o->B[0], more * b_stride, cudaMemcpyDeviceToDevice, err);
     }
     if (st != TC_OK)
         tc_gpu_operands_free(g, o);
@@ -337,20 +358,15 @@ tc_status tc_gpu_operands_alloc(tc_gpu *g, const float *B, int32_t b_rows, int32
 
 tc_status tc_gpu_operands_poison(tc_gpu *g, const tc_gpu_operands *o, tc_error *err)
 {
-    tc_status st = TC_OK;
-    for (int s = 0; s < o->count && st == TC_OK; s++)
-        st = tc_gpu_poison(g, o->C[s], (int64_t)o->c_rows * o->n * (int64_t)sizeof(float), err);
-    return st;
+    return tc_gpu_poison(g, o->C[0], o->count * o->c_stride, err);
 }
 
 void tc_gpu_operands_free(tc_gpu *g, tc_gpu_operands *o)
 {
-    for (int s = 0; s < o->count; s++) {
-        if (o->B)
-            tc_gpu_free(g, o->B[s]);
-        if (o->C)
-            tc_gpu_free(g, o->C[s]);
-    }
+    if (o->B)
+        tc_gpu_free(g, o->B[0]);
+    if (o->C)
+        tc_gpu_free(g, o->C[0]);
     free(o->B);
     free(o->C);
     memset(o, 0, sizeof *o);

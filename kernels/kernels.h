@@ -78,16 +78,19 @@ void tc_gpu_csr_free(tc_gpu *g, tc_gpu_csr *d);
 
 /* The dense operands of C = A*B: `count` sets, each a copy of B (b_rows x n)
    and its own C (c_rows x n). Timed runs rotate through the sets so that
-   operands that would fit in L2 are not timed from L2 (METHOD.md). */
+   operands that would fit in L2 are not timed from L2 (METHOD.md). The sets
+   of B lie in one block, b_stride bytes apart (256-byte aligned), and so do
+   those of C. */
 typedef struct tc_gpu_operands {
     int count;
     int32_t b_rows, c_rows, n;
+    int64_t b_stride, c_stride;
     float **B, **C;
 } tc_gpu_operands;
 /* Uploads B (host, b_rows x n, row-major) into every set. rotate 0: one
    set; rotate 1: as many sets as make the operands of all sets together
-   exceed four times the device's L2 (at most 64, and within half the free
-   memory). */
+   exceed four times the device's L2 (at most 65536, and within half the
+   free memory). */
 tc_status tc_gpu_operands_alloc(tc_gpu *g, const float *B, int32_t b_rows, int32_t c_rows,
                                 int32_t n, int rotate, tc_gpu_operands *o, tc_error *err);
 /* Poisons the C of every set (tc_gpu_poison). */
@@ -135,10 +138,14 @@ typedef struct tc_kplan {
     int64_t nnz;
     int64_t a_bytes;            /* device bytes of A that each run reads once */
     int variant;                /* the variant runs use */
-    /* median ms of each variant from tc_kernel_tune; < 0 where a variant
-       cannot run this matrix or was not timed */
+    /* median ms of each variant from tc_kernel_tune, or one of the
+       TC_VARIANT_* marks below */
     double variant_ms[TC_KERNEL_MAX_VARIANTS];
 } tc_kplan;
+#define TC_VARIANT_UNTIMED (-1.0)       /* not timed (yet) */
+#define TC_VARIANT_UNSUPPORTED (-2.0)   /* cannot multiply this matrix */
+#define TC_VARIANT_SKIPPED (-3.0)       /* B is not all finite and the variant
+                                           spreads NaN/Inf (see below) */
 
 struct tc_kernel {
     const char *format;         /* the tensor-core format it multiplies (the
@@ -147,9 +154,13 @@ struct tc_kernel {
     const char *precision;      /* "fp32", "tf32", "fp16": tc_tolerance() */
     int nvariants;              /* 1..TC_KERNEL_MAX_VARIANTS */
     const char *const *variant_names;
+    /* 1 for a variant known to let a NaN or Inf of B reach C rows whose A
+       row does not use that B row (padding multiplied by a real B row: the
+       pitfall DESIGN.md warns of); NULL when no variant does */
+    const unsigned char *variant_spreads_nonfinite;
     /* Puts A on the device from its format m (a is the canonical CSR of the
-       same matrix, for kernels that run straight from it) and readies runs on
-       the operands o (which fix n). Sets gpu and a_bytes of the tc_kplan
+       same matrix; m is NULL for the canonical format, whose kernel runs
+       straight from a) and readies runs on the operands o (which fix n). Sets gpu and a_bytes of the tc_kplan
        header; tc_kernel_prepare fills the rest. */
     tc_status (*prepare)(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                          const tc_gpu_operands *o, tc_kplan **out, tc_error *err);
@@ -176,9 +187,10 @@ tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, cons
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err);
 tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err);
 /* Times every variant (tc_gpu_time over o) and selects the fastest; fills
-   p->variant_ms. Fails when no variant can run. */
+   p->variant_ms. With finite_b 0 (B holds a NaN or Inf), variants that
+   spread them are skipped. Fails when no variant can run. */
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                         tc_error *err);
+                         int finite_b, tc_error *err);
 /* One run on set `set` of o, without waiting. */
 tc_status tc_kernel_run(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error *err);
 /* tc_gpu_time of the selected variant over the sets of o. */

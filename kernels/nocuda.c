@@ -132,7 +132,7 @@ tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err)
 }
 
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                         tc_error *err)
+                         int finite_b, tc_error *err)
 {
     return no_cuda(err);
 }

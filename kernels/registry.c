@@ -70,7 +70,7 @@ tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, cons
     p->n = o->n;
     p->nnz = a->nnz;
     for (int v = 0; v < TC_KERNEL_MAX_VARIANTS; v++)
-        p->variant_ms[v] = -1;
+        p->variant_ms[v] = TC_VARIANT_UNTIMED;
     st = TC_ERR_UNSUPPORTED;
     for (int v = 0; v < k->nvariants && st == TC_ERR_UNSUPPORTED; v++)
         st = k->select(p, v, err);
@@ -106,27 +106,33 @@ tc_status tc_kernel_time(tc_kplan *p, const tc_gpu_operands *o, int warmup, int 
 }
 
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                         tc_error *err)
+                         int finite_b, tc_error *err)
 {
+    const tc_kernel *k = p->kind;
     int best = -1;
-    for (int v = 0; v < p->kind->nvariants; v++) {
-        tc_status st = p->kind->select(p, v, err);
-        if (st == TC_ERR_UNSUPPORTED)
+    for (int v = 0; v < k->nvariants; v++) {
+        if (!finite_b && k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v]) {
+            p->variant_ms[v] = TC_VARIANT_SKIPPED;
             continue;
+        }
+        tc_status st = k->select(p, v, err);
+        if (st == TC_ERR_UNSUPPORTED) {
+            p->variant_ms[v] = TC_VARIANT_UNSUPPORTED;
+            continue;
+        }
         tc_gpu_timing t;
         if (st == TC_OK)
             st = tc_kernel_time(p, o, warmup, iters, &t, err);
         if (st != TC_OK)
-            return tc_error_prefix(err, "%s variant %s", p->kind->format,
-                                   p->kind->variant_names[v]);
+            return tc_error_prefix(err, "%s variant %s", k->format, k->variant_names[v]);
         p->variant_ms[v] = t.ms.decile[5];
         if (best < 0 || p->variant_ms[v] < p->variant_ms[best])
             best = v;
     }
     if (best < 0)
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "no variant of kernel %s can run this matrix",
-                            p->kind->format);
-    return p->kind->select(p, best, err);
+                            k->format);
+    return k->select(p, best, err);
 }
 
 void tc_kernel_free(tc_kplan *p)

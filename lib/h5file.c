@@ -37,9 +37,9 @@
 /* About 1 MiB per chunk: large enough for deflate to work well and for the
    chunk index to stay small, small enough for HDF5's default chunk cache. */
 #define CHUNK_BYTES (1024 * 1024)
-/* zlib level 1: after the shuffle filter most of the gain is already there
-   (integer index arrays shrink 3-5x), and higher levels cost several times
-   the write time for a few per cent. */
+/* zlib level 1: after the shuffle filter most of the gain is there, and
+   higher levels cost more than they save (gupta2, 4.2M entries: 17.5 MB of
+   arrays become 2.0 MB in 0.14 s at level 1, 1.5 MB in 0.32 s at level 6). */
 #define DEFLATE_LEVEL 1
 /* deflate cannot compress by more than 1032:1 (zlib technical notes), so a
    dataset whose extent needs more bytes than that times its storage (plus

@@ -1,6 +1,6 @@
 /* matrix.c: the CSR type: building from triplets, validating, comparing,
-   transposing and permuting. Every pass is a count / prefix-sum / fill pass:
-   O(nnz + rows + cols), no comparison sorts. */
+   transposing and permuting. Passes are count / prefix-sum / fill passes,
+   O(nnz + rows + cols); the only sort is of rows given out of order. */
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +102,95 @@ static void prefix_sum(const int64_t *counts, int64_t *ptr, int64_t n)
     ptr[n] = s;
 }
 
+typedef struct col_pos { int32_t col; int32_t pos; } col_pos;
+
+static int col_pos_cmp(const void *x, const void *y)
+{
+    const col_pos *a = x, *b = y;
+    if (a->col != b->col)
+        return a->col < b->col ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Sorts the columns of one row (values along), stably: duplicates stay in
+   input order, so they are summed in the order the input gives them.
+   Short rows by insertion, long ones through a (col, position) key array. */
+static void sort_row(int32_t *col, double *val, int64_t len, col_pos *key, double *tmp)
+{
+    if (len <= 32) {
+        for (int64_t k = 1; k < len; k++) {
+            int32_t c = col[k];
+            double v = val ? val[k] : 0;
+            int64_t j = k;
+            for (; j > 0 && col[j - 1] > c; j--) {
+                col[j] = col[j - 1];
+                if (val)
+                    val[j] = val[j - 1];
+            }
+            col[j] = c;
+            if (val)
+                val[j] = v;
+        }
+        return;
+    }
+    for (int64_t k = 0; k < len; k++)
+        key[k] = (col_pos){ col[k], (int32_t)k };
+    qsort(key, (size_t)len, sizeof *key, col_pos_cmp);
+    for (int64_t k = 0; k < len; k++) {
+        col[k] = key[k].col;
+        if (val)
+            tmp[k] = val[key[k].pos];
+    }
+    if (val)
+        memcpy(val, tmp, (size_t)len * sizeof *tmp);
+}
+
+/* Bucket the triplets by row in input order, then sort the rows that need
+   it. Matrix Market files list entries row by row or column by column, so
+   after bucketing nearly every row is already sorted and this costs one
+   scatter pass; memory stays O(n + rows) whatever the column count. */
+static tc_status fill_rows(tc_csr *a, int64_t n, const int32_t *ri, const int32_t *ci,
+                           const double *v, tc_error *err)
+{
+    int64_t *next = tc_malloc_array(a->rows, sizeof *next, err);
+    if (!next)
+        return TC_ERR_NOMEM;
+    memcpy(next, a->rowptr, (size_t)a->rows * sizeof *next);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t p = next[ri[k]]++;
+        a->colidx[p] = ci[k];
+        if (v)
+            a->val[p] = v[k];
+    }
+    free(next);
+    col_pos *key = NULL;
+    double *tmp = NULL;
+    int64_t cap = 0;
+    for (int32_t i = 0; i < a->rows; i++) {
+        int64_t s = a->rowptr[i], len = a->rowptr[i + 1] - s, k = 1;
+        while (k < len && a->colidx[s + k - 1] <= a->colidx[s + k])
+            k++;
+        if (k >= len)
+            continue;   /* already sorted */
+        if (len > 32 && len > cap) {
+            free(key);
+            free(tmp);
+            key = tc_malloc_array(len, sizeof *key, err);
+            tmp = v ? tc_malloc_array(len, sizeof *tmp, err) : NULL;
+            if (!key || (v && !tmp)) {
+                free(key);
+                free(tmp);
+                return TC_ERR_NOMEM;
+            }
+            cap = len;
+        }
+        sort_row(a->colidx + s, v ? a->val + s : NULL, len, key, tmp);
+    }
+    free(key);
+    free(tmp);
+    return TC_OK;
+}
+
 tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
                           const int32_t *ri, const int32_t *ci, const double *v,
                           int sum_duplicates, tc_error *err)
@@ -114,50 +203,16 @@ tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
             return tc_error_set(err, TC_ERR_INVALID,
                                 "entry %lld: index (%d, %d) outside the %d x %d matrix",
                                 (long long)k, ri[k], ci[k], rows, cols);
-
-    /* Two stable bucket passes, by column and then by row, leave the
-       columns of every row sorted (a radix sort on (row, col)). */
-    tc_status st = TC_ERR_NOMEM;
-    int64_t *colptr = tc_calloc_array((int64_t)cols + 1, sizeof *colptr, err);
-    int32_t *trow = tc_malloc_array(n, sizeof *trow, err);
-    double *tval = v ? tc_malloc_array(n, sizeof *tval, err) : NULL;
     tc_csr *a = NULL;
-    if (!colptr || !trow || (v && !tval))
-        goto done;
+    tc_status st = tc_csr_alloc(&a, rows, cols, n, v != NULL, err);
+    if (st)
+        return st;
     for (int64_t k = 0; k < n; k++)
-        colptr[ci[k] + 1]++;
-    for (int32_t j = 0; j < cols; j++)
-        colptr[j + 1] += colptr[j];
-    for (int64_t k = 0; k < n; k++) {
-        int64_t p = colptr[ci[k]]++;
-        trow[p] = ri[k];
-        if (v)
-            tval[p] = v[k];
-    }
-    /* colptr[j] now holds the end of column j; shift back to starts. */
-    memmove(colptr + 1, colptr, (size_t)cols * sizeof *colptr);
-    colptr[0] = 0;
-
-    if ((st = tc_csr_alloc(&a, rows, cols, n, v != NULL, err)))
-        goto done;
-    for (int64_t k = 0; k < n; k++)
-        a->rowptr[trow[k] + 1]++;
+        a->rowptr[ri[k] + 1]++;
     for (int32_t i = 0; i < rows; i++)
         a->rowptr[i + 1] += a->rowptr[i];
-    int64_t *next = tc_malloc_array(rows, sizeof *next, err);
-    if (!next) {
-        st = TC_ERR_NOMEM;
-        goto done;
-    }
-    memcpy(next, a->rowptr, (size_t)rows * sizeof *next);
-    for (int32_t j = 0; j < cols; j++)
-        for (int64_t k = colptr[j]; k < colptr[j + 1]; k++) {
-            int64_t p = next[trow[k]]++;
-            a->colidx[p] = j;
-            if (v)
-                a->val[p] = tval[k];
-        }
-    free(next);
+    if ((st = fill_rows(a, n, ri, ci, v, err)))
+        goto fail;
 
     /* Merge duplicates (now adjacent) in place. */
     int64_t w = 0;
@@ -169,7 +224,7 @@ tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
                 if (!sum_duplicates) {
                     st = tc_error_set(err, TC_ERR_INVALID, "duplicate entry (%d, %d)",
                                       i + 1, a->colidx[k] + 1);
-                    goto done;
+                    goto fail;
                 }
                 if (v)
                     a->val[w - 1] += a->val[k];
@@ -184,8 +239,8 @@ tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
     a->rowptr[rows] = w;
     a->nnz = w;
     if (w < n) {
-        /* Give back the memory of merged duplicates (shrinking cannot fail
-           in a way that loses data: keep the old block if it does). */
+        /* Give back the memory of merged duplicates (a failed shrink keeps
+           the old, larger block: nothing is lost). */
         int32_t *c = realloc(a->colidx, (size_t)(w ? w : 1) * sizeof *c);
         if (c)
             a->colidx = c;
@@ -196,13 +251,9 @@ tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
         }
     }
     *out = a;
-    a = NULL;
-    st = TC_OK;
-done:
+    return TC_OK;
+fail:
     tc_csr_free(a);
-    free(colptr);
-    free(trow);
-    free(tval);
     return st;
 }
 

@@ -56,6 +56,7 @@ enum {
     MIN_ENTRY_CAP = 1 << 16,    /* first size of the triplet arrays when the
                                    input size is unknown (a pipe) */
     MIN_ENTRY_BYTES = 4,        /* the shortest entry line: "1 1\n" */
+    MIN_VALUE_BYTES = 2,        /* the shortest array line: "1\n" */
     DEFLATE_MAX_RATIO = 1032,   /* deflate's largest compression ratio */
     PAD_BYTES = 8,              /* zeroed bytes after the buffer: scan_index
                                    loads 8 bytes at a time */
@@ -137,7 +138,9 @@ static tc_status reader_open_path(mtx_reader *r, const char *path, tc_error *err
         close(fd);
         return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", r->name);
     }
-    gzbuffer(r->gz, BLOCK_BYTES);
+    /* zlib copies plain input straight into the caller's buffer only for
+       reads of at least twice its own buffer: keep it below BLOCK_BYTES / 2 */
+    gzbuffer(r->gz, BLOCK_BYTES / 4);
     return TC_OK;
 }
 
@@ -243,7 +246,7 @@ static tc_status grow_buffer(mtx_reader *r)
                        MAX_LINE_BYTES);
     char *b = realloc(r->buf, 2 * r->cap + 1 + PAD_BYTES);
     if (!b)
-        return tc_error_set(r->err, TC_ERR_NOMEM, "%s: out of memory", r->name);
+        return tc_error_set(r->err, TC_ERR_NOMEM, "out of memory");
     memset(b + r->cap, 0, r->cap + 1 + PAD_BYTES);
     r->buf = b;
     r->cap *= 2;
@@ -326,9 +329,12 @@ static int64_t eof_line(const mtx_reader *r)
 /* Lexing                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* ' ', '\t' or '\r' (a CRLF line end is a blank before the '\n'), by one
+   comparison and one bit test rather than three comparisons. */
 static inline int is_blank(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r';
+    const uint64_t blanks = UINT64_C(1) << ' ' | UINT64_C(1) << '\t' | UINT64_C(1) << '\r';
+    return (unsigned char)c <= ' ' && (blanks >> (unsigned char)c & 1);
 }
 
 static inline const char *skip_blanks(const char *s)
@@ -455,17 +461,28 @@ static inline const char *scan_real(const char *s, double *out)
     return s;
 }
 
-/* An integer value of at most 18 digits (exact in int64), at s. */
-static inline const char *scan_int_value(const char *s, double *out)
+/* The decimal digits at s, at most max of them: their value in *v and
+   their end, or NULL when there are none or more than max (max <= 19, so
+   that the value fits). */
+static inline const char *scan_digits(const char *s, int max, uint64_t *v)
 {
-    int neg = *s == '-';
-    s += *s == '-' || *s == '+';
     const char *digits = s;
     uint64_t m = 0;
     unsigned d;
     for (; (d = (unsigned char)*s - '0') < 10; s++)
         m = m * 10 + d;
-    if (s == digits || s - digits > 18)
+    if (s == digits || s - digits > max)
+        return NULL;
+    *v = m;
+    return s;
+}
+
+/* An integer value of at most 18 digits (exact in int64), at s. */
+static inline const char *scan_int_value(const char *s, double *out)
+{
+    int neg = *s == '-';
+    uint64_t m;
+    if (!(s = scan_digits(s + (*s == '-' || *s == '+'), 18, &m)))
         return NULL;
     *out = (double)(neg ? -(int64_t)m : (int64_t)m);
     return s;
@@ -474,14 +491,10 @@ static inline const char *scan_int_value(const char *s, double *out)
 /* A row or column index of 1 to 9 digits (below 2^31), at s. */
 static const char *scan_long_index(const char *s, uint32_t *out)
 {
-    const char *digits = s;
-    uint32_t v = 0;
-    unsigned d;
-    for (; (d = (unsigned char)*s - '0') < 10; s++)
-        v = v * 10 + d;
-    if (s == digits || s - digits > 9)
+    uint64_t v;
+    if (!(s = scan_digits(s, 9, &v)))
         return NULL;
-    *out = v;
+    *out = (uint32_t)v;
     return s;
 }
 
@@ -571,7 +584,6 @@ typedef struct mtx_header {
     tc_symmetry symmetry;
     int32_t rows, cols;
     int64_t entries;        /* entries the file lists */
-    int64_t size_line;      /* line number of the size line */
 } mtx_header;
 
 /* Lower-cases a banner word into w (empty when too long to be one). */
@@ -656,7 +668,7 @@ static tc_status add_comment(mtx_reader *r, char **text, size_t *len, const char
     size_t n = (size_t)(e - s);
     char *t = realloc(*text, *len + n + 2);
     if (!t)
-        return tc_error_set(r->err, TC_ERR_NOMEM, "%s: out of memory", r->name);
+        return tc_error_set(r->err, TC_ERR_NOMEM, "out of memory");
     if (*len > 0)
         t[(*len)++] = '\n';
     memcpy(t + *len, s, n);
@@ -689,7 +701,6 @@ static tc_status parse_size_line(mtx_reader *r, const tokens *t, mtx_header *h)
     }
     h->rows = (int32_t)v[0];
     h->cols = (int32_t)v[1];
-    h->size_line = r->line;
     if (h->symmetry != TC_SYM_GENERAL && h->rows != h->cols)
         return fail_at(r, r->line, TC_ERR_PARSE,
                        "a %s matrix must be square, found %" PRId32 " rows and %" PRId32
@@ -770,6 +781,20 @@ typedef struct sink {
     int32_t ai, aj;         /* array: position of the next value */
 } sink;
 
+/* realloc of an int64-sized array, NULL (err set) on overflow or no memory. */
+static void *grow_array(void *p, int64_t n, size_t sz, tc_error *err)
+{
+    int64_t bytes;
+    if (tc_mul_overflows(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
+        tc_error_set(err, TC_ERR_NOMEM, "array of %" PRId64 " elements is too large", n);
+        return NULL;
+    }
+    void *q = realloc(p, (size_t)(bytes ? bytes : 1));
+    if (!q)
+        tc_error_set(err, TC_ERR_NOMEM, "out of memory allocating %" PRId64 " bytes", bytes);
+    return q;
+}
+
 /* Line numbers of entries without storing one per entry: the data lines
    that carry no entry (blank, comment) are few, so they are recorded by
    the number of entries read before each. */
@@ -783,12 +808,9 @@ static tc_status line_map_skip(mtx_reader *r, line_map *m, int64_t entries_befor
 {
     if (m->n == m->cap) {
         int64_t cap = m->cap ? 2 * m->cap : 64;
-        int64_t *s = tc_malloc_array(cap, sizeof *s, r->err);
+        int64_t *s = grow_array(m->skip, cap, sizeof *s, r->err);
         if (!s)
             return TC_ERR_NOMEM;
-        if (m->n)
-            memcpy(s, m->skip, (size_t)m->n * sizeof *s);
-        free(m->skip);
         m->skip = s;
         m->cap = cap;
     }
@@ -964,20 +986,6 @@ static inline void put_entry(sink *k, const mtx_header *h, const entry *x)
     k->m = m + 1;
 }
 
-/* realloc of an int64-sized array, NULL (err set) on overflow or no memory. */
-static void *grow_array(void *p, int64_t n, size_t sz, tc_error *err)
-{
-    int64_t bytes;
-    if (tc_mul_overflows(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
-        tc_error_set(err, TC_ERR_NOMEM, "array of %" PRId64 " elements is too large", n);
-        return NULL;
-    }
-    void *q = realloc(p, (size_t)(bytes ? bytes : 1));
-    if (!q)
-        tc_error_set(err, TC_ERR_NOMEM, "out of memory allocating %" PRId64 " bytes", bytes);
-    return q;
-}
-
 /* Room for cap entries of the file: 2 * cap triplets when they are mirrored. */
 static tc_status sink_reserve(sink *k, const mtx_header *h, int64_t cap, tc_error *err)
 {
@@ -998,21 +1006,29 @@ static tc_status sink_reserve(sink *k, const mtx_header *h, int64_t cap, tc_erro
     return TC_OK;
 }
 
+/* The most lines of line_bytes bytes or more that the input can hold
+   (gzip data inflates DEFLATE_MAX_RATIO times at most), or -1 when its
+   size is unknown (a pipe). */
+static int64_t lines_bound(const mtx_reader *r, int64_t line_bytes)
+{
+    if (r->raw_bytes < 0)
+        return -1;
+    int gz = r->gz ? !gzdirect(r->gz) : r->zs_open;
+    int64_t ratio = gz ? DEFLATE_MAX_RATIO : 1;
+    int64_t text = r->raw_bytes > INT64_MAX / ratio ? INT64_MAX : r->raw_bytes * ratio;
+    return text / line_bytes + 1;
+}
+
 /* Room for the entries first reserved. The size line is trusted only as
-   far as the input size bounds it (each entry takes MIN_ENTRY_BYTES of
-   text; gzip data inflates DEFLATE_MAX_RATIO times at most), so that a
-   hostile size line gets no huge allocation, while a genuine file gets its
-   arrays at once, without growing them (which copies and faults pages
-   again). A pipe starts small and grows. */
+   far as the input size bounds it, so that a hostile size line gets no
+   huge allocation, while a genuine file gets its arrays at once, without
+   growing them (which copies and faults pages again). A pipe starts small
+   and grows. */
 static int64_t first_capacity(const mtx_reader *r, const mtx_header *h)
 {
-    int64_t bound = MIN_ENTRY_CAP;
-    if (r->raw_bytes >= 0) {
-        int gz = r->gz ? !gzdirect(r->gz) : r->zs_open;
-        int64_t ratio = gz ? DEFLATE_MAX_RATIO : 1;
-        bound = r->raw_bytes > INT64_MAX / ratio ? INT64_MAX : r->raw_bytes * ratio;
-        bound = bound / MIN_ENTRY_BYTES + 1;
-    }
+    int64_t bound = lines_bound(r, MIN_ENTRY_BYTES);
+    if (bound < 0)
+        bound = MIN_ENTRY_CAP;
     return h->entries < bound ? h->entries : bound;
 }
 
@@ -1166,20 +1182,44 @@ static tc_status coordinate_to_csr(mtx_reader *r, const mtx_header *h, int sum_d
     return st;
 }
 
+/* An array file's values into dense (rows x cols, row-major, zeroed: the
+   diagonal of a skew-symmetric matrix is not listed). */
+static tc_status read_array(mtx_reader *r, const mtx_header *h, double *dense)
+{
+    sink k = { .v = dense, .cap = h->entries, .ai = array_first_row(h, 0) };
+    line_map lm = { 0 };
+    tc_status st = read_data(r, h, &k, &lm);
+    free(lm.skip);
+    return st;
+}
+
+/* Array files get their whole matrix allocated before reading: a size line
+   that declares more values than the input can hold is refused first. */
+static tc_status check_array_size(const mtx_reader *r, const mtx_header *h)
+{
+    int64_t bound = lines_bound(r, MIN_VALUE_BYTES);
+    if (bound >= 0 && h->entries > bound)
+        return fail_at(r, r->line, TC_ERR_PARSE,
+                       "a %" PRId32 " x %" PRId32 " %s array lists %" PRId64 " values, more "
+                       "than the %" PRId64 " bytes of input can hold", h->rows, h->cols,
+                       tc_symmetry_name(h->symmetry), h->entries, r->raw_bytes);
+    return TC_OK;
+}
+
 /* An array file's values as a CSR that stores every entry. */
 static tc_status read_array_csr(mtx_reader *r, const mtx_header *h, tc_csr **out)
 {
     int64_t n = (int64_t)h->rows * h->cols;
     tc_csr *a;
-    tc_status st = tc_csr_alloc(&a, h->rows, h->cols, n, 1, r->err);
+    tc_status st = check_array_size(r, h);
     if (st)
         return st;
-    memset(a->val, 0, (size_t)n * sizeof *a->val);   /* the skew diagonal */
-    sink k = { .v = a->val, .cap = h->entries, .ai = array_first_row(h, 0) };
-    line_map lm = { 0 };
-    st = read_data(r, h, &k, &lm);
-    free(lm.skip);
-    if (st) {
+    if ((st = tc_csr_alloc(&a, h->rows, h->cols, n, 1, r->err)))
+        return st;
+    if (st)
+        return st;
+    memset(a->val, 0, (size_t)n * sizeof *a->val);
+    if ((st = read_array(r, h, a->val))) {
         tc_csr_free(a);
         return st;
     }
@@ -1234,6 +1274,14 @@ static tc_status read_csr(mtx_reader *r, const tc_mtx_read_opts *opts, tc_csr **
     return TC_OK;
 }
 
+/* Allocation failures (here or in the functions called) get the file name. */
+static tc_status name_nomem(mtx_reader *r, tc_status st)
+{
+    if (st == TC_ERR_NOMEM)
+        tc_error_prefix(r->err, "%s", r->name);
+    return st;
+}
+
 tc_status tc_mtx_read(const char *path, const tc_mtx_read_opts *opts, tc_csr **out,
                       tc_mtx_info *info, const tc_progress *prog, tc_error *err)
 {
@@ -1249,7 +1297,7 @@ tc_status tc_mtx_read(const char *path, const tc_mtx_read_opts *opts, tc_csr **o
     tc_status st = reader_open_path(&r, path, err);
     r.prog = prog;
     if (!st)
-        st = read_csr(&r, opts, out, info);
+        st = name_nomem(&r, read_csr(&r, opts, out, info));
     reader_close(&r);
     return st;
 }
@@ -1269,7 +1317,7 @@ tc_status tc_mtx_read_mem(const void *buf, size_t len, const char *name,
     mtx_reader r;
     tc_status st = reader_open_mem(&r, buf, len, name ? name : "<memory>", err);
     if (!st)
-        st = read_csr(&r, opts, out, info);
+        st = name_nomem(&r, read_csr(&r, opts, out, info));
     reader_close(&r);
     return st;
 }
@@ -1302,17 +1350,15 @@ static tc_status read_dense(mtx_reader *r, int32_t *rows, int32_t *cols, double 
         st = csr_to_dense(a, data, r->err);
         tc_csr_free(a);
     } else {
-        sink k = { .cap = h.entries, .ai = array_first_row(&h, 0) };
-        k.v = tc_calloc_array((int64_t)h.rows * h.cols, sizeof *k.v, r->err);
-        if (!k.v)
+        if ((st = check_array_size(r, &h)))
+            return st;
+        double *d = tc_calloc_array((int64_t)h.rows * h.cols, sizeof *d, r->err);
+        if (!d)
             return TC_ERR_NOMEM;
-        line_map lm = { 0 };
-        st = read_data(r, &h, &k, &lm);
-        free(lm.skip);
-        if (st)
-            free(k.v);
+        if ((st = read_array(r, &h, d)))
+            free(d);
         else
-            *data = k.v;
+            *data = d;
     }
     if (!st) {
         *rows = h.rows;
@@ -1333,7 +1379,7 @@ tc_status tc_mtx_read_dense(const char *path, int32_t *rows, int32_t *cols, doub
     mtx_reader r;
     tc_status st = reader_open_path(&r, path, err);
     if (!st)
-        st = read_dense(&r, rows, cols, data);
+        st = name_nomem(&r, read_dense(&r, rows, cols, data));
     reader_close(&r);
     return st;
 }
@@ -1606,6 +1652,10 @@ tc_status tc_mtx_write(const char *path, const tc_csr *a, tc_symmetry symmetry,
         return tc_error_set(err, TC_ERR_ARG, "tc_mtx_write: unknown symmetry %d", (int)symmetry);
     const char *name = strcmp(path, "-") == 0 ? "<stdout>" : path;
     tc_field field = a->val == NULL ? TC_FIELD_PATTERN : a->field;
+    if (field == TC_FIELD_PATTERN && symmetry == TC_SYM_SKEW)
+        return tc_error_set(err, TC_ERR_INVALID,
+                            "%s: cannot write a pattern matrix as skew-symmetric (the signs "
+                            "of the mirrored entries would be lost)", name);
     tc_status st = TC_OK;
     if (symmetry != TC_SYM_GENERAL &&
         (st = check_symmetry(a, symmetry, name, err)))

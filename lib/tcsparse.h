@@ -183,9 +183,9 @@ typedef struct tc_mtx_info {
     tc_symmetry symmetry;
     int64_t entries;        /* entries listed in the file (before expansion) */
     char banner[256];       /* the banner line as written (no newline) */
-    char *comments;         /* the % comment lines after the banner, joined
-                               with '\n', without their leading '%'; malloc'ed
-                               or NULL */
+    char *comments;         /* the % comment lines between the banner and the
+                               size line, joined with '\n', without their
+                               leading '%'; malloc'ed or NULL */
 } tc_mtx_info;
 void tc_mtx_info_clear(tc_mtx_info *info);   /* frees comments */
 

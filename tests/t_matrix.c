@@ -119,6 +119,7 @@ int main(void)
 {
     static const int32_t shapes[][2] = {
         { 1, 1 }, { 3, 5 }, { 17, 9 }, { 33, 1 }, { 1, 40 }, { 100, 100 }, { 1025, 31 },
+        { 3, 3000 },    /* rows of ~1000 unsorted entries: the long-row sort */
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int pattern = 0; pattern < 2; pattern++) {
@@ -126,6 +127,19 @@ int main(void)
             check_from_coo(r, c, (int64_t)r * c / 3 + 2, pattern);
         }
     check_from_coo(5, 7, 0, 0);
+    /* Far wider than it has entries: memory must stay O(n + rows) (a
+       column-bucket pass would want 16 GiB here). */
+    {
+        int32_t ri[] = { 2, 0, 2, 2 }, ci[] = { INT32_MAX - 1, 7, 5, INT32_MAX - 1 };
+        double v[] = { 1, 2, 3, 4 };
+        tc_csr *w;
+        tc_error err;
+        ok(tc_csr_from_coo(&w, 3, INT32_MAX, 4, ri, ci, v, 1, &err) == TC_OK &&
+               tc_csr_validate(w, "w", &err) == TC_OK && w->nnz == 3 &&
+               w->colidx[1] == 5 && w->colidx[2] == INT32_MAX - 1 && w->val[2] == 5,
+           "3 x (2^31-1) matrix: sorted, duplicates summed, no O(cols) memory");
+        tc_csr_free(w);
+    }
     /* Empty 0 x 0 matrix. */
     tc_csr *e;
     tc_error err;

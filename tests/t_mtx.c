@@ -15,25 +15,27 @@
 static char datadir[4096];
 static char tmpdir[4096];
 
-/* Path of a fixture (four rotating buffers, enough for one expression). */
+/* dir/name (eight rotating buffers: enough for the paths live at once). */
+static const char *path_in(const char *dir, const char *name)
+{
+    static char buf[8][4200];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+    return p;
+}
+
 static const char *fixture(const char *name)
 {
-    static char buf[4][4200];
-    static int next;
-    char *p = buf[next++ % 4];
-    snprintf(p, sizeof buf[0], "%s/%s", datadir, name);
-    return p;
+    return path_in(datadir, name);
 }
 
 static const char *tmpfile_path(const char *name)
 {
-    static char buf[4][4200];
-    static int next;
-    char *p = buf[next++ % 4];
-    snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-    return p;
+    return path_in(tmpdir, name);
 }
 
+/* xorshift64: the same random matrices on every run and platform */
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 static uint64_t rnd64(void)
 {
@@ -307,6 +309,9 @@ static const bad_case bad_cases[] = {
     { "bad-array-many.mtx", 1, TC_ERR_PARSE,
       ":5: too many values: a 2 x 1 general array lists 2" },
     { "bad-array-fields.mtx", 1, TC_ERR_PARSE, ":3: expected 1 field, found 2" },
+    { "bad-array-huge.mtx", 1, TC_ERR_PARSE,
+      ":2: a 2000000000 x 2000000000 general array lists 4000000000000000000 values, more "
+      "than the 65 bytes of input can hold" },
     { "bad-truncated.mtx.gz", 1, TC_ERR_IO, ": cannot decompress: unexpected end of file" },
     { "dup-sum.mtx", 0, TC_ERR_INVALID, ":5: duplicate entry (1, 1), first given at line 3" },
     { "sym-both-triangles.mtx", 0, TC_ERR_INVALID,
@@ -561,6 +566,25 @@ static void round_trip(const char *what, const tc_csr *a, tc_symmetry sym, const
     unlink(path);
 }
 
+/* Round trips of random matrices of each shape, field and symmetry. */
+static void round_trip_shapes(const shape *shapes, size_t nshapes, const tc_symmetry *syms,
+                              size_t nsyms, const char *comments)
+{
+    static const tc_field fields[] = { TC_FIELD_REAL, TC_FIELD_INTEGER, TC_FIELD_PATTERN };
+    for (size_t s = 0; s < nshapes; s++)
+        for (int f = 0; f < 3; f++)
+            for (size_t y = 0; y < nsyms; y++) {
+                if (fields[f] == TC_FIELD_PATTERN && syms[y] == TC_SYM_SKEW)
+                    continue;
+                tc_csr *a = random_matrix(&shapes[s], fields[f], syms[y]);
+                char what[128];
+                snprintf(what, sizeof what, "%dx%d %s %s", shapes[s].rows, shapes[s].cols,
+                         tc_field_name(fields[f]), tc_symmetry_name(syms[y]));
+                round_trip(what, a, syms[y], comments);
+                tc_csr_free(a);
+            }
+}
+
 static void test_round_trips(void)
 {
     static const shape shapes[] = {
@@ -572,16 +596,9 @@ static void test_round_trips(void)
         { 70001, 300, 200000, 0, 1, 0 },
         { 100, 6000, 1000, 1, 0, 1 },
     };
-    static const tc_field fields[] = { TC_FIELD_REAL, TC_FIELD_INTEGER, TC_FIELD_PATTERN };
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int f = 0; f < 3; f++) {
-            tc_csr *a = random_matrix(&shapes[s], fields[f], TC_SYM_GENERAL);
-            char what[128];
-            snprintf(what, sizeof what, "%dx%d %s general", shapes[s].rows, shapes[s].cols,
-                     tc_field_name(fields[f]));
-            round_trip(what, a, TC_SYM_GENERAL, s == 3 ? "one comment\n\nand another" : NULL);
-            tc_csr_free(a);
-        }
+    static const tc_symmetry general[] = { TC_SYM_GENERAL };
+    round_trip_shapes(shapes, sizeof shapes / sizeof shapes[0], general, 1, NULL);
+    round_trip_shapes(shapes + 3, 1, general, 1, "one comment\n\nand another");
     static const shape square[] = {
         { 1, 1, 1, 0, 0, 0 },
         { 37, 37, 300, 0, 0, 0 },
@@ -590,18 +607,7 @@ static void test_round_trips(void)
         { 4200, 4200, 1000, 0, 0, 1 },
     };
     static const tc_symmetry syms[] = { TC_SYM_SYMMETRIC, TC_SYM_SKEW, TC_SYM_HERMITIAN };
-    for (size_t s = 0; s < sizeof square / sizeof square[0]; s++)
-        for (int f = 0; f < 3; f++)
-            for (int y = 0; y < 3; y++) {
-                if (fields[f] == TC_FIELD_PATTERN && syms[y] == TC_SYM_SKEW)
-                    continue;
-                tc_csr *a = random_matrix(&square[s], fields[f], syms[y]);
-                char what[128];
-                snprintf(what, sizeof what, "%dx%d %s %s", square[s].rows, square[s].cols,
-                         tc_field_name(fields[f]), tc_symmetry_name(syms[y]));
-                round_trip(what, a, syms[y], NULL);
-                tc_csr_free(a);
-            }
+    round_trip_shapes(square, sizeof square / sizeof square[0], syms, 3, NULL);
 }
 
 /* Random bit patterns and the awkward doubles read back bit-identical. */
@@ -696,6 +702,11 @@ static void test_write_errors(void)
     a = from_trips(2, 3, rect, 1, 0);
     check_write_error("not square", a, TC_SYM_SYMMETRIC, TC_ERR_INVALID,
                       ": cannot write a 2 x 3 matrix as symmetric: it is not square");
+    tc_csr_free(a);
+    a = from_trips(2, 2, lower_only, 1, 1);
+    check_write_error("pattern as skew-symmetric", a, TC_SYM_SKEW, TC_ERR_INVALID,
+                      ": cannot write a pattern matrix as skew-symmetric (the signs of the "
+                      "mirrored entries would be lost)");
     tc_csr_free(a);
     static const trip frac[] = { { 1, 1, 1 }, { 2, 2, 1.5 } };
     a = from_trips(2, 2, frac, 2, 0);

@@ -379,34 +379,34 @@ static uint32_t rnd(uint32_t n)
 }
 
 /* A random matrix above the threading threshold, with a dense row and a
-   dense column: every pixel white exactly where no entry maps to it, one
-   colour per count, and the same bytes on 1 and 3 threads. */
-static void test_random_threads(void)
+   dense column (longer than 4096), in a size-S picture: every pixel white
+   exactly where no entry maps to it (floor(i*S/L) by integer division),
+   one colour per count, darker as counts grow, and the same bytes on 1 and
+   3 threads. */
+static void check_random(int32_t rows, int32_t cols, int64_t n, int32_t S)
 {
-    const int32_t rows = 3001, cols = 5003;
-    const int64_t n = 400000;
     int32_t *ij = malloc((size_t)(n + rows + cols) * 2 * sizeof *ij);
     int64_t m = 0;
     for (int64_t k = 0; k < n; k++) {
-        ij[m++] = (int32_t)rnd(rows);
-        ij[m++] = (int32_t)(rnd(4) ? rnd(cols) : rnd(cols / 50));
+        ij[m++] = (int32_t)rnd((uint32_t)rows);
+        ij[m++] = (int32_t)(rnd(4) ? rnd((uint32_t)cols) : rnd((uint32_t)cols / 50 + 1));
     }
     for (int32_t j = 0; j < cols; j++) {
-        ij[m++] = 1234;
+        ij[m++] = rows / 3;
         ij[m++] = j;
     }
     for (int32_t i = 0; i < rows; i++) {
         ij[m++] = i;
-        ij[m++] = 4000;
+        ij[m++] = cols * 4 / 5;
     }
     tc_csr *a = coo(rows, cols, m / 2, ij);
     free(ij);
-    const int32_t S = 700;
-    int64_t cw = (cols - 1) * (int64_t)S / cols + 1, ch = (rows - 1) * (int64_t)S / cols + 1;
+    int64_t L = rows > cols ? rows : cols;
+    int64_t cw = (cols - 1) * (int64_t)S / L + 1, ch = (rows - 1) * (int64_t)S / L + 1;
     int64_t *count = calloc((size_t)(cw * ch), sizeof *count), max = 0;
     for (int32_t i = 0; i < rows; i++)
         for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
-            int64_t *c = &count[(i * (int64_t)S / cols) * cw + a->colidx[k] * (int64_t)S / cols];
+            int64_t *c = &count[(i * (int64_t)S / L) * cw + a->colidx[k] * (int64_t)S / L];
             if (++*c > max)
                 max = *c;
         }
@@ -429,8 +429,8 @@ static void test_random_threads(void)
             memcpy(colour_of[c], p, 3);
             seen[c] = 1;
         }
-    ok(good, "random %dx%d, %lld nnz: white exactly where empty, one colour per count", rows,
-       cols, (long long)a->nnz);
+    ok(good, "random %dx%d, %lld nnz at size %d: white exactly where empty, one colour per count",
+       rows, cols, (long long)a->nnz, S);
     int order = seen[max] && memcmp(colour_of[max], NAVY, 3) == 0;
     for (int64_t c = 1, prev = -1; c <= max; c++)
         if (seen[c]) {
@@ -589,7 +589,9 @@ int main(void)
     test_blocks();
     test_grid();
     test_exact_buckets();
-    test_random_threads();
+    check_random(3001, 5003, 400000, 700);
+    check_random(70001, 37, 300000, 1024);
+    check_random(17, 100003, 300000, 999);
     test_bad_args();
     test_png();
     return done_testing();

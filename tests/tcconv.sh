@@ -78,6 +78,9 @@ run_fails 2 "tcconv: a .tcf.h5 cannot go to standard output: give -o FILE" ".tcf
 run_fails 2 "tcconv: a Matrix Market input needs -o FILE.tcf.h5 (or -t mtx)" "no output named" -- \
     "$TCCONV" "$m"
 run_fails 2 "tcconv: no input file" "no input" -- "$TCCONV"
+run_fails 2 "tcconv: unrecognized option '--bogus'" "unknown long option" -- "$TCCONV" --bogus "$m"
+run_fails 2 "tcconv: invalid option -- 'x'" "unknown short option" -- "$TCCONV" -x "$m"
+run_fails 2 "tcconv: option '-o' requires an argument" "missing option argument" -- "$TCCONV" "$m" -o
 run_fails 2 "tcconv: --to: expected tcf or mtx, found 'csv'" "bad --to" -- "$TCCONV" -t csv "$m"
 run_fails 2 "tcconv: --param: no format being built has a parameter 'h'" "parameter of no format" -- \
     "$TCCONV" -p h=16 "$m" -o "$T/x.tcf.h5"

@@ -50,6 +50,22 @@ verify_passes "70000 rows with empty ones, n=7" "$T/tall.mtx" --cols 7
 gen_empty "$T/empty.mtx"
 verify_passes "a matrix without nonzeros" "$T/empty.mtx" --cols 4
 inf_row0 "$DATA/rajat01.mtx.gz"
+# cuSPARSE's CSR_ALG1 and CSR_ALG3 spread the Inf to other rows (recorded in
+# kernels/cusparse.cu): the choice of the fastest skips them when B is not
+# all finite, and they still do spread it.
+"$TCMUL" --device gpu --verify --tsv "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" > "$T/v.tsv"
+is "$(figure variants alg1_ms) $(figure variants alg3_ms)" "skipped skipped" \
+    "B with an Inf: the variants that spread it are skipped"
+for v in default alg2; do
+    verify_passes "Inf in B row 0, --variant $v: not spread" "$DATA/rajat01.mtx.gz" \
+        -B "$T/Binf.mtx" --variant $v
+done
+for v in alg1 alg3; do
+    "$TCMUL" --device gpu --variant $v --verify --tsv "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
+        > "$T/v.tsv" 2> /dev/null
+    [ $? -eq 1 ] && [ "$(figure verify nonfinite)" -gt 0 ]
+    ok $? "Inf in B row 0, --variant $v: spread to $(figure verify nonfinite) elements, as recorded"
+done
 
 # Timed runs: C of the last timed run is checked too, over rotated operands.
 verify_passes "--bench --verify" "$DATA/bcsstk13.mtx.gz" --cols 64 --bench --iters 20

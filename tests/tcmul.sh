@@ -142,6 +142,8 @@ cp "$T/B.mtx" "$T/B.copy.mtx"
 run_fails 2 "tcmul: -o $T/B.copy.mtx would overwrite an input" "-o naming B" -- \
     "$TCMUL" --device cpu "$A" -B "$T/B.copy.mtx" -o "$T/B.copy.mtx"
 cmp -s "$T/B.mtx" "$T/B.copy.mtx"; ok $? "... and B is untouched"
+run_fails 2 "tcmul: -o $T/B.h5:/C would overwrite an input" "-o naming the HDF5 file of B" -- \
+    "$TCMUL" --device cpu "$A" -B "$T/B.h5:/B" -o "$T/B.h5:/C"
 "$TCMUL" --help | grep -q '^Usage: tcmul'; ok $? "--help"
 is "$("$TCMUL" --version)" "tcmul (tcsparse) 0.1.0" "--version"
 

@@ -1,6 +1,7 @@
 /* common.c: helpers shared by the five tools (see common.h). */
 #include "config.h"
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,8 +19,16 @@ static char **saved_argv;
 void tool_init(const char *name, int argc, char **argv)
 {
     tool_name = name;
-    saved_argc = argc;
-    saved_argv = argv;
+    /* A copy for provenance: GNU getopt permutes argv in place. The program
+       is recorded by name, not by the path it ran from, so that the same
+       command gives the same file wherever the tools are installed. */
+    static char *copy[4096];
+    saved_argc = argc < 4095 ? argc : 4095;
+    memcpy(copy, argv, (size_t)saved_argc * sizeof *copy);
+    copy[0] = (char *)name;
+    copy[saved_argc] = NULL;
+    saved_argv = copy;
+    opterr = 0;   /* getopt's own messages name the binary's path */
     tc_atomic_install_signal_handlers();
 }
 
@@ -62,6 +71,16 @@ noreturn void tool_usage_error(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "Try '%s --help' for more information.\n", tool_name);
     exit(2);
+}
+
+noreturn void tool_bad_option(int c, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    if (c == ':')
+        tool_usage_error("option '%s' requires an argument", arg);
+    if (optopt)
+        tool_usage_error("invalid option -- '%c'", optopt);
+    tool_usage_error("unrecognized option '%s'", arg);
 }
 
 noreturn void tool_version(void)

@@ -28,6 +28,10 @@ __attribute__((format(printf, 1, 2))) void tool_errorf(const char *fmt, ...);
 noreturn void tool_die(const tc_error *err);
 /* "prog: message" + "Try 'prog --help' for more information.", exit 2. */
 __attribute__((format(printf, 1, 2))) noreturn void tool_usage_error(const char *fmt, ...);
+/* For getopt_long's error returns (tool_init sets opterr = 0; option
+   strings start with ':'): "prog: unrecognized option '--x'", "prog:
+   option '-o' requires an argument", ..., then exit 2 as tool_usage_error. */
+noreturn void tool_bad_option(int c, char **argv);
 /* "prog (tcsparse 0.1.0)" on stdout, exit 0. */
 noreturn void tool_version(void);
 /* Warnings go to stderr unless -q. */

@@ -96,7 +96,7 @@ static void parse_args(int argc, char **argv, options *o)
     o->formats = "csr";
     tc_error err;
     int c;
-    while ((c = getopt_long(argc, argv, "o:t:f:p:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:t:f:p:qvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o->output = optarg; break;
         case 't':
@@ -125,7 +125,7 @@ static void parse_args(int argc, char **argv, options *o)
         case 'v': tool_verbose++; break;
         case 'h': usage(); exit(0);
         case 'V': tool_version();
-        default: tool_usage_error("unknown option");
+        default: tool_bad_option(c, argv);
         }
     }
     if (optind != argc - 1)

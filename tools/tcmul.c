@@ -73,6 +73,10 @@ enum {
 
 typedef struct options {
     const char *input, *b_spec, *output, *format, *variant;
+    char b_path[4096];          /* -B's file */
+    const char *b_dataset;      /* -B's HDF5 dataset, or NULL */
+    char out_path[4096];        /* -o's file */
+    const char *out_dataset;    /* -o's HDF5 dataset; NULL: Matrix Market */
     int32_t cols;               /* random B of this many columns; 0: -B */
     uint64_t seed;
     device_kind device;
@@ -88,11 +92,49 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* FILE[:DATASET] of an HDF5 output: the part before the last ':' when the
-   whole does not end in the HDF5 suffixes. */
-static int is_h5_name(const char *path)
+/* The first len characters of an option's file name into buf. */
+static void copy_name(char *buf, size_t size, const char *name, size_t len, const char *opt)
 {
-    return ends_with(path, ".h5") || ends_with(path, ".hdf5");
+    if (len >= size)
+        tool_usage_error("%s: the name is too long", opt);
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+}
+
+/* -o FILE[:DATASET]: a name ending in .mtx is a Matrix Market file, one
+   ending in .h5 or .hdf5 an HDF5 file (dataset /C); otherwise what follows
+   the last ':' names the dataset of an HDF5 file. */
+static void parse_output(const char *spec, options *o)
+{
+    const char *colon = strrchr(spec, ':');
+    size_t len = strlen(spec);
+    if (ends_with(spec, ".mtx")) {
+        o->out_dataset = NULL;
+    } else if (ends_with(spec, ".h5") || ends_with(spec, ".hdf5")) {
+        o->out_dataset = "/C";
+    } else if (colon && colon != spec && colon[1]) {
+        o->out_dataset = colon + 1;
+        len = (size_t)(colon - spec);
+    } else {
+        tool_usage_error("-o: expected a name ending in .h5, .hdf5 or .mtx, found '%s'", spec);
+    }
+    copy_name(o->out_path, sizeof o->out_path, spec, len, "-o");
+}
+
+/* -B FILE[:DATASET]: FILE:DATASET names a dataset when it is not itself a
+   file; without one, FILE is HDF5 (dataset /B) or Matrix Market by content
+   (read_b). */
+static void parse_b(const char *spec, options *o)
+{
+    struct stat sb;
+    const char *colon = strrchr(spec, ':');
+    size_t len = strlen(spec);
+    o->b_dataset = NULL;
+    if (stat(spec, &sb) != 0 && colon && colon != spec && colon[1]) {
+        o->b_dataset = colon + 1;
+        len = (size_t)(colon - spec);
+    }
+    copy_name(o->b_path, sizeof o->b_path, spec, len, "-B");
 }
 
 static void parse_args(int argc, char **argv, options *o)
@@ -176,12 +218,10 @@ static void parse_args(int argc, char **argv, options *o)
         tool_usage_error("give B as either -B FILE or --cols N");
     if (!o->output && !o->verify && !o->bench)
         tool_usage_error("nothing to do: give -o FILE, --verify or --bench");
-    if (o->output) {
-        const char *colon = strrchr(o->output, ':');
-        if (!ends_with(o->output, ".mtx") && !is_h5_name(o->output) && !colon)
-            tool_usage_error("-o: expected a name ending in .h5, .hdf5 or .mtx, found '%s'",
-                             o->output);
-    }
+    if (o->output)
+        parse_output(o->output, o);
+    if (o->b_spec)
+        parse_b(o->b_spec, o);
     if (!tc_format_find(o->format))
         tool_usage_error("--format: unknown format '%s'", o->format);
 }
@@ -228,24 +268,13 @@ static tc_gpu *open_device(const options *o)
 /* Operands                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* -B FILE is HDF5 (dataset /B) or Matrix Market by content; -B FILE:DATASET
-   names a dataset when FILE:DATASET is not itself a file. */
-static tc_status read_b(const char *spec, int32_t *rows, int32_t *cols, double **data,
+static tc_status read_b(const options *o, int32_t *rows, int32_t *cols, double **data,
                         tc_error *err)
 {
-    struct stat sb;
-    const char *colon = strrchr(spec, ':');
-    if (stat(spec, &sb) != 0 && colon && colon != spec) {
-        char *path = strndup(spec, (size_t)(colon - spec));
-        if (!path)
-            return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-        tc_status st = tc_h5_read_dense(path, colon + 1, rows, cols, data, err);
-        free(path);
-        return st;
-    }
-    if (tc_h5_is_hdf5(spec))
-        return tc_h5_read_dense(spec, "/B", rows, cols, data, err);
-    return tc_mtx_read_dense(spec, rows, cols, data, err);
+    if (o->b_dataset || tc_h5_is_hdf5(o->b_path))
+        return tc_h5_read_dense(o->b_path, o->b_dataset ? o->b_dataset : "/B", rows, cols, data,
+                                err);
+    return tc_mtx_read_dense(o->b_path, rows, cols, data, err);
 }
 
 /* B in A's column order, in float32 (what the kernels take) and the same
@@ -260,7 +289,7 @@ static tc_status load_b(const options *o, const tool_matrix *in, int32_t *ncols,
     double *b = NULL;
     tc_status st = TC_OK;
     if (o->b_spec) {
-        st = read_b(o->b_spec, &rows, &n, &b, err);
+        st = read_b(o, &rows, &n, &b, err);
         if (!st && rows != a->cols)
             st = tc_error_set(err, TC_ERR_INVALID, "%s: B has %d rows, but A (%s) has %d columns",
                               o->b_spec, rows, o->input, a->cols);
@@ -296,6 +325,14 @@ static tc_status load_b(const options *o, const tool_matrix *in, int32_t *ncols,
     return TC_OK;
 }
 
+static int all_finite(const float *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Running                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -305,6 +342,7 @@ typedef struct run {
     const tc_csr *a;
     int32_t n;
     const float *B;
+    int finite_b;               /* no NaN or Inf in B */
     float *C;                   /* rows x n, in the stored (reordered) row order */
     char device[300];
     const char *implementation, *precision, *variant;
@@ -388,7 +426,7 @@ static tc_status time_baseline(const options *o, tc_gpu *g, const tc_gpu_operand
     tc_kplan *p = NULL;
     tc_status st = tc_kernel_prepare(tc_kernel_baseline(), g, NULL, r->a, ops, &p, err);
     if (!st)
-        st = tc_kernel_tune(p, ops, o->warmup, o->iters, err);
+        st = tc_kernel_tune(p, ops, o->warmup, o->iters, r->finite_b, err);
     if (!st) {
         r->baseline_ms = p->variant_ms[p->variant];
         r->baseline_variant = p->kind->variant_names[p->variant];
@@ -415,7 +453,7 @@ static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, t
     if (!st && o->variant)
         st = tc_kernel_select(r->plan, tc_kernel_variant_find(k, o->variant), err);
     else if (!st && k->nvariants > 1)
-        st = tc_kernel_tune(r->plan, &ops, o->warmup, o->iters, err);
+        st = tc_kernel_tune(r->plan, &ops, o->warmup, o->iters, r->finite_b, err);
     if (!st)
         st = tc_gpu_operands_poison(g, &ops, err);
     int set = 0;
@@ -429,7 +467,8 @@ static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, t
         st = tc_kernel_run(r->plan, &ops, 0, err);
     }
     if (!st)
-        st = tc_gpu_download(g, r->C, ops.C[set], (int64_t)r->a->rows * r->n * 4, err);
+        st = tc_gpu_download(g, r->C, ops.C[set],
+                             (int64_t)r->a->rows * r->n * (int64_t)sizeof *r->C, err);
     if (!st) {
         r->variant = k->variant_names[r->plan->variant];
         r->a_bytes = r->plan->a_bytes;
@@ -546,9 +585,12 @@ static tc_status report_variants(tc_report *rep, const run *r)
     for (int v = 0; v < r->kernel->nvariants && !st; v++) {
         char key[64];
         snprintf(key, sizeof key, "%s_ms", r->kernel->variant_names[v]);
-        st = r->plan->variant_ms[v] < 0
-                 ? tc_report_str(rep, "variants", key, "unsupported", NULL)
-                 : tc_report_num(rep, "variants", key, r->plan->variant_ms[v], "median");
+        const double ms = r->plan->variant_ms[v];
+        st = ms == TC_VARIANT_UNSUPPORTED ? tc_report_str(rep, "variants", key, "unsupported", NULL)
+             : ms == TC_VARIANT_SKIPPED
+                 ? tc_report_str(rep, "variants", key, "skipped",
+                                 "B holds NaN/Inf, which this variant spreads to other rows")
+                 : tc_report_num(rep, "variants", key, ms, "median");
     }
     if (!st)
         st = tc_report_str(rep, "variants", "fastest", r->variant, NULL);
@@ -573,18 +615,9 @@ static tc_status write_c(const options *o, const tool_matrix *in, const run *r, 
         for (int32_t k = 0; k < n; k++)
             dst[k] = r->C[(int64_t)i * n + k];
     }
-    tc_status st;
-    const char *colon = strrchr(o->output, ':');
-    if (ends_with(o->output, ".mtx")) {
-        st = tc_mtx_write_dense(o->output, rows, n, c, err);
-    } else if (is_h5_name(o->output)) {
-        st = tc_h5_write_dense(o->output, "/C", rows, n, c, 1, err);
-    } else {
-        char *path = strndup(o->output, (size_t)(colon - o->output));
-        st = path ? tc_h5_write_dense(path, colon + 1, rows, n, c, 1, err)
-                  : tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-        free(path);
-    }
+    tc_status st = o->out_dataset
+                       ? tc_h5_write_dense(o->out_path, o->out_dataset, rows, n, c, 1, err)
+                       : tc_mtx_write_dense(o->out_path, rows, n, c, err);
     free(c);
     if (!st)
         tool_info("wrote %s: %d x %d", o->output, rows, n);
@@ -594,17 +627,8 @@ static tc_status write_c(const options *o, const tool_matrix *in, const run *r, 
 /* Refuses an output that would overwrite an input. */
 static void check_clobber(const options *o)
 {
-    if (!o->output)
-        return;
-    const char *colon = strrchr(o->output, ':');
-    char *path = !ends_with(o->output, ".mtx") && !is_h5_name(o->output) && colon
-                     ? strndup(o->output, (size_t)(colon - o->output))
-                     : strdup(o->output);
-    if (!path)
-        tool_errorf("out of memory"), exit(1);
-    int same = tc_same_file(path, o->input) || (o->b_spec && tc_same_file(path, o->b_spec));
-    free(path);
-    if (same)
+    if (o->output && (tc_same_file(o->out_path, o->input) ||
+                      (o->b_spec && tc_same_file(o->out_path, o->b_path))))
         tool_usage_error("-o %s would overwrite an input", o->output);
 }
 
@@ -683,6 +707,7 @@ int main(int argc, char **argv)
     int pass = 1;
     tc_status st = load_b(&o, &in, &r.n, &bf, &bd, &err);
     r.B = bf;
+    r.finite_b = !st && all_finite(bf, (int64_t)r.a->cols * r.n);
     if (!st && !(r.C = tc_malloc_array((int64_t)r.a->rows * r.n, sizeof *r.C, &err)))
         st = TC_ERR_NOMEM;
     if (!st && g)

@@ -16,12 +16,12 @@
  */
 #include "config.h"
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tcsparse.h"
+#include "threads.h"
 
 /* ------------------------------------------------------------------ colours */
 
@@ -277,25 +277,16 @@ static int band_threads(int64_t nnz)
 }
 
 /* Calls fn over cell rows [0, n) in chunks handed out by an atomic counter,
-   on `threads` workers (ids 0..threads-1, the caller being 0). A thread that
-   cannot be started just leaves its share to the others. */
+   on `threads` workers (ids 0..threads-1, the caller being 0). */
 static void run_bands(band_fn fn, void *ctx, int64_t n, int threads, const tc_progress *prog)
 {
     band_pool pool = { .fn = fn, .ctx = ctx, .n = n, .chunk = n / (8 * threads) + 1,
                        .progress = prog };
     atomic_init(&pool.next, 0);
-    pthread_t tid[MAX_THREADS];
     band_worker w[MAX_THREADS];
-    int started = 1;
-    for (; started < threads; started++) {
-        w[started] = (band_worker){ &pool, started };
-        if (pthread_create(&tid[started], NULL, band_run, &w[started]) != 0)
-            break;
-    }
-    w[0] = (band_worker){ &pool, 0 };
-    band_run(&w[0]);
-    for (int i = 1; i < started; i++)
-        pthread_join(tid[i], NULL);
+    for (int i = 0; i < threads; i++)
+        w[i] = (band_worker){ &pool, i };
+    tc_run_jobs(band_run, w, sizeof w[0], threads);
 }
 
 /* ---------------------------------------------------------------- spy plot */

@@ -11,12 +11,12 @@
 #include <config.h>
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "tcsparse.h"
+#include "threads.h"
 
 /* Below this much work (multiply-adds) one thread is faster than starting
    several. */
@@ -115,15 +115,11 @@ static tc_status check_args(const char *fn, const tc_csr *a, const void *B, int6
     return TC_OK;
 }
 
-/* Runs the rows in `nthreads` contiguous ranges of about equal work; the
-   calling thread takes the last range. A thread that cannot be started
-   leaves its range to the calling thread: same result, just slower. */
+/* Runs the rows in `nthreads` contiguous ranges of about equal work. */
 static void spmm_parallel(const spmm_job *proto, int nthreads)
 {
     const tc_csr *a = proto->a;
     spmm_job jobs[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS];
     const int64_t total = a->nnz + a->rows;
     int32_t r0 = 0;
     for (int t = 0; t < nthreads; t++) {
@@ -133,14 +129,8 @@ static void spmm_parallel(const spmm_job *proto, int nthreads)
         jobs[t].r0 = r0;
         jobs[t].r1 = r1;
         r0 = r1;
-        started[t] = t < nthreads - 1 && pthread_create(&tid[t], NULL, spmm_job_run, &jobs[t]) == 0;
     }
-    for (int t = 0; t < nthreads; t++)
-        if (!started[t])
-            spmm_job_run(&jobs[t]);
-    for (int t = 0; t < nthreads; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
+    tc_run_jobs(spmm_job_run, jobs, sizeof jobs[0], nthreads);
 }
 
 tc_status tc_spmm_cpu_f32(const tc_csr *a, const float *B, int64_t ldb, int32_t n,
@@ -315,20 +305,13 @@ static tc_status copy_once(void *arg, tc_error *err)
 {
     copy_ctx *c = arg;
     copy_job jobs[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS];
     const int64_t slice = c->bytes / c->nthreads;
     for (int t = 0; t < c->nthreads; t++) {
         const int64_t off = slice * t;
         jobs[t] = (copy_job){ c->dst + off, c->src + off,
                               (size_t)(t == c->nthreads - 1 ? c->bytes - off : slice) };
-        started[t] = pthread_create(&tid[t], NULL, copy_job_run, &jobs[t]) == 0;
-        if (!started[t])
-            copy_job_run(&jobs[t]);
     }
-    for (int t = 0; t < c->nthreads; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
+    tc_run_jobs(copy_job_run, jobs, sizeof jobs[0], c->nthreads);
     return TC_OK;
 }
 

@@ -11,10 +11,10 @@
    figure is the same whatever the thread count. */
 #include "config.h"
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcsparse.h"
+#include "threads.h"
 
 /* ---- distributions ------------------------------------------------------ */
 
@@ -151,23 +151,6 @@ static int split_windows(const tc_csr *a, int h, int64_t windows, window_range *
     return (int)n;
 }
 
-/* Runs fn on jobs[0..n) (each `size` bytes), jobs 1.. in threads; a job
-   whose thread cannot be created runs in the caller instead. */
-static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
-{
-    pthread_t tid[MAX_JOBS];
-    int started[MAX_JOBS] = { 0 };
-    for (int k = 1; k < n; k++)
-        started[k] = pthread_create(&tid[k], NULL, fn, (char *)jobs + (size_t)k * size) == 0;
-    fn(jobs);
-    for (int k = 1; k < n; k++) {
-        if (started[k])
-            pthread_join(tid[k], NULL);
-        else
-            fn((char *)jobs + (size_t)k * size);
-    }
-}
-
 /* ---- TC block count: one stamp pass per window ----------------------------- */
 
 typedef struct count_job {
@@ -223,7 +206,7 @@ int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w)
     int n = split_windows(a, h, window_count(a, h), r);
     for (int k = 0; k < n; k++)
         jobs[k] = (count_job){ .a = a, .h = h, .w = w, .r = r[k] };
-    run_jobs(count_worker, jobs, sizeof jobs[0], n);
+    tc_run_jobs(count_worker, jobs, sizeof jobs[0], n);
     int64_t blocks = 0;
     for (int k = 0; k < n; k++) {
         if (jobs[k].blocks < 0)
@@ -330,7 +313,7 @@ static tc_status tiling_run(const tc_csr *a, int h, int w, tc_tiling_stats *out,
     for (int k = 0; k < n; k++)
         jobs[k] = (tiling_job){ .a = a, .h = h, .w = w, .r = r[k], .blocks_per_window = bpw,
                                 .nnz_hist = hists + k * (area + 1) };
-    run_jobs(tiling_worker, jobs, sizeof jobs[0], n);
+    tc_run_jobs(tiling_worker, jobs, sizeof jobs[0], n);
     tc_status st = TC_OK;
     for (int k = 0; k < n; k++) {
         if (jobs[k].st)

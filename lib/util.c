@@ -1,8 +1,10 @@
 /* util.c: overflow-checked allocation, thread count, progress reporting. */
 #include "config.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "tcsparse.h"
+#include "threads.h"
 
 int tc_mul_overflows(int64_t a, int64_t b, int64_t *out)
 {
@@ -52,4 +54,20 @@ void tc_progress_report(const tc_progress *p, int64_t done, int64_t total)
 {
     if (p && p->fn && total > 0)
         p->fn(p->ctx, done, total);
+}
+
+void tc_run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
+{
+    pthread_t tid[TC_MAX_JOBS];
+    int started[TC_MAX_JOBS] = { 0 };
+    for (int k = 1; k < n; k++)
+        started[k] = pthread_create(&tid[k], NULL, fn, (char *)jobs + (size_t)k * size) == 0;
+    if (n > 0)
+        fn(jobs);
+    for (int k = 1; k < n; k++) {
+        if (started[k])
+            pthread_join(tid[k], NULL);
+        else
+            fn((char *)jobs + (size_t)k * size);
+    }
 }

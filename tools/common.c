@@ -73,14 +73,20 @@ noreturn void tool_usage_error(const char *fmt, ...)
     exit(2);
 }
 
-noreturn void tool_bad_option(int c, char **argv)
+void tool_common_option(int c, char **argv, void (*usage)(void))
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
-    if (c == ':')
-        tool_usage_error("option '%s' requires an argument", arg);
-    if (optopt)
-        tool_usage_error("invalid option -- '%c'", optopt);
-    tool_usage_error("unrecognized option '%s'", arg);
+    switch (c) {
+    case 'q': tool_quiet = 1; return;
+    case 'v': tool_verbose++; return;
+    case 'h': usage(); exit(0);
+    case 'V': tool_version();
+    case ':': tool_usage_error("option '%s' requires an argument", arg);
+    default:
+        if (optopt)
+            tool_usage_error("invalid option -- '%c'", optopt);
+        tool_usage_error("unrecognized option '%s'", arg);
+    }
 }
 
 noreturn void tool_version(void)

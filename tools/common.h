@@ -28,10 +28,19 @@ __attribute__((format(printf, 1, 2))) void tool_errorf(const char *fmt, ...);
 noreturn void tool_die(const tc_error *err);
 /* "prog: message" + "Try 'prog --help' for more information.", exit 2. */
 __attribute__((format(printf, 1, 2))) noreturn void tool_usage_error(const char *fmt, ...);
-/* For getopt_long's error returns (tool_init sets opterr = 0; option
-   strings start with ':'): "prog: unrecognized option '--x'", "prog:
-   option '-o' requires an argument", ..., then exit 2 as tool_usage_error. */
-noreturn void tool_bad_option(int c, char **argv);
+/* The options every tool has: end a tool's long-option table with
+   TOOL_COMMON_LONGOPTS and its getopt string (which starts with ':', so
+   that a missing argument is told apart) with TOOL_COMMON_SHORTOPTS, and
+   hand every other option character to tool_common_option. */
+#define TOOL_COMMON_LONGOPTS \
+    { "quiet", no_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' }, \
+    { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, \
+    { NULL, 0, NULL, 0 }
+#define TOOL_COMMON_SHORTOPTS "qvhV"
+/* -q, -v; -h (usage() on stdout, exit 0); -V; and getopt_long's error
+   returns (tool_init sets opterr = 0): "prog: unrecognized option '--x'",
+   "prog: option '-o' requires an argument", ..., exit 2. */
+void tool_common_option(int c, char **argv, void (*usage)(void));
 /* "prog (tcsparse 0.1.0)" on stdout, exit 0. */
 noreturn void tool_version(void);
 /* Warnings go to stderr unless -q. */

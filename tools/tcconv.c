@@ -84,11 +84,7 @@ static void parse_args(int argc, char **argv, options *o)
         { "general", no_argument, NULL, OPT_GENERAL },
         { "original-order", no_argument, NULL, OPT_ORIGINAL },
         { "list-formats", no_argument, NULL, OPT_LIST },
-        { "quiet", no_argument, NULL, 'q' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 }
+        TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
     o->compress = 1;
@@ -96,7 +92,7 @@ static void parse_args(int argc, char **argv, options *o)
     o->formats = "csr";
     tc_error err;
     int c;
-    while ((c = getopt_long(argc, argv, ":o:t:f:p:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:t:f:p:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o->output = optarg; break;
         case 't':
@@ -121,11 +117,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_GENERAL: o->general = 1; break;
         case OPT_ORIGINAL: o->original_order = 1; break;
         case OPT_LIST: list_formats(); exit(0);
-        case 'q': tool_quiet = 1; break;
-        case 'v': tool_verbose++; break;
-        case 'h': usage(); exit(0);
-        case 'V': tool_version();
-        default: tool_bad_option(c, argv);
+        default: tool_common_option(c, argv, usage);
         }
     }
     if (optind != argc - 1)

@@ -157,11 +157,7 @@ static void parse_args(int argc, char **argv, options *o)
         { "bandwidth", required_argument, NULL, OPT_BANDWIDTH },
         { "tsv", no_argument, NULL, OPT_TSV },
         { "json", no_argument, NULL, OPT_JSON },
-        { "quiet", no_argument, NULL, 'q' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 }
+        TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
     o->format = "csr";
@@ -169,7 +165,7 @@ static void parse_args(int argc, char **argv, options *o)
     o->warmup = 10;
     o->iters = 100;
     int c;
-    while ((c = getopt_long(argc, argv, "B:n:s:o:d:f:t:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":B:n:s:o:d:f:t:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'B': o->b_spec = optarg; break;
         case 'n': o->cols = (int32_t)tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
@@ -199,11 +195,7 @@ static void parse_args(int argc, char **argv, options *o)
             break;
         case OPT_TSV: o->style = TOOL_OUT_TSV; break;
         case OPT_JSON: o->style = TOOL_OUT_JSON; break;
-        case 'q': tool_quiet = 1; break;
-        case 'v': tool_verbose++; break;
-        case 'h': usage(); exit(0);
-        case 'V': tool_version();
-        default: tool_usage_error("unknown option");
+        default: tool_common_option(c, argv, usage);
         }
     }
     if (o->list_devices) {

@@ -83,18 +83,14 @@ static void parse_args(int argc, char **argv, options *o)
         { "no-grid", no_argument, NULL, OPT_NO_GRID },
         { "block", required_argument, NULL, OPT_BLOCK },
         { "format", required_argument, NULL, 'f' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 }
+        TOOL_COMMON_LONGOPTS
     };
     static const tc_plot_opts defaults = TC_PLOT_DEFAULTS;
     memset(o, 0, sizeof *o);
     o->plot = defaults;
     const char *format = "csr";
     int c;
-    while ((c = getopt_long(argc, argv, "o:b:s:f:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:b:s:f:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o->spy = optarg; break;
         case 'b': o->blocks = optarg; break;
@@ -103,11 +99,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_NO_GRID: o->plot.grid = 0; break;
         case OPT_BLOCK: parse_block(optarg, &o->plot); break;
         case 'f': format = optarg; break;
-        case 'q': tool_quiet = 1; break;
-        case 'v': tool_verbose++; break;
-        case 'h': usage(); exit(0);
-        case 'V': tool_version();
-        default: tool_usage_error("unknown option");
+        default: tool_common_option(c, argv, usage);
         }
     }
     if (optind != argc - 1)

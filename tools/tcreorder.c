@@ -90,11 +90,7 @@ static void parse_args(int argc, char **argv, options *o)
         { "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
         { "tsv", no_argument, NULL, OPT_TSV },
         { "json", no_argument, NULL, OPT_JSON },
-        { "quiet", no_argument, NULL, 'q' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 }
+        TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
     o->convention = TC_PERM_NEW2OLD;
@@ -102,7 +98,7 @@ static void parse_args(int argc, char **argv, options *o)
     o->style = TOOL_OUT_TEXT;
     tc_error err;
     int c;
-    while ((c = getopt_long(argc, argv, "m:p:o:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":m:p:o:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'm':
             if (!(o->method = tc_reorder_find(optarg)))
@@ -121,11 +117,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_NO_COMPRESS: o->compress = 0; break;
         case OPT_TSV: o->style = TOOL_OUT_TSV; break;
         case OPT_JSON: o->style = TOOL_OUT_JSON; break;
-        case 'q': tool_quiet = 1; break;
-        case 'v': tool_verbose++; break;
-        case 'h': usage(); exit(0);
-        case 'V': tool_version();
-        default: tool_usage_error("unknown option");
+        default: tool_common_option(c, argv, usage);
         }
     }
     if (optind != argc - 1)

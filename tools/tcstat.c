@@ -78,11 +78,7 @@ static void parse_args(int argc, char **argv, options *o)
         { "output", required_argument, NULL, 'o' },
         { "tsv", no_argument, NULL, OPT_TSV },
         { "json", no_argument, NULL, OPT_JSON },
-        { "quiet", no_argument, NULL, 'q' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 }
+        TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
     o->h = 16;
@@ -91,7 +87,7 @@ static void parse_args(int argc, char **argv, options *o)
     o->style = TOOL_OUT_TEXT;
     tc_error err;
     int c;
-    while ((c = getopt_long(argc, argv, "f:b:o:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:b:o:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (tc_format_list_parse(optarg, o->formats, 32, &o->nformats, &err))
@@ -101,11 +97,7 @@ static void parse_args(int argc, char **argv, options *o)
         case 'o': o->output = optarg; break;
         case OPT_TSV: o->style = TOOL_OUT_TSV; break;
         case OPT_JSON: o->style = TOOL_OUT_JSON; break;
-        case 'q': tool_quiet = 1; break;
-        case 'v': tool_verbose++; break;
-        case 'h': usage(); exit(0);
-        case 'V': tool_version();
-        default: tool_usage_error("unknown option");
+        default: tool_common_option(c, argv, usage);
         }
     }
     if (optind == argc)

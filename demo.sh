@@ -18,7 +18,7 @@ step() { printf '\n$ %s\n' "$*"; "$@" || { echo "demo: step failed: $*" >&2; exi
 
 step $bin/tcconv "$in" -o $out/bcsstk13.tcf.h5
 step $bin/tcstat $out/bcsstk13.tcf.h5
-step $bin/tcreorder --method rcm $out/bcsstk13.tcf.h5 -o $out/bcsstk13.rcm.tcf.h5 \
+step $bin/tcreorder --method rcm --symmetric $out/bcsstk13.tcf.h5 -o $out/bcsstk13.rcm.tcf.h5 \
     --perm-out $out/bcsstk13.rcm.perm
 step $bin/tcplot $out/bcsstk13.tcf.h5 -o $out/bcsstk13.png --blocks $out/bcsstk13.blocks.png
 step $bin/tcplot $out/bcsstk13.rcm.tcf.h5 -o $out/bcsstk13.rcm.png --blocks $out/bcsstk13.rcm.blocks.png

@@ -62,6 +62,23 @@ ok $? "deterministic report (but for seconds)"
     h5diff --exclude-path /provenance "$T/rcm.tcf.h5" "$T/rcm2.tcf.h5" > /dev/null
 ok $? "deterministic .tcf.h5"
 
+# --symmetric: P*A*P^T brings the scrambled band back to bandwidth 2.
+"$TCREORDER" -q --method rcm --symmetric -o "$T/sym.tcf.h5" "$T/band.mtx"; ok $? "rcm --symmetric"
+is "$("$TOOLS/tcstat" --tsv "$T/sym.tcf.h5" | awk -F'\t' '$2 == "bandwidth" { print $3 }')" 2 \
+    "rcm --symmetric: bandwidth back to 2"
+h5dump -d /permutation/col_new_to_old -y -w 0 "$T/sym.tcf.h5" | sed -n 's/^ *\([0-9, ]*\)$/\1/p' | tr -d ' \n' |
+    tr ',' '\n' > "$T/colperm.txt"
+h5dump -d /permutation/row_new_to_old -y -w 0 "$T/sym.tcf.h5" | sed -n 's/^ *\([0-9, ]*\)$/\1/p' | tr -d ' \n' |
+    tr ',' '\n' > "$T/rowperm.txt"
+cmp -s "$T/colperm.txt" "$T/rowperm.txt" && [ -s "$T/colperm.txt" ]
+ok $? "--symmetric stores the same column permutation"
+"$TCCONV" --original-order "$T/sym.tcf.h5" -o "$T/sym-back.mtx" && "$TCCONV" "$T/band.mtx" -t mtx -o "$T/band-plain.mtx" &&
+    cmp -s "$T/sym-back.mtx" "$T/band-plain.mtx"
+ok $? "--original-order undoes rows and columns"
+printf '%%%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 1\n' > "$T/wide.mtx"
+run_fails 2 "tcreorder: $T/wide.mtx: --symmetric needs a square matrix, not 2 x 3" \
+    "--symmetric refuses a rectangular matrix" -- "$TCREORDER" --method rcm --symmetric "$T/wide.mtx" -o "$T/w.tcf.h5"
+
 # A second reordering composes: /permutation still maps to the original.
 "$TCCONV" "$T/band.mtx" -o "$T/band.tcf.h5"
 "$TCREORDER" -q --method degree -o "$T/both.tcf.h5" "$T/rcm.tcf.h5"; ok $? "reorder a reordered .tcf.h5"

@@ -51,28 +51,11 @@ static int count_entries(const char *d)
     return n;
 }
 
-/* The whole file in memory (NULL if unreadable); *len its size. */
-static char *slurp(const char *path, long *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    *len = ftell(fp);
-    rewind(fp);
-    char *buf = malloc(*len + 1);
-    if (fread(buf, 1, *len, fp) != (size_t)*len) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(fp);
-    return buf;
-}
 
 static int same_bytes(const char *a, const char *b)
 {
-    long la = -1, lb = -2;
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    size_t la = 0, lb = 0;
+    char *x = tap_slurp(a, &la), *y = tap_slurp(b, &lb);
     int same = x && y && la == lb && memcmp(x, y, la) == 0;
     free(x);
     free(y);
@@ -90,15 +73,6 @@ static void write_text(const char *path, const char *text)
 /* Matrices                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* nnz random entries (duplicates summed), plus a dense row and a dense
    column when asked; integer matrices get whole values. */
@@ -110,10 +84,10 @@ static tc_csr *random_csr(int32_t rows, int32_t cols, int64_t nnz, tc_field fiel
     int32_t *ci = malloc((nnz + extra + 1) * sizeof *ci);
     double *v = malloc((nnz + extra + 1) * sizeof *v);
     for (int64_t k = 0; k < nnz; k++, n++) {
-        ri[n] = (int32_t)(next_rand() % (uint64_t)rows);
-        ci[n] = (int32_t)(next_rand() % (uint64_t)cols);
-        v[n] = field == TC_FIELD_INTEGER ? (double)(int)(next_rand() % 19) - 9
-                                         : (double)(next_rand() >> 11) / 9007199254740992.0 - 0.5;
+        ri[n] = (int32_t)(tap_rand64() % (uint64_t)rows);
+        ci[n] = (int32_t)(tap_rand64() % (uint64_t)cols);
+        v[n] = field == TC_FIELD_INTEGER ? (double)(int)(tap_rand64() % 19) - 9
+                                         : (double)(tap_rand64() >> 11) / 9007199254740992.0 - 0.5;
     }
     for (int64_t k = 0; k < extra; k++, n++) {
         ri[n] = k < cols ? rows / 2 : (int32_t)(k - cols);
@@ -139,7 +113,7 @@ static tc_perm *random_perm(int32_t n)
     for (int32_t i = 0; i < n; i++)
         idx[i] = i;
     for (int32_t i = n - 1; i > 0; i--) {
-        int32_t j = (int32_t)(next_rand() % (uint64_t)(i + 1)), t = idx[i];
+        int32_t j = (int32_t)(tap_rand64() % (uint64_t)(i + 1)), t = idx[i];
         idx[i] = idx[j];
         idx[j] = t;
     }
@@ -502,12 +476,12 @@ static void test_formats(void)
     tc_tcf_free(g);
 
     fake_fail = 1;
-    long before_len, after_len;
-    char *before = slurp(path, &before_len);
+    size_t before_len = 0, after_len = 0;
+    char *before = tap_slurp(path, &before_len);
     int entries = count_entries(dir);
     fails(tc_h5_write(path, f, NULL, &err), &err, TC_ERR_IO, NULL, "fake: deliberate failure",
           "a write failing half-way");
-    char *after = slurp(path, &after_len);
+    char *after = tap_slurp(path, &after_len);
     ok(before && after && before_len == after_len && memcmp(before, after, before_len) == 0,
        "the previous file is untouched");
     is_int(count_entries(dir), entries, "no temporary file left");
@@ -926,8 +900,8 @@ static void test_bad_files(void)
     tc_tcf *t = tcf_of(random_csr(2000, 2000, 20000, TC_FIELD_REAL, 0));
     tc_h5_write(whole, t, NULL, &err);
     tc_tcf_free(t);
-    long len;
-    char *bytes = slurp(whole, &len);
+    size_t len = 0;
+    char *bytes = tap_slurp(whole, &len);
     FILE *fp = fopen(half, "wb");
     fwrite(bytes, 1, len / 2, fp);
     fclose(fp);
@@ -935,8 +909,8 @@ static void test_bad_files(void)
     ok(tc_h5_is_hdf5(whole) && tc_h5_is_hdf5(half), "is_hdf5: written file and its first half");
     char want[1024];
     snprintf(want, sizeof want,
-             "%%s: cannot open as HDF5: truncated file: eof = %ld, sblock->base_addr = 0, "
-             "stored_eof = %ld", len / 2, len);
+             "%%s: cannot open as HDF5: truncated file: eof = %zu, sblock->base_addr = 0, "
+             "stored_eof = %zu", len / 2, len);
     fails(tc_h5_read(half, 1, &f, &err), &err, TC_ERR_FORMAT, half, want, "a truncated file");
 
     /* HDF5 prints its error stack only when asked */

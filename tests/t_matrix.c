@@ -4,12 +4,6 @@
 #include "tcsparse.h"
 #include "tap.h"
 
-static uint64_t rng_state = 12345;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)((rng_state >> 33) % n);
-}
 
 /* Triplets with duplicates, in random order, checked against a dense sum. */
 static void check_from_coo(int32_t rows, int32_t cols, int64_t n, int pattern)
@@ -20,9 +14,9 @@ static void check_from_coo(int32_t rows, int32_t cols, int64_t n, int pattern)
     double *dense = calloc((size_t)rows * cols + 1, sizeof *dense);
     char *present = calloc((size_t)rows * cols + 1, 1);
     for (int64_t k = 0; k < n; k++) {
-        ri[k] = (int32_t)rnd((uint32_t)rows);
-        ci[k] = (int32_t)rnd((uint32_t)cols);
-        v[k] = (double)rnd(1000) - 500;
+        ri[k] = (int32_t)tap_rand((uint32_t)rows);
+        ci[k] = (int32_t)tap_rand((uint32_t)cols);
+        v[k] = (double)tap_rand(1000) - 500;
         dense[(size_t)ri[k] * cols + ci[k]] += v[k];
         present[(size_t)ri[k] * cols + ci[k]] = 1;
     }
@@ -49,13 +43,7 @@ static void check_from_coo(int32_t rows, int32_t cols, int64_t n, int pattern)
 
     /* Permute rows and columns, then undo with the inverses. */
     int32_t *pr = malloc((size_t)rows * sizeof *pr), *pc = malloc((size_t)cols * sizeof *pc);
-    for (int32_t i = 0; i < rows; i++)
-        pr[i] = i;
-    for (int32_t i = rows - 1; i > 0; i--) {
-        int32_t j = (int32_t)rnd((uint32_t)i + 1), x = pr[i];
-        pr[i] = pr[j];
-        pr[j] = x;
-    }
+    tap_shuffle(pr, rows);
     for (int32_t i = 0; i < cols; i++)
         pc[i] = cols - 1 - i;
     tc_perm *rp, *cp, *rinv, *cinv;

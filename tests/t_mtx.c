@@ -35,19 +35,6 @@ static const char *tmpfile_path(const char *name)
     return path_in(tmpdir, name);
 }
 
-/* xorshift64: the same random matrices on every run and platform */
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t rnd64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static int32_t rnd(int32_t n)
-{
-    return (int32_t)(rnd64() % (uint64_t)n);
-}
 
 static double from_bits(uint64_t b)
 {
@@ -319,28 +306,6 @@ static const bad_case bad_cases[] = {
     { "no-such-file.mtx", 1, TC_ERR_IO, ": cannot open: No such file or directory" },
 };
 
-/* The whole file in memory (NULL if it cannot be read). */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0;
-    *len = 0;
-    for (;;) {
-        if (*len == cap) {
-            cap = cap ? 2 * cap : 4096;
-            buf = realloc(buf, cap);
-        }
-        size_t n = fread(buf + *len, 1, cap - *len, f);
-        if (n == 0)
-            break;
-        *len += n;
-    }
-    fclose(f);
-    return buf;
-}
 
 static void check_error(const char *what, tc_status st, const tc_csr *a, const tc_error *err,
                         tc_status want_st, const char *want_msg)
@@ -369,7 +334,7 @@ static void test_malformed(void)
 
         /* the same bytes from memory, named as the file */
         size_t len;
-        char *bytes = slurp(path, &len);
+        char *bytes = tap_slurp(path, &len);
         if (!bytes)
             continue;
         st = tc_mtx_read_mem(bytes, len, path, &opts, &a, NULL, &err);
@@ -425,7 +390,7 @@ static void test_sources(void)
         tc_mtx_info_clear(&info);
         tc_csr_free(a);
         size_t len;
-        char *bytes = slurp(fixture(same[k]), &len);
+        char *bytes = tap_slurp(fixture(same[k]), &len);
         st = tc_mtx_read_mem(bytes, len, same[k], NULL, &a, NULL, &err);
         ok(st == TC_OK && same_matrix(a, plain), "%s from memory: same matrix", same[k]);
         tc_csr_free(a);
@@ -471,11 +436,11 @@ static double random_value(tc_field field)
 {
     /* below 2^61 in magnitude: sums of a few duplicates stay in 64 bits */
     if (field == TC_FIELD_INTEGER)
-        return (double)((int64_t)(rnd64() >> (3 + rnd(61))) * (rnd(2) ? 1 : -1));
+        return (double)((int64_t)(tap_rand64() >> (3 + (int32_t)tap_rand((uint32_t)(61)))) * ((int32_t)tap_rand((uint32_t)(2)) ? 1 : -1));
     /* every finite bit pattern: normals of all exponents, subnormals */
     double v;
     do
-        v = from_bits(rnd64());
+        v = from_bits(tap_rand64());
     while (!isfinite(v));
     return v;
 }
@@ -489,8 +454,8 @@ static tc_csr *random_matrix(const shape *s, tc_field field, tc_symmetry sym)
     double *v = malloc((size_t)(2 * cap + 1) * sizeof *v);
     int64_t n = 0;
     for (int64_t k = 0; k < s->n; k++, n++) {
-        ri[n] = rnd(s->rows);
-        ci[n] = rnd(s->cols);
+        ri[n] = (int32_t)tap_rand((uint32_t)(s->rows));
+        ci[n] = (int32_t)tap_rand((uint32_t)(s->cols));
     }
     for (int32_t j = 0; s->dense_row && j < s->cols; j++, n++) {
         ri[n] = s->rows / 2;
@@ -627,7 +592,7 @@ static void test_value_round_trip(void)
         if (k < nspecial)
             v[k] = special[k];
         else if (k % 4 == 0)   /* subnormals */
-            v[k] = from_bits((rnd64() & 0x800fffffffffffffu));
+            v[k] = from_bits((tap_rand64() & 0x800fffffffffffffu));
         else
             v[k] = random_value(TC_FIELD_REAL);
     }
@@ -722,7 +687,7 @@ static void test_write_errors(void)
     tc_error err;
     tc_status st = tc_mtx_write(path, a, TC_SYM_GENERAL, NULL, &err);
     size_t len;
-    char *kept = slurp(path, &len);
+    char *kept = tap_slurp(path, &len);
     ok(st == TC_ERR_INVALID && kept && len == 9 && memcmp(kept, "previous\n", 9) == 0,
        "a refused write does not clobber the existing file");
     free(kept);
@@ -747,7 +712,7 @@ static void test_write_text(void)
     dup2(saved, STDOUT_FILENO);
     close(saved);
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = tap_slurp(path, &len);
     const char *want = "%%MatrixMarket matrix coordinate real symmetric\n"
                        "%from t_mtx\n"
                        "3 3 3\n"
@@ -763,7 +728,7 @@ static void test_write_text(void)
     a->val[1] = a->val[2] = -9007199254740993.0;   /* rounds to -2^53 */
     a->val[3] = 7;
     st = tc_mtx_write(path, a, TC_SYM_GENERAL, NULL, &err);
-    text = slurp(path, &len);
+    text = tap_slurp(path, &len);
     want = "%%MatrixMarket matrix coordinate integer general\n"
            "3 3 4\n"
            "1 1 2\n"
@@ -778,7 +743,7 @@ static void test_write_text(void)
     a->val = NULL;
     a->field = TC_FIELD_PATTERN;
     st = tc_mtx_write(path, a, TC_SYM_GENERAL, NULL, &err);
-    text = slurp(path, &len);
+    text = tap_slurp(path, &len);
     want = "%%MatrixMarket matrix coordinate pattern general\n"
            "3 3 4\n"
            "1 1\n"
@@ -823,7 +788,7 @@ static void test_dense(void)
     int32_t r = 7, c = 5;
     double *x = malloc((size_t)r * c * sizeof *x);
     for (int k = 0; k < r * c; k++)
-        x[k] = k % 3 == 0 ? from_bits(rnd64() & 0x800fffffffffffffu) : random_value(TC_FIELD_REAL);
+        x[k] = k % 3 == 0 ? from_bits(tap_rand64() & 0x800fffffffffffffu) : random_value(TC_FIELD_REAL);
     x[0] = -0.0;
     const char *path = tmpfile_path("dense.mtx");
     st = tc_mtx_write_dense(path, r, c, x, &err);

@@ -369,14 +369,6 @@ static void test_exact_buckets(void)
     tc_csr_free(a);
 }
 
-static uint64_t rng = 88172645463325252ULL;
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng % n);
-}
 
 /* A random matrix above the threading threshold, with a dense row and a
    dense column (longer than 4096), in a size-S picture: every pixel white
@@ -388,8 +380,8 @@ static void check_random(int32_t rows, int32_t cols, int64_t n, int32_t S)
     int32_t *ij = malloc((size_t)(n + rows + cols) * 2 * sizeof *ij);
     int64_t m = 0;
     for (int64_t k = 0; k < n; k++) {
-        ij[m++] = (int32_t)rnd((uint32_t)rows);
-        ij[m++] = (int32_t)(rnd(4) ? rnd((uint32_t)cols) : rnd((uint32_t)cols / 50 + 1));
+        ij[m++] = (int32_t)tap_rand((uint32_t)rows);
+        ij[m++] = (int32_t)(tap_rand(4) ? tap_rand((uint32_t)cols) : tap_rand((uint32_t)cols / 50 + 1));
     }
     for (int32_t j = 0; j < cols; j++) {
         ij[m++] = rows / 3;
@@ -495,20 +487,6 @@ static tc_image *png_read_back(const char *path)
     return img;
 }
 
-static char *slurp(const char *path, long *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    *len = ftell(fp);
-    rewind(fp);
-    char *buf = malloc((size_t)*len + 1);
-    if (fread(buf, 1, (size_t)*len, fp) != (size_t)*len)
-        *len = -1;
-    fclose(fp);
-    return buf;
-}
 
 /* Names in dir other than keep. */
 static int stray_files(const char *dir, const char *keep)
@@ -540,10 +518,10 @@ static void test_png(void)
        memcmp(back->rgb, img->rgb, (size_t)img->width * img->height * 3) == 0,
        "read back with libpng: same size, same pixels");
     tc_image_free(back);
-    long n1, n2;
+    size_t n1 = 0, n2 = 0;
     ok(tc_png_write(path2, img, &err) == TC_OK, "written again");
-    char *b1 = slurp(path, &n1), *b2 = slurp(path2, &n2);
-    ok(b1 && b2 && n1 == n2 && n1 > 8 && memcmp(b1, b2, (size_t)n1) == 0 &&
+    char *b1 = tap_slurp(path, &n1), *b2 = tap_slurp(path2, &n2);
+    ok(b1 && b2 && n1 == n2 && n1 > 8 && memcmp(b1, b2, n1) == 0 &&
        memcmp(b1, "\x89PNG\r\n\x1a\n", 8) == 0, "same bytes both times (no time chunk)");
     free(b1);
     free(b2);
@@ -561,7 +539,7 @@ static void test_png(void)
        file untouched, no temporary left. A noisy picture does not compress. */
     tc_image noisy = { 1000, 1000, malloc(3000000) };
     for (int i = 0; i < 3000000; i++)
-        noisy.rgb[i] = (uint8_t)rnd(256);
+        noisy.rgb[i] = (uint8_t)tap_rand(256);
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
     lim = old;

@@ -11,14 +11,6 @@ static void bail(const char *msg)
     exit(1);
 }
 
-static uint64_t rng = 0x2545f4914f6cdd1du;
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)((rng >> 11) % n);
-}
 
 static tc_csr *from_coo(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
                         const int32_t *ci, int values)
@@ -27,7 +19,7 @@ static tc_csr *from_coo(int32_t rows, int32_t cols, int64_t n, const int32_t *ri
     if (values) {
         v = malloc(sizeof(double) * (n + 1));
         for (int64_t k = 0; k < n; k++)
-            v[k] = 1 + rnd(9);
+            v[k] = 1 + tap_rand(9);
     }
     tc_csr *a;
     tc_error err;
@@ -43,11 +35,11 @@ static tc_csr *random_matrix(int32_t rows, int32_t cols, int64_t nnz, int values
     int64_t cap = nnz + (int64_t)rows + cols + 1, n = 0;
     int32_t *ri = malloc(sizeof(int32_t) * cap), *ci = malloc(sizeof(int32_t) * cap);
     for (int64_t k = 0; k < nnz && rows && cols; k++) {
-        int32_t i = (int32_t)rnd((uint32_t)rows);
+        int32_t i = (int32_t)tap_rand((uint32_t)rows);
         if (i % 7 == 3)
             continue;
         ri[n] = i;
-        ci[n++] = (int32_t)rnd((uint32_t)cols);
+        ci[n++] = (int32_t)tap_rand((uint32_t)cols);
     }
     for (int32_t c = 0; rows > 1 && c < cols; c++, n++) {
         ri[n] = 1;
@@ -196,13 +188,7 @@ static void test_rcm_band(int32_t n, int32_t k)
     int64_t cap = (int64_t)n * (2 * k + 1), m = 0;
     int32_t *ri = malloc(sizeof(int32_t) * cap), *ci = malloc(sizeof(int32_t) * cap);
     int32_t *shuffle = malloc(sizeof(int32_t) * n);
-    for (int32_t i = 0; i < n; i++)
-        shuffle[i] = i;
-    for (int32_t i = n - 1; i > 0; i--) {
-        int32_t j = (int32_t)rnd((uint32_t)i + 1), t = shuffle[i];
-        shuffle[i] = shuffle[j];
-        shuffle[j] = t;
-    }
+    tap_shuffle(shuffle, n);
     for (int32_t i = 0; i < n; i++)
         for (int32_t j = i - k; j <= i + k; j++)
             if (j >= 0 && j < n) {

@@ -333,14 +333,6 @@ static void test_17x9(void)
 
 /* ---- random matrices against a brute-force tiling -------------------------- */
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)((rng >> 11) % n);
-}
 
 /* nnz random entries, plus a dense row and a dense column when asked. */
 static tc_csr *random_matrix(int32_t rows, int32_t cols, int64_t nnz, int dense)
@@ -349,11 +341,11 @@ static tc_csr *random_matrix(int32_t rows, int32_t cols, int64_t nnz, int dense)
     int32_t *ri = malloc(sizeof(int32_t) * cap), *ci = malloc(sizeof(int32_t) * cap);
     int64_t n = 0;
     for (; n < nnz && rows && cols; n++) {
-        ri[n] = (int32_t)rnd((uint32_t)rows);
+        ri[n] = (int32_t)tap_rand((uint32_t)rows);
         /* clustered columns, so that windows share some */
-        ci[n] = (int32_t)((ri[n] / 3 + rnd(64)) % cols);
-        if (rnd(4) == 0)
-            ci[n] = (int32_t)rnd((uint32_t)cols);
+        ci[n] = (int32_t)((ri[n] / 3 + tap_rand(64)) % cols);
+        if (tap_rand(4) == 0)
+            ci[n] = (int32_t)tap_rand((uint32_t)cols);
     }
     if (dense && rows && cols) {
         for (int32_t c = 0; c < cols; c++, n++) {

@@ -1,0 +1,19 @@
+#!/bin/sh
+# The example program of man/libtcsparse.3 compiles against the installed
+# header and the built library, and does what the page says.
+. "${top_srcdir:-.}/tests/lib.sh"
+command -v cc >/dev/null || skip_all "no C compiler (cc)"
+lib=$top_builddir/lib/.libs
+[ -e "$lib/libtcsparse.so" ] || skip_all "no shared libtcsparse in $lib"
+
+# roff to C: the .nf/.fi block after .SH EXAMPLES, with roff escapes undone.
+sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$top_srcdir/man/libtcsparse.3" |
+    sed -n '/^\.nf/,/^\.fi/p' | sed '1d;$d' | sed 's/\\e/\\/g; s/\\-/-/g' > "$T/ex.c"
+grep -q 'tc_h5_write' "$T/ex.c"; ok $? "the example was extracted from the man page"
+cc -std=c11 -Wall -Werror -I"$top_srcdir/lib" "$T/ex.c" -o "$T/ex" -L"$lib" -ltcsparse 2> "$T/cc.err"
+ok $? "it compiles without warnings"; [ -s "$T/cc.err" ] && diag "$(cat "$T/cc.err")"
+(cd "$T" && LD_LIBRARY_PATH=$lib ./ex "$DATA/cora.mtx.gz" > out.txt)
+ok $? "it runs"
+is "$(cat "$T/out.txt")" "1586 TC blocks of 16x8" "it prints cora's 16x8 block count"
+h5ls "$T/out.tcf.h5" | grep -q '^matrix'; ok $? "it writes a .tcf.h5 with /matrix"
+done_testing

@@ -125,6 +125,18 @@ tc_status tc_csr_copy(const tc_csr *a, tc_csr **out, tc_error *err);
 tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
                           const int32_t *ri, const int32_t *ci, const double *v,
                           int sum_duplicates, tc_error *err);
+/* The same for triplets that list a square matrix of the given symmetry
+   the way Matrix Market files do, one triangle: with TC_SYM_SYMMETRIC or
+   TC_SYM_HERMITIAN (a real hermitian matrix is symmetric) an off-diagonal
+   triplet (i, j, v) also stands for (j, i, v), with TC_SYM_SKEW for
+   (j, i, -v); a diagonal triplet stands for itself. The expansion happens
+   while building, so callers need no triplet arrays twice the size. Each
+   row lists a triplet's mirror right after the triplet, so duplicates
+   (a triplet and another's mirror included) are summed in that order.
+   out->symmetry is set to symmetry. tc_csr_from_coo is TC_SYM_GENERAL. */
+tc_status tc_csr_from_coo_sym(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
+                              const int32_t *ri, const int32_t *ci, const double *v,
+                              tc_symmetry symmetry, int sum_duplicates, tc_error *err);
 
 /* Checks every invariant listed at tc_csr; `what` names the source in the
    message (e.g. "m.tcf.h5: /matrix"). */
@@ -362,7 +374,7 @@ tc_status tc_reorder_run(const tc_reorder_method *m, const tc_csr *a, const tc_p
                          tc_perm **row, const tc_progress *prog, tc_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* The .tcf.h5 container (lib/h5file.c); layout documented in man/tcf.h5.5    */
+/* The .tcf.h5 container (lib/tcf.c, lib/h5file.c); layout in man/tcf.h5.5   */
 /* ------------------------------------------------------------------------ */
 
 #define TC_LAYOUT_VERSION "1.0"
@@ -420,7 +432,8 @@ int tc_h5_is_hdf5(const char *path);
 /* HDF5's own error stack printing: off unless enabled (tools' -v). */
 void tc_h5_set_verbose(int on);
 
-/* Dense 2-D datasets (row-major) in any HDF5 file: "file.h5:/path/B". */
+/* Dense 2-D datasets (row-major) in any HDF5 file: "file.h5:/path/B"
+   (lib/h5dense.c). */
 tc_status tc_h5_read_dense(const char *path, const char *dataset, int32_t *rows,
                            int32_t *cols, double **data, tc_error *err);
 /* Writes a new file atomically holding one float32 or float64 dataset

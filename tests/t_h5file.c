@@ -1,5 +1,5 @@
 /*
- * t_h5file.c: the .tcf.h5 container (lib/h5file.c): round trips of awkward
+ * t_h5file.c: the .tcf.h5 container (lib/tcf.c, lib/h5file.c, lib/h5group.c, lib/h5dense.c): round trips of awkward
  * matrices, permutations and provenance; reproducible bytes; compression
  * policy; the h5group.h helpers formats use; atomic writes; and every
  * refusal of a bad file, with its exact message. Bad files are made here

@@ -1,0 +1,119 @@
+/*
+ * h5internal.h: what the library's HDF5 files share below h5group.h: the
+ * fields of a group handle and the hid_t-level helpers (implemented in
+ * lib/h5group.c) that the container (h5file.c) and dense datasets
+ * (h5dense.c) are built from. formats/ never see it, so that <hdf5.h>
+ * stays out of them. Internal to the library; not installed.
+ */
+#ifndef TC_H5INTERNAL_H
+#define TC_H5INTERNAL_H
+
+#include <hdf5.h>
+
+#include "tcsparse.h"
+#include "h5group.h"
+
+#define WHERE_MAX 1024
+
+struct tc_h5grp {
+    hid_t id;
+    hid_t file;
+    int owns_file;          /* opened by tc_h5grp_open: closed with the group */
+    int compress;           /* datasets put here may be compressed */
+    char where[WHERE_MAX];  /* "m.tcf.h5: /formats/brp" */
+};
+
+/* HDF5 errors */
+
+/* Called on entry to every public function: HDF5 prints its error stack on
+   stderr by default, and the library never prints. */
+void tc_h5_quiet(void);
+/* Formats a message, appends the innermost description on HDF5's error
+   stack (the most specific reason, e.g. "truncated file: eof = ..."), and
+   sets err. */
+__attribute__((format(printf, 3, 4)))
+tc_status tc_h5_fail(tc_error *err, tc_status st, const char *fmt, ...);
+/* Closes any HDF5 object, keeping the error stack as it was (every API
+   call clears it, and tc_h5_fail wants the reason of the call that failed). */
+void tc_h5_close(hid_t id);
+/* "integer", "float", "string", ...: a type class, for messages. */
+const char *tc_h5_class_name(H5T_class_t c);
+
+/* Groups: a tc_h5grp of the container's own lives on the caller's stack,
+   opened or created in a file the caller holds, and is released (its
+   group closed, not its file) by tc_h5grp_release. */
+
+/* "m.tcf.h5: /formats/brp/name": a member of g, for messages. */
+void tc_h5grp_member(const tc_h5grp *g, const char *name, char *buf, size_t size);
+/* Opens the group at absolute `path` of file, checking each component.
+   With optional set, a missing group gives TC_OK and g->id < 0. */
+tc_status tc_h5grp_open_at(tc_h5grp *g, hid_t file, const char *fname, const char *path,
+                           int optional, tc_error *err);
+/* Creates group `name` under parent (or the root when parent is NULL). */
+tc_status tc_h5grp_create_at(tc_h5grp *g, hid_t file, const char *fname,
+                             const tc_h5grp *parent, const char *name, int compress,
+                             tc_error *err);
+void tc_h5grp_release(tc_h5grp *g);
+/* Group creation without modification times, so that files are
+   reproducible. */
+hid_t tc_h5_gcpl_new(void);
+
+/* Datasets */
+
+/* Creates and writes dataset `name` (rank 1 or 2) from memory of type mt,
+   stored as ft. Chunked, shuffled and deflated when g->compress and the
+   dataset is 1-D and large; contiguous otherwise. */
+tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int rank,
+                        const hsize_t *dims, const void *data, tc_error *err);
+/* Opens dataset `name` of g for reading as type t: a hard link to a dataset
+   whose data lives in this file, of a class that converts to t without loss
+   of kind (integers from integer datasets only; floats from integer or
+   float ones). With optional set, a missing dataset gives TC_OK, *out < 0. */
+tc_status tc_h5ds_open(const tc_h5grp *g, const char *name, tc_dtype t, int optional,
+                       hid_t *out, tc_error *err);
+/* The extents of ds, which must have the given rank, refused when the
+   storage the file gives it cannot hold that many elements: nothing is
+   allocated for a size that the file does not back. */
+tc_status tc_h5ds_extent(const tc_h5grp *g, const char *name, hid_t ds, int rank,
+                         int64_t *dims, tc_error *err);
+/* Reads all of ds into buf (already sized from tc_h5ds_extent) as type t. */
+tc_status tc_h5ds_read(const tc_h5grp *g, const char *name, hid_t ds, tc_dtype t,
+                       void *buf, tc_error *err);
+/* Opens a 1-D dataset and checks its length against `want` (>= 0; `why`,
+   if not NULL, says where that number comes from), without reading it. */
+tc_status tc_h5ds_open_1d(const tc_h5grp *g, const char *name, tc_dtype t, int optional,
+                          int64_t want, const char *why, hid_t *ds, int64_t *n,
+                          tc_error *err);
+/* The whole of a 1-D dataset into a new array; want < 0 takes any length. */
+tc_status tc_h5ds_get_1d(tc_h5grp *g, const char *name, tc_dtype t, int64_t want,
+                         const char *why, int optional, int64_t *n, void **data, tc_error *err);
+
+/* Attributes */
+
+/* Writes attribute `name` of g from v (memory type mt, stored as ft): a
+   scalar when rank is 0, else n values. */
+tc_status tc_h5attr_write(tc_h5grp *g, const char *name, hid_t ft, hid_t mt, int rank,
+                          hsize_t n, const void *v, tc_error *err);
+/* Reads `count` numbers from attribute `name` into v as memory type mt
+   (integers only when `integer`). */
+tc_status tc_h5attr_read_num(const tc_h5grp *g, const char *name, hssize_t count,
+                             int integer, hid_t mt, void *v, tc_error *err);
+/* Reads a string attribute, variable-length or fixed-size, ASCII or UTF-8
+   (h5py and anndata write either). Optional: a missing one gives *v NULL. */
+tc_status tc_h5attr_read_str(const tc_h5grp *g, const char *name, int optional, char **v,
+                             tc_error *err);
+
+/* Files */
+
+/* Opens path read-only, with a plain error when it cannot be read or is
+   not HDF5 at all (HDF5's own messages for those are obscure). */
+tc_status tc_h5_file_open(const char *path, hid_t *out, tc_error *err);
+/* Fills file, the new HDF5 file that will become target. */
+typedef tc_status (*tc_h5_fill_fn)(hid_t file, const char *target, void *ctx, tc_error *err);
+/* Writes target as a new HDF5 file, atomically: fill(file, target, ctx,
+   err) writes into a temporary file beside it, created reproducibly (no
+   modification times), which is synced and renamed into place only when
+   fill succeeded. Nothing is left behind on failure. */
+tc_status tc_h5_write_atomic(const char *target, tc_h5_fill_fn fill, void *ctx, tc_error *err);
+
+#endif

@@ -9,13 +9,14 @@
 # temporary directory first, so that the figures are for plain .mtx text
 # read from the page cache. bench/mtx-read (built with the tree; MTX_READ
 # names another) times tc_mtx_read, best of 5 wall times, and
-# tc_csr_from_coo alone on the same triplets; both are single-threaded.
+# tc_csr_from_coo_sym alone on the same triplets (the file's entries: it
+# adds the mirrors of a symmetric file); both are single-threaded.
 # Appends to bench/results/mtx-read.tsv (or OUT.tsv) the columns
 #   date commit host matrix bytes seconds MB/s nnz/s command
 # with four rows per matrix, told apart by the start of the command column:
 #   "tc_mtx_read:"      the whole read (parse, then CSR build)
-#   "parse:"            the read minus tc_csr_from_coo
-#   "tc_csr_from_coo:"  the CSR build alone
+#   "parse:"            the read minus tc_csr_from_coo_sym
+#   "tc_csr_from_coo_sym:" the CSR build alone
 #   "scipy X mmread:"   scipy.io.mmread(FILE).tocsr(), best of 5, by the
 #                       first of $PYTHON, python3, /usr/bin/python3 that has
 #                       SciPy (skipped with a note on stderr when none has)
@@ -93,9 +94,9 @@ for m in "$@"; do
     parse=$(awk -v t="$total" -v c="$coo" 'BEGIN { printf "%.6f", t - c }')
     row "$name" "$bytes" "$entries" "$total" "tc_mtx_read: bench/mtx-read $name.mtx 5"
     row "$name" "$bytes" "$entries" "$parse" \
-        "parse: bench/mtx-read $name.mtx 5 (tc_mtx_read minus tc_csr_from_coo)"
+        "parse: bench/mtx-read $name.mtx 5 (tc_mtx_read minus tc_csr_from_coo_sym)"
     row "$name" "$bytes" "$entries" "$coo" \
-        "tc_csr_from_coo: bench/mtx-read $name.mtx 5 (on the file's $entries entries, expanded)"
+        "tc_csr_from_coo_sym: bench/mtx-read $name.mtx 5 (on the file's $entries entries)"
     if [ -n "$python" ]; then
         set -- $("$python" -c "$scipy_read" "$f")
         row "$name" "$bytes" "$entries" "$1" \

@@ -39,6 +39,20 @@ int tc_symmetry_parse(const char *s, tc_symmetry *out)
     return -1;
 }
 
+/* Replaces a's colidx and val by room (uninitialised) for nnz entries; val
+   only with values. */
+static tc_status alloc_entries(tc_csr *a, int64_t nnz, int with_values, tc_error *err)
+{
+    free(a->colidx);
+    free(a->val);
+    a->val = NULL;
+    a->nnz = nnz;
+    a->colidx = tc_malloc_array(nnz, sizeof *a->colidx, err);
+    if (a->colidx && with_values)
+        a->val = tc_malloc_array(nnz, sizeof *a->val, err);
+    return !a->colidx || (with_values && !a->val) ? TC_ERR_NOMEM : TC_OK;
+}
+
 tc_status tc_csr_alloc(tc_csr **out, int32_t rows, int32_t cols, int64_t nnz,
                        int with_values, tc_error *err)
 {
@@ -51,14 +65,10 @@ tc_status tc_csr_alloc(tc_csr **out, int32_t rows, int32_t cols, int64_t nnz,
         return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     a->rows = rows;
     a->cols = cols;
-    a->nnz = nnz;
     a->field = with_values ? TC_FIELD_REAL : TC_FIELD_PATTERN;
     a->symmetry = TC_SYM_GENERAL;
     a->rowptr = tc_calloc_array((int64_t)rows + 1, sizeof *a->rowptr, err);
-    a->colidx = a->rowptr ? tc_malloc_array(nnz, sizeof *a->colidx, err) : NULL;
-    if (a->colidx && with_values)
-        a->val = tc_malloc_array(nnz, sizeof *a->val, err);
-    if (!a->rowptr || !a->colidx || (with_values && !a->val)) {
+    if (!a->rowptr || alloc_entries(a, nnz, with_values, err)) {
         tc_csr_free(a);
         return TC_ERR_NOMEM;
     }
@@ -112,10 +122,18 @@ static int col_pos_cmp(const void *x, const void *y)
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
+/* Scratch for sorting long rows, grown to the longest and kept across rows. */
+typedef struct row_sorter {
+    col_pos *key;
+    double *tmp;
+    int64_t cap;
+} row_sorter;
+
 /* Sorts the columns of one row (values along), stably: duplicates stay in
    input order, so they are summed in the order the input gives them.
    Short rows by insertion, long ones through a (col, position) key array. */
-static void sort_row(int32_t *col, double *val, int64_t len, col_pos *key, double *tmp)
+static tc_status sort_row(row_sorter *so, int32_t *col, double *val, int64_t len,
+                          tc_error *err)
 {
     if (len <= 32) {
         for (int64_t k = 1; k < len; k++) {
@@ -131,116 +149,189 @@ static void sort_row(int32_t *col, double *val, int64_t len, col_pos *key, doubl
             if (val)
                 val[j] = v;
         }
-        return;
+        return TC_OK;
     }
+    if (len > so->cap) {
+        free(so->key);
+        free(so->tmp);
+        so->key = tc_malloc_array(len, sizeof *so->key, err);
+        so->tmp = val ? tc_malloc_array(len, sizeof *so->tmp, err) : NULL;
+        so->cap = so->key && (!val || so->tmp) ? len : 0;
+        if (!so->cap)
+            return TC_ERR_NOMEM;
+    }
+    col_pos *key = so->key;
     for (int64_t k = 0; k < len; k++)
         key[k] = (col_pos){ col[k], (int32_t)k };
     qsort(key, (size_t)len, sizeof *key, col_pos_cmp);
     for (int64_t k = 0; k < len; k++) {
         col[k] = key[k].col;
         if (val)
-            tmp[k] = val[key[k].pos];
+            so->tmp[k] = val[key[k].pos];
     }
     if (val)
-        memcpy(val, tmp, (size_t)len * sizeof *tmp);
-}
-
-/* Bucket the triplets by row in input order, then sort the rows that need
-   it. Matrix Market files list entries row by row or column by column, so
-   after bucketing nearly every row is already sorted and this costs one
-   scatter pass; memory stays O(n + rows) whatever the column count. */
-static tc_status fill_rows(tc_csr *a, int64_t n, const int32_t *ri, const int32_t *ci,
-                           const double *v, tc_error *err)
-{
-    int64_t *next = tc_malloc_array(a->rows, sizeof *next, err);
-    if (!next)
-        return TC_ERR_NOMEM;
-    memcpy(next, a->rowptr, (size_t)a->rows * sizeof *next);
-    for (int64_t k = 0; k < n; k++) {
-        int64_t p = next[ri[k]]++;
-        a->colidx[p] = ci[k];
-        if (v)
-            a->val[p] = v[k];
-    }
-    free(next);
-    col_pos *key = NULL;
-    double *tmp = NULL;
-    int64_t cap = 0;
-    for (int32_t i = 0; i < a->rows; i++) {
-        int64_t s = a->rowptr[i], len = a->rowptr[i + 1] - s, k = 1;
-        while (k < len && a->colidx[s + k - 1] <= a->colidx[s + k])
-            k++;
-        if (k >= len)
-            continue;   /* already sorted */
-        if (len > 32 && len > cap) {
-            free(key);
-            free(tmp);
-            key = tc_malloc_array(len, sizeof *key, err);
-            tmp = v ? tc_malloc_array(len, sizeof *tmp, err) : NULL;
-            if (!key || (v && !tmp)) {
-                free(key);
-                free(tmp);
-                return TC_ERR_NOMEM;
-            }
-            cap = len;
-        }
-        sort_row(a->colidx + s, v ? a->val + s : NULL, len, key, tmp);
-    }
-    free(key);
-    free(tmp);
+        memcpy(val, so->tmp, (size_t)len * sizeof *so->tmp);
     return TC_OK;
 }
 
-tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
-                          const int32_t *ri, const int32_t *ci, const double *v,
-                          int sum_duplicates, tc_error *err)
+/* The first k in (s, e) where col[k] does not exceed col[k - 1], else e. */
+static int64_t first_unordered(const int32_t *col, int64_t s, int64_t e)
+{
+    for (int64_t k = s + 1; k < e; k++)
+        if (col[k - 1] >= col[k])
+            return k;
+    return e;
+}
+
+/* 1 when col[k - 1] <= col[k] <= ... <= col[e - 1]. */
+static int is_sorted(const int32_t *col, int64_t k, int64_t e)
+{
+    for (; k < e; k++)
+        if (col[k - 1] > col[k])
+            return 0;
+    return 1;
+}
+
+/* Moves row [s, e), sorted, down to w (w <= s) with duplicates summed; the
+   columns in [s, k) are known to be unique. Returns the row's new end. */
+static int64_t merge_row(tc_csr *a, int64_t s, int64_t k, int64_t e, int64_t w)
+{
+    int32_t *c = a->colidx;
+    double *v = a->val;
+    if (w != s) {
+        memmove(c + w, c + s, (size_t)(k - s) * sizeof *c);
+        if (v)
+            memmove(v + w, v + s, (size_t)(k - s) * sizeof *v);
+    }
+    w += k - s;
+    for (; k < e; k++) {
+        if (c[k] == c[w - 1]) {
+            if (v)
+                v[w - 1] += v[k];
+            continue;
+        }
+        c[w] = c[k];
+        if (v)
+            v[w] = v[k];
+        w++;
+    }
+    return w;
+}
+
+/* Puts every row in column order and merges duplicates, moving each row
+   down over the room that merged duplicates left; rowptr[i + 1] holds the
+   end of row i on entry. Sorting is stable, so duplicates are summed in
+   input order. Matrix Market files list entries row by row or column by
+   column, so after bucketing nearly every row is already in order without
+   duplicates, and this is one read of the columns that writes none. */
+static tc_status finish_rows(tc_csr *a, int sum_duplicates, tc_error *err)
+{
+    row_sorter so = { 0 };
+    tc_status st = TC_OK;
+    int64_t w = 0, s = 0;
+    for (int32_t i = 0; i < a->rows && !st; i++) {
+        int64_t e = a->rowptr[i + 1], k = first_unordered(a->colidx, s, e);
+        if (k < e && !is_sorted(a->colidx, k, e)) {
+            if ((st = sort_row(&so, a->colidx + s, a->val ? a->val + s : NULL, e - s, err)))
+                break;
+            k = first_unordered(a->colidx, s, e);
+        }
+        a->rowptr[i] = w;
+        if (k < e && !sum_duplicates)
+            st = tc_error_set(err, TC_ERR_INVALID, "duplicate entry (%d, %d)", i + 1,
+                              a->colidx[k] + 1);
+        else
+            w = merge_row(a, s, k, e, w);
+        s = e;
+    }
+    a->rowptr[a->rows] = w;
+    a->nnz = w;
+    free(so.key);
+    free(so.tmp);
+    return st;
+}
+
+/* Counts the entries of each row into rowptr[i + 1], mirrors included, and
+   checks every index on the way (the pass reads them anyway). */
+static tc_status count_rows(tc_csr *a, int64_t n, const int32_t *ri, const int32_t *ci,
+                            int mirror, tc_error *err)
+{
+    int64_t *cnt = a->rowptr + 1;
+    for (int64_t k = 0; k < n; k++) {
+        if ((uint32_t)ri[k] >= (uint32_t)a->rows || (uint32_t)ci[k] >= (uint32_t)a->cols)
+            return tc_error_set(err, TC_ERR_INVALID,
+                                "entry %lld: index (%d, %d) outside the %d x %d matrix",
+                                (long long)k, ri[k], ci[k], a->rows, a->cols);
+        cnt[ri[k]]++;
+        if (mirror)
+            cnt[ci[k]] += ri[k] != ci[k];
+    }
+    return TC_OK;
+}
+
+/* Buckets the triplets by row in input order, an entry's mirror right
+   after it (negated when skew-symmetric): a row then lists its entries in
+   the order of the expanded triplets, so the sums of duplicates do not
+   depend on the expansion being done here. rowptr[i + 1] holds the start
+   of row i on entry, its end on return: it serves as the cursor, so no
+   array of cursors is allocated. */
+static void scatter_rows(tc_csr *a, int64_t n, const int32_t *ri, const int32_t *ci,
+                         const double *v, int mirror, int negate)
+{
+    int64_t *next = a->rowptr + 1;
+    for (int64_t k = 0; k < n; k++) {
+        int32_t i = ri[k], j = ci[k];
+        int64_t p = next[i]++;
+        a->colidx[p] = j;
+        if (v)
+            a->val[p] = v[k];
+        if (mirror && i != j) {
+            int64_t q = next[j]++;
+            a->colidx[q] = i;
+            if (v)
+                a->val[q] = negate ? -v[k] : v[k];
+        }
+    }
+}
+
+tc_status tc_csr_from_coo_sym(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
+                              const int32_t *ri, const int32_t *ci, const double *v,
+                              tc_symmetry symmetry, int sum_duplicates, tc_error *err)
 {
     *out = NULL;
     if (rows < 0 || cols < 0 || n < 0)
         return tc_error_set(err, TC_ERR_ARG, "negative size in tc_csr_from_coo");
-    for (int64_t k = 0; k < n; k++)
-        if (ri[k] < 0 || ri[k] >= rows || ci[k] < 0 || ci[k] >= cols)
-            return tc_error_set(err, TC_ERR_INVALID,
-                                "entry %lld: index (%d, %d) outside the %d x %d matrix",
-                                (long long)k, ri[k], ci[k], rows, cols);
+    if ((unsigned)symmetry > TC_SYM_HERMITIAN)
+        return tc_error_set(err, TC_ERR_ARG, "unknown symmetry %d in tc_csr_from_coo_sym",
+                            (int)symmetry);
+    int mirror = symmetry != TC_SYM_GENERAL;
+    if (mirror && rows != cols)
+        return tc_error_set(err, TC_ERR_ARG, "a %s matrix must be square, not %d x %d",
+                            tc_symmetry_name(symmetry), rows, cols);
+    /* colidx and val get their room once the rows are counted, mirrors
+       included. */
     tc_csr *a = NULL;
-    tc_status st = tc_csr_alloc(&a, rows, cols, n, v != NULL, err);
-    if (st)
-        return st;
-    for (int64_t k = 0; k < n; k++)
-        a->rowptr[ri[k] + 1]++;
-    for (int32_t i = 0; i < rows; i++)
-        a->rowptr[i + 1] += a->rowptr[i];
-    if ((st = fill_rows(a, n, ri, ci, v, err)))
+    tc_status st = tc_csr_alloc(&a, rows, cols, 0, v != NULL, err);
+    if (st || (st = count_rows(a, n, ri, ci, mirror, err)))
         goto fail;
-
-    /* Merge duplicates (now adjacent) in place. */
-    int64_t w = 0;
+    /* The exclusive prefix sum, shifted up one place: rowptr[i + 1] becomes
+       the start of row i, where scatter_rows begins filling it. */
+    int64_t total = 0;
     for (int32_t i = 0; i < rows; i++) {
-        int64_t start = a->rowptr[i], end = a->rowptr[i + 1];
-        a->rowptr[i] = w;
-        for (int64_t k = start; k < end; k++) {
-            if (k > start && a->colidx[k] == a->colidx[k - 1]) {
-                if (!sum_duplicates) {
-                    st = tc_error_set(err, TC_ERR_INVALID, "duplicate entry (%d, %d)",
-                                      i + 1, a->colidx[k] + 1);
-                    goto fail;
-                }
-                if (v)
-                    a->val[w - 1] += a->val[k];
-                continue;
-            }
-            a->colidx[w] = a->colidx[k];
-            if (v)
-                a->val[w] = a->val[k];
-            w++;
-        }
+        int64_t c = a->rowptr[i + 1];
+        a->rowptr[i + 1] = total;
+        total += c;
     }
-    a->rowptr[rows] = w;
-    a->nnz = w;
-    if (w < n) {
+    if ((st = alloc_entries(a, total, v != NULL, err)))
+        goto fail;
+    scatter_rows(a, n, ri, ci, v, mirror, symmetry == TC_SYM_SKEW);
+    if ((st = finish_rows(a, sum_duplicates, err)))
+        goto fail;
+    a->symmetry = symmetry;
+    if (a->nnz < total) {
         /* Give back the memory of merged duplicates (a failed shrink keeps
            the old, larger block: nothing is lost). */
+        int64_t w = a->nnz;
         int32_t *c = realloc(a->colidx, (size_t)(w ? w : 1) * sizeof *c);
         if (c)
             a->colidx = c;
@@ -255,6 +346,14 @@ tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
 fail:
     tc_csr_free(a);
     return st;
+}
+
+tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
+                          const int32_t *ri, const int32_t *ci, const double *v,
+                          int sum_duplicates, tc_error *err)
+{
+    return tc_csr_from_coo_sym(out, rows, cols, n, ri, ci, v, TC_SYM_GENERAL, sum_duplicates,
+                               err);
 }
 
 tc_status tc_csr_validate(const tc_csr *a, const char *what, tc_error *err)

@@ -410,27 +410,24 @@ static inline const char *scan_real(const char *s, double *out)
     const char *start = s;
     int neg = *s == '-';
     s += *s == '-' || *s == '+';
+    const char *digits = s;
     uint64_t m = 0;
     int64_t e10 = 0;
-    int digits = 0, exact = 1;
     unsigned d;
-    for (; (d = (unsigned char)*s - '0') < 10; s++, digits++) {
-        if (m < 100000000000000000u)
+    /* m wraps beyond 19 digits: such mantissas go to strtod (below) */
+    for (; (d = (unsigned char)*s - '0') < 10; s++)
+        m = m * 10 + d;
+    int64_t ndigits = s - digits;
+    if (*s == '.') {
+        const char *frac = ++s;
+        for (; (d = (unsigned char)*s - '0') < 10; s++)
             m = m * 10 + d;
-        else
-            exact = 0;
+        e10 = frac - s;
+        ndigits += s - frac;
     }
-    if (*s == '.')
-        for (s++; (d = (unsigned char)*s - '0') < 10; s++, digits++) {
-            if (m < 100000000000000000u) {
-                m = m * 10 + d;
-                e10--;
-            } else {
-                exact = 0;
-            }
-        }
-    if (digits == 0)
+    if (ndigits == 0)
         return NULL;
+    int exact = ndigits <= 19;
     if ((*s | 0x20) == 'e') {
         const char *x = s + 1;
         int eneg = *x == '-';
@@ -772,12 +769,11 @@ void tc_mtx_info_clear(tc_mtx_info *info)
 /* Where the entries go: triplets (coordinate) or a dense row-major array
    (array files, which list values column by column). */
 typedef struct sink {
-    int32_t *ri, *ci;       /* coordinate: 0-based indices; each mirror is
-                               stored right after the entry it mirrors */
+    int32_t *ri, *ci;       /* coordinate: 0-based indices, as the file lists
+                               them (tc_csr_from_coo_sym adds the mirrors) */
     double *v;              /* coordinate values (NULL for pattern), or the
                                dense array */
     int64_t n, cap;         /* entries read from the file, room for */
-    int64_t m;              /* coordinate: triplets stored, mirrors included */
     int32_t ai, aj;         /* array: position of the next value */
 } sink;
 
@@ -936,68 +932,128 @@ static tc_status slow_line(const mtx_reader *r, const mtx_header *h, const char 
     return TC_OK;
 }
 
-/* The fast path for one line: "i j [v]" (coordinate) or "v" (array) with
-   blanks around. Returns the start of the next line, or NULL to hand the
-   line to slow_line. */
-static inline const char *fast_line(const mtx_header *h, const char *s, entry *out)
+/* The blanks between two fields, at least one: their end, or NULL when
+   there are none. A single space, the common separator, costs two
+   comparisons (no blank is above ' '). */
+static inline const char *skip_separator(const char *s)
 {
-    s = skip_blanks(s);
-    if (!h->is_array) {
-        if (!(s = scan_index(s, &out->i)) || !is_blank(*s))
-            return NULL;
-        if (!(s = scan_index(skip_blanks(s), &out->j)))
-            return NULL;
-        if (out->i - 1 >= (uint32_t)h->rows || out->j - 1 >= (uint32_t)h->cols)
-            return NULL;
-        if (h->field != TC_FIELD_PATTERN && !is_blank(*s))
-            return NULL;
+    if (*s == ' ' && (unsigned char)s[1] > ' ')
+        return s + 1;
+    return is_blank(*s) ? skip_blanks(s) : NULL;
+}
+
+/* The end of a line at s: blanks, then '\n'. The start of the next line,
+   or NULL when something else is there. */
+static inline const char *line_end(const char *s)
+{
+    if (*s != '\n')
         s = skip_blanks(s);
-    }
-    if (h->field != TC_FIELD_PATTERN && !(s = scan_value(h->field, s, &out->v)))
-        return NULL;
-    s = skip_blanks(s);
     return *s == '\n' ? s + 1 : NULL;
 }
 
-/* Stores an entry; symmetric, skew-symmetric and hermitian files list one
-   triangle, so an off-diagonal entry (i, j) also stores its mirror (j, i),
-   negated for skew (hermitian on a real field is symmetric). Diagonal
-   entries are stored once. Mirroring here rather than in a pass after the
-   reading saves a pass over the triplets and growing them again. */
+/* The fast path of coordinate files: the lines "i j [v]" with blanks
+   around and between the fields, from p on, stored straight into k until
+   the first line it does not take, lim (the end of the complete lines in
+   the buffer), or a full k. Returns where it stopped; the slow path in
+   read_data takes the line there, and reads it the same way or says what
+   is wrong with it (a skew-symmetric nonzero diagonal entry, a line to
+   skip, anything unusual). field is a constant where fast_lines calls
+   this, so that each field gets its own loop without tests of it. */
+static inline __attribute__((always_inline)) const char *
+fast_coordinate(const mtx_header *h, sink *k, const char *p, const char *lim, tc_field field)
+{
+    const uint32_t rows = (uint32_t)h->rows, cols = (uint32_t)h->cols;
+    const int skew = h->symmetry == TC_SYM_SKEW;
+    int32_t *ri = k->ri, *ci = k->ci;
+    double *val = k->v;
+    int64_t n = k->n;
+    while (p < lim && n < k->cap) {
+        uint32_t i, j;
+        double v = 1.0;
+        const char *s = scan_index(skip_blanks(p), &i);
+        if (!s || !(s = skip_separator(s)) || !(s = scan_index(s, &j)))
+            break;
+        if (i - 1 >= rows || j - 1 >= cols)
+            break;
+        if (field != TC_FIELD_PATTERN) {
+            if (!(s = skip_separator(s)) || !(s = scan_value(field, s, &v)))
+                break;
+            if (skew && i == j && v != 0.0)
+                break;
+        }
+        if (!(s = line_end(s)))
+            break;
+        ri[n] = (int32_t)i - 1;
+        ci[n] = (int32_t)j - 1;
+        if (field != TC_FIELD_PATTERN)
+            val[n] = v;
+        n++;
+        p = s;
+    }
+    k->n = n;
+    return p;
+}
+
+/* The fast path of array files: lines of one value, as fast_coordinate. */
+static const char *fast_array(const mtx_header *h, sink *k, const char *p, const char *lim)
+{
+    while (p < lim && k->n < k->cap) {
+        double v;
+        const char *s = scan_value(h->field, skip_blanks(p), &v);
+        if (!s || !(s = line_end(s)))
+            break;
+        k->n++;
+        put_array_value(k, h, v);
+        p = s;
+    }
+    return p;
+}
+
+/* The fast path for h's files: the lines it takes from p on, stored into
+   k (k->n counts them: each is one entry). Returns where it stopped. */
+static const char *fast_lines(const mtx_header *h, sink *k, const char *p, const char *lim)
+{
+    if (h->is_array)
+        return fast_array(h, k, p, lim);
+    switch (h->field) {
+    case TC_FIELD_PATTERN:
+        return fast_coordinate(h, k, p, lim, TC_FIELD_PATTERN);
+    case TC_FIELD_INTEGER:
+        return fast_coordinate(h, k, p, lim, TC_FIELD_INTEGER);
+    default:
+        return fast_coordinate(h, k, p, lim, TC_FIELD_REAL);
+    }
+}
+
+/* Stores an entry as the file gives it. Symmetric, skew-symmetric and
+   hermitian files list one triangle: the mirrors of off-diagonal entries
+   are left to tc_csr_from_coo_sym, which adds them while building the
+   rows, so the triplet arrays stay the size of the file's entries. */
 static inline void put_entry(sink *k, const mtx_header *h, const entry *x)
 {
-    k->n++;
     if (h->is_array) {
+        k->n++;
         put_array_value(k, h, x->v);
         return;
     }
-    int64_t m = k->m;
-    k->ri[m] = (int32_t)x->i - 1;
-    k->ci[m] = (int32_t)x->j - 1;
+    int64_t n = k->n++;
+    k->ri[n] = (int32_t)x->i - 1;
+    k->ci[n] = (int32_t)x->j - 1;
     if (k->v)
-        k->v[m] = x->v;
-    if (h->symmetry != TC_SYM_GENERAL && x->i != x->j) {
-        m++;
-        k->ri[m] = (int32_t)x->j - 1;
-        k->ci[m] = (int32_t)x->i - 1;
-        if (k->v)
-            k->v[m] = h->symmetry == TC_SYM_SKEW ? -x->v : x->v;
-    }
-    k->m = m + 1;
+        k->v[n] = x->v;
 }
 
-/* Room for cap entries of the file: 2 * cap triplets when they are mirrored. */
+/* Room for cap entries of the file. */
 static tc_status sink_reserve(sink *k, const mtx_header *h, int64_t cap, tc_error *err)
 {
     int values = h->field != TC_FIELD_PATTERN;
-    int64_t n = h->symmetry == TC_SYM_GENERAL || cap > INT64_MAX / 2 ? cap : 2 * cap;
-    int32_t *ri = grow_array(k->ri, n, sizeof *ri, err);
+    int32_t *ri = grow_array(k->ri, cap, sizeof *ri, err);
     if (ri)
         k->ri = ri;
-    int32_t *ci = ri ? grow_array(k->ci, n, sizeof *ci, err) : NULL;
+    int32_t *ci = ri ? grow_array(k->ci, cap, sizeof *ci, err) : NULL;
     if (ci)
         k->ci = ci;
-    double *v = ci && values ? grow_array(k->v, n, sizeof *v, err) : NULL;
+    double *v = ci && values ? grow_array(k->v, cap, sizeof *v, err) : NULL;
     if (v)
         k->v = v;
     if (!ri || !ci || (values && !v))
@@ -1051,8 +1107,10 @@ static tc_status too_many(const mtx_reader *r, const mtx_header *h)
                    h->entries);
 }
 
-/* Reads every data line into k. The cursor lives in locals; the buffer
-   state in r is brought up to date around refills. */
+/* Reads every data line into k: the fast path takes what it can, and the
+   lines it does not take go to the slow path one at a time. The cursor
+   lives in locals; the buffer state in r is brought up to date around
+   refills. */
 static tc_status read_data(mtx_reader *r, const mtx_header *h, sink *k, line_map *lm)
 {
     const char *p = r->buf + r->pos, *lim = r->buf + r->lim;
@@ -1073,34 +1131,34 @@ static tc_status read_data(mtx_reader *r, const mtx_header *h, sink *k, line_map
         }
         if (k->n == k->cap && k->cap < h->entries && (st = sink_grow(k, h, r->err)))
             return st;
+        int64_t before = k->n;
+        p = fast_lines(h, k, p, lim);
+        r->line += k->n - before;
+        if (p == lim || (k->n == k->cap && k->cap < h->entries))
+            continue;   /* refill, or grow k */
         r->line++;
+        const char *eol = memchr(p, '\n', (size_t)(lim - p)), *next = eol + 1;
+        if (k->n == k->cap) {
+            /* every declared entry is in: only lines without one may follow */
+            if (!is_skip_line(p))
+                return too_many(r, h);
+            p = next;
+            continue;
+        }
         entry x;
-        const char *next = k->n < k->cap ? fast_line(h, p, &x) : NULL;
-        if (!next) {
-            const char *eol = memchr(p, '\n', (size_t)(lim - p));
-            next = eol + 1;
-            if (k->n == k->cap) {
-                /* every declared entry is in: only lines without one may follow */
-                if (!is_skip_line(p))
-                    return too_many(r, h);
-                p = next;
-                continue;
-            }
-            if ((st = slow_line(r, h, p, eol, r->line, &x)))
+        if ((st = slow_line(r, h, p, eol, r->line, &x)))
+            return st;
+        p = next;
+        if (x.skip) {
+            if ((st = line_map_skip(r, lm, k->n)))
                 return st;
-            if (x.skip) {
-                if ((st = line_map_skip(r, lm, k->n)))
-                    return st;
-                p = next;
-                continue;
-            }
+            continue;
         }
         if (h->symmetry == TC_SYM_SKEW && !h->is_array && x.i == x.j && x.v != 0.0)
             return fail_at(r, r->line, TC_ERR_PARSE,
                            "skew-symmetric matrix with a nonzero diagonal entry (%" PRIu32
                            ", %" PRIu32 ") = %.17g", x.i, x.j, x.v);
         put_entry(k, h, &x);
-        p = next;
     }
     if (k->n < h->entries)
         return fail_at(r, eof_line(r), TC_ERR_PARSE,
@@ -1128,41 +1186,39 @@ static int64_t csr_find(const tc_csr *a, int32_t i, int32_t j)
     return lo;
 }
 
-/* a was built with duplicates summed and has fewer entries than the
-   triplets: names the first entry of the file that lands where an earlier
-   one did, directly or through the symmetry's mirror. */
+/* a was built with duplicates summed from k, which has some: names the
+   first entry of the file that lands where an earlier one did, directly or
+   through the symmetry's mirror. */
 static tc_status report_duplicate(const mtx_reader *r, const mtx_header *h, const sink *k,
                                   const line_map *lm, const tc_csr *a)
 {
-    struct seen { int64_t entry, triplet; } *first;   /* per position of a */
-    first = tc_malloc_array(a->nnz, sizeof *first, r->err);
+    int64_t *first = tc_malloc_array(a->nnz, sizeof *first, r->err);   /* per position of a */
     if (!first)
         return TC_ERR_NOMEM;
     for (int64_t p = 0; p < a->nnz; p++)
-        first[p].entry = -1;
+        first[p] = -1;
     tc_status st = TC_OK;
-    for (int64_t e = 0, t = 0; t < k->m && !st; e++) {
-        int32_t i = k->ri[t], j = k->ci[t];
+    for (int64_t e = 0; e < k->n && !st; e++) {
+        int32_t i = k->ri[e], j = k->ci[e];
         int mirrored = h->symmetry != TC_SYM_GENERAL && i != j;
         for (int side = 0; side <= mirrored && !st; side++) {
-            int64_t p = csr_find(a, k->ri[t + side], k->ci[t + side]);
-            struct seen f = first[p];
-            first[p] = (struct seen){ e, t };
-            if (f.entry < 0)
+            int64_t p = side ? csr_find(a, j, i) : csr_find(a, i, j);
+            int64_t f = first[p];
+            first[p] = e;
+            if (f < 0)
                 continue;
-            int32_t fi = k->ri[f.triplet], fj = k->ci[f.triplet];
+            int32_t fi = k->ri[f], fj = k->ci[f];
             if (fi == i && fj == j)
                 st = fail_at(r, line_of(lm, e), TC_ERR_INVALID,
                              "duplicate entry (%" PRId32 ", %" PRId32 "), first given at line %"
-                             PRId64, i + 1, j + 1, line_of(lm, f.entry));
+                             PRId64, i + 1, j + 1, line_of(lm, f));
             else
                 st = fail_at(r, line_of(lm, e), TC_ERR_INVALID,
                              "duplicate entry (%" PRId32 ", %" PRId32 "): line %" PRId64
                              " gives (%" PRId32 ", %" PRId32 "), its mirror in a %s file",
-                             i + 1, j + 1, line_of(lm, f.entry), fi + 1, fj + 1,
+                             i + 1, j + 1, line_of(lm, f), fi + 1, fj + 1,
                              tc_symmetry_name(h->symmetry));
         }
-        t += 1 + mirrored;
     }
     free(first);
     return st;
@@ -1171,15 +1227,20 @@ static tc_status report_duplicate(const mtx_reader *r, const mtx_header *h, cons
 static tc_status coordinate_to_csr(mtx_reader *r, const mtx_header *h, int sum_duplicates,
                                    const sink *k, const line_map *lm, tc_csr **out)
 {
-    /* Summed here always; refused duplicates are found afterwards, where
-       their line numbers can be recovered. */
-    tc_status st = tc_csr_from_coo(out, h->rows, h->cols, k->m, k->ri, k->ci, k->v, 1, r->err);
-    if (!st && !sum_duplicates && (*out)->nnz < k->m) {
-        st = report_duplicate(r, h, k, lm, *out);
-        tc_csr_free(*out);
-        *out = NULL;
-    }
-    return st;
+    tc_status st = tc_csr_from_coo_sym(out, h->rows, h->cols, k->n, k->ri, k->ci, k->v,
+                                       h->symmetry, sum_duplicates, r->err);
+    if (st != TC_ERR_INVALID || sum_duplicates)
+        return st;
+    /* The parser checked every index, so the refusal is of a duplicate. Its
+       message names no line: build again, summing, to find the lines that
+       give it. Should none be found, the refusal's message stands. */
+    tc_csr *a;
+    if ((st = tc_csr_from_coo_sym(&a, h->rows, h->cols, k->n, k->ri, k->ci, k->v, h->symmetry,
+                                  1, r->err)))
+        return st;
+    st = report_duplicate(r, h, k, lm, a);
+    tc_csr_free(a);
+    return st ? st : TC_ERR_INVALID;
 }
 
 /* An array file's values into dense (rows x cols, row-major, zeroed: the

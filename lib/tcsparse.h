@@ -129,11 +129,12 @@ tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
    the way Matrix Market files do, one triangle: with TC_SYM_SYMMETRIC or
    TC_SYM_HERMITIAN (a real hermitian matrix is symmetric) an off-diagonal
    triplet (i, j, v) also stands for (j, i, v), with TC_SYM_SKEW for
-   (j, i, -v); a diagonal triplet stands for itself. The expansion happens
-   while building, so callers need no triplet arrays twice the size. Each
-   row lists a triplet's mirror right after the triplet, so duplicates
-   (a triplet and another's mirror included) are summed in that order.
-   out->symmetry is set to symmetry. tc_csr_from_coo is TC_SYM_GENERAL. */
+   (j, i, -v); a diagonal triplet stands for itself. The mirrors are added
+   while building, so callers need no triplet arrays twice the size.
+   Duplicates, a triplet and another's mirror included, are summed in the
+   order of the triplets, each mirror right after its triplet; refused ones
+   are named by their 1-based position. out->symmetry is set to symmetry
+   (tc_csr_from_coo is this with TC_SYM_GENERAL). */
 tc_status tc_csr_from_coo_sym(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
                               const int32_t *ri, const int32_t *ci, const double *v,
                               tc_symmetry symmetry, int sum_duplicates, tc_error *err);

@@ -33,7 +33,7 @@ if [ $# -eq 0 ]; then
 fi
 if [ -z "${COMMIT:-}" ]; then
     COMMIT=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo uncommitted)
-    if [ "$COMMIT" != uncommitted ] && [ -n "$(git -C "$here" status --porcelain 2>/dev/null)" ]; then
+    if [ "$COMMIT" != uncommitted ] && [ -n "$(git -C "$here" status --porcelain -- . ':!bench/results' 2>/dev/null)" ]; then
         COMMIT=$COMMIT-dirty
     fi
 fi

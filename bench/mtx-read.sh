@@ -42,7 +42,7 @@ if [ ! -x "$reader" ]; then
 fi
 
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo none)
-if [ -n "$(git -C "$here" status --porcelain 2>/dev/null)" ]; then
+if [ -n "$(git -C "$here" status --porcelain -- . ':!bench/results' 2>/dev/null)" ]; then
     commit=$commit-uncommitted
 fi
 host=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)

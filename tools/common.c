@@ -78,7 +78,10 @@ void tool_common_option(int c, char **argv, void (*usage)(void))
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
     switch (c) {
     case 'q': tool_quiet = 1; return;
-    case 'v': tool_verbose++; return;
+    case 'v':
+        tool_verbose++;
+        tc_h5_set_verbose(1);   /* -v shows HDF5's own error stack too */
+        return;
     case 'h': usage(); exit(0);
     case 'V': tool_version();
     case ':': tool_usage_error("option '%s' requires an argument", arg);

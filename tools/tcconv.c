@@ -254,7 +254,6 @@ int main(int argc, char **argv)
     tool_init("tcconv", argc, argv);
     options o;
     parse_args(argc, argv, &o);
-    tc_h5_set_verbose(tool_verbose > 0);
 
     int want_mtx = o.to ? strcmp(o.to, "mtx") == 0
                         : o.output ? (ends_with(o.output, ".mtx") || strcmp(o.output, "-") == 0)

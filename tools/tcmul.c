@@ -667,7 +667,6 @@ int main(int argc, char **argv)
     tool_init("tcmul", argc, argv);
     options o;
     parse_args(argc, argv, &o);
-    tc_h5_set_verbose(tool_verbose > 0);
     if (o.list_devices)
         list_devices();
     check_clobber(&o);

@@ -163,7 +163,6 @@ int main(int argc, char **argv)
     tool_init("tcplot", argc, argv);
     options o;
     parse_args(argc, argv, &o);
-    tc_h5_set_verbose(tool_verbose > 0);
 
     tc_error err;
     tool_matrix in;

@@ -227,16 +227,13 @@ int main(int argc, char **argv)
     tool_init("tcstat", argc, argv);
     options o;
     parse_args(argc, argv, &o);
-    tc_h5_set_verbose(tool_verbose > 0);
 
     /* Everything is computed before anything is written, so that a failure
        on any input leaves the output untouched. */
-    tc_report **reports = calloc((size_t)o.ninputs, sizeof *reports);
     tc_error err;
-    if (!reports) {
-        tc_error_set(&err, TC_ERR_NOMEM, "out of memory");
+    tc_report **reports = tc_calloc_array(o.ninputs, sizeof *reports, &err);
+    if (!reports)
         tool_die(&err);
-    }
     for (int i = 0; i < o.ninputs; i++)
         reports[i] = stat_one(&o, o.inputs[i]);
 

@@ -186,7 +186,7 @@ tc_status tc_perm_write(const char *path, const tc_perm *p, tc_perm_convention c
                         tc_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Matrix Market (lib/mtx.c)                                                 */
+/* Matrix Market (lib/mtx_*.c)                                              */
 /* ------------------------------------------------------------------------ */
 
 /* What a Matrix Market file said about itself. */

@@ -1,4 +1,4 @@
-/* t_mtx: the Matrix Market reader and writer (lib/mtx.c): every banner
+/* t_mtx: the Matrix Market reader and writer (lib/mtx_*.c): every banner
    variant, the permissive cases real files have, every malformed case with
    its exact message, gzip input, and write -> read round trips (values bit
    for bit) on matrices of awkward shapes. Fixtures: tests/data/mtx/. */

@@ -1,0 +1,330 @@
+/* mtx_write.c: Matrix Market writing: a CSR matrix as a coordinate file
+   (every entry, or one triangle after checking the symmetry) and a dense
+   one as an array file, atomically, with every value written so that it
+   reads back bit-identical. */
+#include "config.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcsparse.h"
+#include "mtx_scan.h"
+
+enum {
+    OUT_BYTES = 1 << 16,        /* writer buffer */
+    OUT_LINE_MAX = 128          /* longest line the writer formats at once */
+};
+
+typedef struct mtx_out {
+    tc_atomic at;
+    const char *name;       /* for messages */
+    tc_error *err;
+    char *buf;
+    size_t n;
+} mtx_out;
+
+static tc_status out_open(mtx_out *o, const char *path, tc_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->name = strcmp(path, "-") == 0 ? "<stdout>" : path;
+    o->err = err;
+    o->buf = malloc(OUT_BYTES);
+    if (!o->buf)
+        return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", o->name);
+    tc_status st = tc_atomic_open(&o->at, path, 1, err);
+    if (st) {
+        free(o->buf);
+        o->buf = NULL;
+    }
+    return st;
+}
+
+static tc_status out_flush(mtx_out *o)
+{
+    if (o->n > 0 && fwrite(o->buf, 1, o->n, o->at.fp) != o->n)
+        return tc_error_errno(o->err, TC_ERR_IO, errno, "%s: cannot write", o->name);
+    o->n = 0;
+    return TC_OK;
+}
+
+/* Room for OUT_LINE_MAX bytes at the end of the buffer; NULL on error. */
+static char *out_room(mtx_out *o)
+{
+    if (o->n + OUT_LINE_MAX > OUT_BYTES && out_flush(o))
+        return NULL;
+    return o->buf + o->n;
+}
+
+static tc_status out_text(mtx_out *o, const char *s, size_t len)
+{
+    while (len > 0) {
+        if (o->n == OUT_BYTES && out_flush(o))
+            return o->err->status;
+        size_t n = OUT_BYTES - o->n < len ? OUT_BYTES - o->n : len;
+        memcpy(o->buf + o->n, s, n);
+        o->n += n;
+        s += n;
+        len -= n;
+    }
+    return TC_OK;
+}
+
+/* Commits the file when st is TC_OK, else removes it. */
+static tc_status out_close(mtx_out *o, tc_status st)
+{
+    if (!st)
+        st = out_flush(o);
+    if (!st)
+        st = tc_atomic_commit(&o->at, o->err);
+    else
+        tc_atomic_abort(&o->at);
+    free(o->buf);
+    return st;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return put_u64(p, 0 - (uint64_t)v);
+    }
+    return put_u64(p, (uint64_t)v);
+}
+
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* Writes v so that it reads back bit-identical: integral values below 2^53
+   as integers, non-finite ones as inf/nan, others with the fewest of 15, 16
+   or 17 significant digits that read back to v (17 always do). */
+static char *put_real(char *p, double v)
+{
+    if (v == 0.0)
+        return put_str(p, signbit(v) ? "-0" : "0");
+    if (fabs(v) < 0x1p53 && v == (double)(int64_t)v)
+        return put_i64(p, (int64_t)v);
+    if (isnan(v))
+        return put_str(p, signbit(v) ? "-nan" : "nan");
+    if (isinf(v))
+        return put_str(p, v < 0 ? "-inf" : "inf");
+    for (int digits = 15; digits < 17; digits++) {
+        int len = snprintf(p, 32, "%.*g", digits, v);
+        double back;
+        if (scan_real(p, &back) && back == v)
+            return p + len;
+    }
+    return p + snprintf(p, 32, "%.17g", v);
+}
+
+static int is_integer_value(double v)
+{
+    return v == trunc(v) && v >= -0x1p63 && v < 0x1p63;
+}
+
+/* Checks that a has the symmetry it is to be written with, by comparing it
+   with its transpose entry by entry (values bit for bit, so that the
+   mirrored entries read back identical). */
+static tc_status check_symmetry(const tc_csr *a, tc_symmetry sym, const char *name,
+                                tc_error *err)
+{
+    const char *what = tc_symmetry_name(sym);
+    if (a->rows != a->cols)
+        return tc_error_set(err, TC_ERR_INVALID,
+                            "%s: cannot write a %" PRId32 " x %" PRId32 " matrix as %s: it is "
+                            "not square", name, a->rows, a->cols, what);
+    tc_csr *t;
+    tc_status st = tc_csr_transpose(a, &t, err);
+    if (st)
+        return st;
+    int skew = sym == TC_SYM_SKEW;
+    for (int32_t i = 0; i < a->rows && !st; i++) {
+        int64_t p = a->rowptr[i], q = t->rowptr[i];
+        int64_t pe = a->rowptr[i + 1], qe = t->rowptr[i + 1];
+        for (; (p < pe || q < qe) && !st; p++, q++) {
+            /* row i of t lists the j with a(j, i) stored */
+            int32_t ja = p < pe ? a->colidx[p] : INT32_MAX;
+            int32_t jt = q < qe ? t->colidx[q] : INT32_MAX;
+            if (ja != jt) {
+                int32_t j = ja < jt ? ja : jt;
+                int32_t si = ja < jt ? i : j, sj = ja < jt ? j : i;
+                st = tc_error_set(err, TC_ERR_INVALID,
+                                  "%s: cannot write as %s: entry (%" PRId32 ", %" PRId32
+                                  ") is stored but (%" PRId32 ", %" PRId32 ") is not",
+                                  name, what, si + 1, sj + 1, sj + 1, si + 1);
+            } else if (a->val && skew && ja == i && a->val[p] != 0.0) {
+                st = tc_error_set(err, TC_ERR_INVALID,
+                                  "%s: cannot write as %s: diagonal entry (%" PRId32 ", %"
+                                  PRId32 ") = %.17g is not zero", name, what, i + 1, i + 1,
+                                  a->val[p]);
+            } else if (a->val && ja != i) {
+                double want = skew ? -t->val[q] : t->val[q];
+                if (memcmp(&a->val[p], &want, sizeof want) != 0)
+                    st = tc_error_set(err, TC_ERR_INVALID,
+                                      "%s: cannot write as %s: entry (%" PRId32 ", %" PRId32
+                                      ") = %.17g but (%" PRId32 ", %" PRId32 ") = %.17g", name,
+                                      what, i + 1, ja + 1, a->val[p], ja + 1, i + 1, t->val[q]);
+            }
+        }
+    }
+    tc_csr_free(t);
+    return st;
+}
+
+/* Entries written: every one, or the lower triangle and diagonal. */
+static int64_t count_written(const tc_csr *a, tc_symmetry sym)
+{
+    if (sym == TC_SYM_GENERAL)
+        return a->nnz;
+    int64_t n = 0;
+    for (int32_t i = 0; i < a->rows; i++)
+        for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++)
+            n += a->colidx[p] <= i;
+    return n;
+}
+
+static tc_status write_header(mtx_out *o, const char *format, tc_field field,
+                              tc_symmetry sym, const char *comments)
+{
+    char line[OUT_LINE_MAX];
+    int n = snprintf(line, sizeof line, "%%%%MatrixMarket matrix %s %s %s\n", format,
+                     tc_field_name(field), tc_symmetry_name(sym));
+    tc_status st = out_text(o, line, (size_t)n);
+    /* each comment line gets its %; a final '\n' opens no empty comment */
+    for (const char *c = comments; !st && c && *c;) {
+        const char *e = strchr(c, '\n');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        if (!(st = out_text(o, "%", 1)) && !(st = out_text(o, c, len)))
+            st = out_text(o, "\n", 1);
+        c += len + (e != NULL);
+    }
+    return st;
+}
+
+/* The size line: rows, columns and, for coordinate files (entries >= 0),
+   the entry count. */
+static tc_status write_size(mtx_out *o, int32_t rows, int32_t cols, int64_t entries)
+{
+    char *p = out_room(o);
+    if (!p)
+        return o->err->status;
+    p = put_u64(p, (uint64_t)rows);
+    *p++ = ' ';
+    p = put_u64(p, (uint64_t)cols);
+    if (entries >= 0) {
+        *p++ = ' ';
+        p = put_u64(p, (uint64_t)entries);
+    }
+    *p++ = '\n';
+    o->n = (size_t)(p - o->buf);
+    return TC_OK;
+}
+
+static tc_status write_entries(mtx_out *o, const tc_csr *a, tc_field field, tc_symmetry sym)
+{
+    for (int32_t i = 0; i < a->rows; i++)
+        for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
+            int32_t j = a->colidx[k];
+            if (sym != TC_SYM_GENERAL && j > i)
+                continue;
+            char *p = out_room(o);
+            if (!p)
+                return o->err->status;
+            p = put_u64(p, (uint64_t)i + 1);
+            *p++ = ' ';
+            p = put_u64(p, (uint64_t)j + 1);
+            if (field == TC_FIELD_INTEGER) {
+                if (!is_integer_value(a->val[k]))
+                    return tc_error_set(o->err, TC_ERR_INVALID,
+                                        "%s: cannot write as integer: entry (%" PRId32 ", %"
+                                        PRId32 ") = %.17g is not a 64-bit integer", o->name,
+                                        i + 1, j + 1, a->val[k]);
+                *p++ = ' ';
+                p = put_i64(p, (int64_t)a->val[k]);
+            } else if (field == TC_FIELD_REAL) {
+                *p++ = ' ';
+                p = put_real(p, a->val[k]);
+            }
+            *p++ = '\n';
+            o->n = (size_t)(p - o->buf);
+        }
+    return TC_OK;
+}
+
+tc_status tc_mtx_write(const char *path, const tc_csr *a, tc_symmetry symmetry,
+                       const char *comments, tc_error *err)
+{
+    tc_error local;
+    if (!err)
+        err = &local;
+    if (!path || !a)
+        return tc_error_set(err, TC_ERR_ARG, "tc_mtx_write: no path or matrix");
+    if ((unsigned)symmetry > TC_SYM_HERMITIAN)
+        return tc_error_set(err, TC_ERR_ARG, "tc_mtx_write: unknown symmetry %d", (int)symmetry);
+    const char *name = strcmp(path, "-") == 0 ? "<stdout>" : path;
+    tc_field field = a->val == NULL ? TC_FIELD_PATTERN : a->field;
+    if (field == TC_FIELD_PATTERN && symmetry == TC_SYM_SKEW)
+        return tc_error_set(err, TC_ERR_INVALID,
+                            "%s: cannot write a pattern matrix as skew-symmetric (the signs "
+                            "of the mirrored entries would be lost)", name);
+    tc_status st = TC_OK;
+    if (symmetry != TC_SYM_GENERAL &&
+        (st = check_symmetry(a, symmetry, name, err)))
+        return st;
+    mtx_out o;
+    if ((st = out_open(&o, path, err)))
+        return st;
+    st = write_header(&o, "coordinate", field, symmetry, comments);
+    if (!st)
+        st = write_size(&o, a->rows, a->cols, count_written(a, symmetry));
+    if (!st)
+        st = write_entries(&o, a, field, symmetry);
+    return out_close(&o, st);
+}
+
+tc_status tc_mtx_write_dense(const char *path, int32_t rows, int32_t cols, const double *data,
+                             tc_error *err)
+{
+    tc_error local;
+    if (!err)
+        err = &local;
+    if (!path || rows < 0 || cols < 0 || (!data && (int64_t)rows * cols > 0))
+        return tc_error_set(err, TC_ERR_ARG, "tc_mtx_write_dense: bad arguments");
+    mtx_out o;
+    tc_status st = out_open(&o, path, err);
+    if (st)
+        return st;
+    st = write_header(&o, "array", TC_FIELD_REAL, TC_SYM_GENERAL, NULL);
+    if (!st)
+        st = write_size(&o, rows, cols, -1);
+    /* column by column, as the specification lists array values */
+    for (int32_t j = 0; j < cols && !st; j++)
+        for (int32_t i = 0; i < rows && !st; i++) {
+            char *p = out_room(&o);
+            if (!p) {
+                st = err->status;
+                break;
+            }
+            p = put_real(p, data[(int64_t)i * cols + j]);
+            *p++ = '\n';
+            o.n = (size_t)(p - o.buf);
+        }
+    return out_close(&o, st);
+}

@@ -6,9 +6,11 @@
 #include "formats.h"
 
 extern const tc_format tc_format_csr;
+extern const tc_format tc_format_brp;
 
 static const tc_format *const registry[] = {
     &tc_format_csr,
+    &tc_format_brp,
 };
 #define NFORMATS ((int)(sizeof registry / sizeof registry[0]))
 
@@ -133,6 +135,17 @@ tc_status tc_fmt_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int32_t
 }
 
 int64_t tc_fmt_bytes(const tc_fmt *m) { return m->kind->bytes(m); }
+
+int tc_format_has_parts(const tc_format *f) { return f->nnz_part != NULL; }
+
+tc_status tc_fmt_nnz_part(const tc_fmt *m, const tc_csr *a, uint8_t *part, tc_error *err)
+{
+    if (!m->kind->nnz_part)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "format %s does not split nonzeros between tensor and CUDA cores",
+                            m->kind->name);
+    return m->kind->nnz_part(m, a, part, err);
+}
 
 void tc_fmt_free(tc_fmt *m)
 {

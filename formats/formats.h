@@ -49,6 +49,11 @@ struct tc_format {
     /* Format-specific figures for tcstat, under section "format.NAME"
        (NULL when the format has none beyond its bytes). */
     tc_status (*stats)(const tc_fmt *m, tc_report *r, const char *section, tc_error *err);
+    /* For formats that split a matrix between tensor cores and CUDA cores
+       (brp, rstile; NULL for the others): fills part[k], for every nonzero
+       k of a (the canonical matrix m was built from, in CSR order), with 0
+       when m computes it on tensor cores and 1 on CUDA cores. */
+    tc_status (*nnz_part)(const tc_fmt *m, const tc_csr *a, uint8_t *part, tc_error *err);
     void (*free)(tc_fmt *m);
 };
 

@@ -250,6 +250,19 @@ static void one_f32(void *t, int64_t i, const void *s)
     ((float *)t)[i] = 1.0f;
 }
 
+tc_status tc_gpu_upload_new(tc_gpu *g, const void *src, int64_t bytes, void **dev,
+                            tc_error *err)
+{
+    tc_status st = tc_gpu_alloc(g, bytes, dev, err);
+    return st == TC_OK ? tc_gpu_upload(g, *dev, src, bytes, err) : st;
+}
+
+tc_status tc_gpu_upload_f32(tc_gpu *g, const double *src, int64_t n, float **dev,
+                            tc_error *err)
+{
+    return upload_converted(g, n, sizeof(float), f64_to_f32, src, (void **)dev, err);
+}
+
 tc_status tc_gpu_csr_upload(tc_gpu *g, const tc_csr *a, tc_gpu_csr *out, tc_error *err)
 {
     memset(out, 0, sizeof *out);

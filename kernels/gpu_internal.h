@@ -38,4 +38,12 @@ tc_status tc_cusparse_check(cusparseStatus_t s, const char *call, tc_error *err)
 /* After a kernel launch: the launch error, if any. */
 #define TC_LAUNCHED(err, name) tc_cuda_check(cudaGetLastError(), name, (err))
 
+/* A new device array holding a copy of `bytes` bytes of host memory (*dev
+   NULL when bytes is 0). */
+tc_status tc_gpu_upload_new(tc_gpu *g, const void *src, int64_t bytes, void **dev,
+                            tc_error *err);
+/* A new device array of n float32 converted from float64 host values. */
+tc_status tc_gpu_upload_f32(tc_gpu *g, const double *src, int64_t n, float **dev,
+                            tc_error *err);
+
 #endif

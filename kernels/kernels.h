@@ -126,6 +126,7 @@ tc_status tc_gpu_copy_bandwidth(tc_gpu *g, double *gbs, tc_error *err);
 /* ------------------------------------------------------------------------ */
 
 #define TC_KERNEL_MAX_VARIANTS 8
+#define TC_KERNEL_MAX_PARTS 4
 
 typedef struct tc_kernel tc_kernel;
 
@@ -141,6 +142,14 @@ typedef struct tc_kplan {
     /* median ms of each variant from tc_kernel_tune, or one of the
        TC_VARIANT_* marks below */
     double variant_ms[TC_KERNEL_MAX_VARIANTS];
+    /* A kernel that multiplies the matrix in separate parts, one after the
+       other (brp: its TC Block part, then its Residual Row part), names them
+       here with the nonzeros each multiplies, so that the share of each in
+       the nonzeros and in the time can be reported (tc_kernel_time_part);
+       nparts 0 for the others. Set by prepare. */
+    int nparts;
+    const char *part_names[TC_KERNEL_MAX_PARTS];
+    int64_t part_nnz[TC_KERNEL_MAX_PARTS];
 } tc_kplan;
 #define TC_VARIANT_UNTIMED (-1.0)       /* not timed (yet) */
 #define TC_VARIANT_UNSUPPORTED (-2.0)   /* cannot multiply this matrix */
@@ -171,6 +180,11 @@ struct tc_kernel {
        C (C's previous contents, poison included, must not matter). */
     tc_status (*run)(tc_kplan *p, const float *B, float *C, tc_error *err);
     void (*free)(tc_kplan *p);
+    /* Part `part` (< p->nparts) of run alone, on the GPU's stream, without
+       waiting; the parts run in order compute what run does (run may do
+       them in fewer launches). For timing only: C then holds one part's
+       contribution, not the product. NULL when no plan has parts. */
+    tc_status (*run_part)(tc_kplan *p, int part, const float *B, float *C, tc_error *err);
 };
 
 int tc_kernel_count(void);
@@ -196,6 +210,9 @@ tc_status tc_kernel_run(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error
 /* tc_gpu_time of the selected variant over the sets of o. */
 tc_status tc_kernel_time(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
                          tc_gpu_timing *t, tc_error *err);
+/* tc_gpu_time of part `part` of the selected variant alone (see run_part). */
+tc_status tc_kernel_time_part(tc_kplan *p, const tc_gpu_operands *o, int part, int warmup,
+                              int iters, tc_gpu_timing *t, tc_error *err);
 void tc_kernel_free(tc_kplan *p);
 
 #ifdef __cplusplus

@@ -148,6 +148,12 @@ tc_status tc_kernel_time(tc_kplan *p, const tc_gpu_operands *o, int warmup, int 
     return no_cuda(err);
 }
 
+tc_status tc_kernel_time_part(tc_kplan *p, const tc_gpu_operands *o, int part, int warmup,
+                              int iters, tc_gpu_timing *t, tc_error *err)
+{
+    return no_cuda(err);
+}
+
 void tc_kernel_free(tc_kplan *p)
 {
 }

@@ -13,9 +13,11 @@
 #include "kernels.h"
 
 extern const tc_kernel tc_kernel_csr;
+extern const tc_kernel tc_kernel_brp;
 
 static const tc_kernel *const kernels[] = {
     &tc_kernel_csr,
+    &tc_kernel_brp,
 };
 
 int tc_kernel_count(void)
@@ -85,12 +87,15 @@ tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, cons
 typedef struct run_ctx {
     tc_kplan *p;
     const tc_gpu_operands *o;
+    int part;                   /* -1: the whole run */
 } run_ctx;
 
 static tc_status run_set(void *arg, int set, tc_error *err)
 {
     run_ctx *c = arg;
-    return tc_kernel_run(c->p, c->o, set, err);
+    if (c->part < 0)
+        return tc_kernel_run(c->p, c->o, set, err);
+    return c->p->kind->run_part(c->p, c->part, c->o->B[set], c->o->C[set], err);
 }
 
 tc_status tc_kernel_run(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error *err)
@@ -101,7 +106,16 @@ tc_status tc_kernel_run(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error
 tc_status tc_kernel_time(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
                          tc_gpu_timing *t, tc_error *err)
 {
-    run_ctx c = { p, o };
+    run_ctx c = { p, o, -1 };
+    return tc_gpu_time(p->gpu, run_set, &c, o->count, warmup, iters, t, err);
+}
+
+tc_status tc_kernel_time_part(tc_kplan *p, const tc_gpu_operands *o, int part, int warmup,
+                              int iters, tc_gpu_timing *t, tc_error *err)
+{
+    if (part < 0 || part >= p->nparts || !p->kind->run_part)
+        return tc_error_set(err, TC_ERR_ARG, "kernel %s has no part %d", p->kind->format, part);
+    run_ctx c = { p, o, part };
     return tc_gpu_time(p->gpu, run_set, &c, o->count, warmup, iters, t, err);
 }
 

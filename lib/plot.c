@@ -32,6 +32,10 @@ static const uint8_t GRID[3] = { 221, 221, 221 };
 /* Spy ramp, light blue to dark navy (the ends and middle of ColorBrewer's
    "Blues"): the lightest shade still shows on white paper. */
 static const uint8_t BLUES[][3] = { { 158, 202, 225 }, { 66, 146, 198 }, { 8, 48, 107 } };
+/* The CUDA-core part of a format with parts, against BLUES for its
+   tensor-core part: ColorBrewer's "Oranges" at the same three stops, its
+   opposite hue, so that the two stay apart for colour-blind readers too. */
+static const uint8_t ORANGES[][3] = { { 253, 174, 107 }, { 241, 105, 19 }, { 127, 39, 4 } };
 
 /* Block-fill ramp: viridis sampled at 0, 1/4, 1/2, 3/4, 1 and interpolated
    (perceptually ordered, readable in grey and by colour-blind readers). */
@@ -295,6 +299,8 @@ typedef struct spy_job {
     const tc_csr *a;
     const geometry *g;
     int64_t *count;         /* cells.rows x cells.cols */
+    uint8_t *part;          /* per nonzero: 1 in the CUDA-core part, or NULL */
+    int64_t *second;        /* cells.rows x cells.cols: nonzeros of that part */
 } spy_job;
 
 static void spy_band(void *ctx, int worker, int64_t first, int64_t end)
@@ -305,33 +311,65 @@ static void spy_band(void *ctx, int worker, int64_t first, int64_t end)
     const axis rows = j->g->rows, cols = j->g->cols;
     const int64_t *rowptr = j->a->rowptr;
     const int32_t *colidx = j->a->colidx;
+    const uint8_t *part = j->part;
     for (int64_t cy = first; cy < end; cy++) {
         int64_t *cnt = j->count + cy * cols.cells;
         int64_t k1 = rowptr[axis_first(&rows, cy + 1)];
-        for (int64_t k = rowptr[axis_first(&rows, cy)]; k < k1; k++)
+        int64_t k = rowptr[axis_first(&rows, cy)];
+        if (part) {
+            int64_t *sec = j->second + cy * cols.cells;
+            for (; k < k1; k++) {
+                int64_t c = axis_cell(&cols, colidx[k]);
+                cnt[c]++;
+                sec[c] += part[k];
+            }
+        }
+        for (; k < k1; k++)
             cnt[axis_cell(&cols, colidx[k])]++;
     }
 }
 
-/* Shades each cell by log(1 + count) / log(1 + max count). */
-static void spy_paint(tc_image *img, const geometry *g, const int64_t *count)
+/* Shades each cell by log(1 + count) / log(1 + max count); with parts,
+   the BLUES and ORANGES shades mixed by the share of the second part. */
+static void spy_paint(tc_image *img, const geometry *g, const int64_t *count,
+                      const int64_t *second)
 {
     int64_t ncells = (int64_t)g->rows.cells * g->cols.cells, max = 0;
     for (int64_t i = 0; i < ncells; i++)
         if (count[i] > max)
             max = count[i];
     double scale = max > 0 ? 1.0 / log1p((double)max) : 0;
-    uint8_t rgb[3];
+    uint8_t rgb[3], other[3];
     for (int64_t cy = 0; cy < g->rows.cells; cy++) {
         const int64_t *cnt = count + cy * g->cols.cells;
         for (int64_t cx = 0; cx < g->cols.cells; cx++) {
             if (!cnt[cx])
                 continue;
-            ramp(BLUES, 3, log1p((double)cnt[cx]) * scale, rgb);
+            double t = log1p((double)cnt[cx]) * scale;
+            ramp(BLUES, 3, t, rgb);
+            if (second) {
+                double share = (double)second[cy * g->cols.cells + cx] / (double)cnt[cx];
+                ramp(ORANGES, 3, t, other);
+                for (int k = 0; k < 3; k++)
+                    rgb[k] = (uint8_t)lround(rgb[k] + (other[k] - rgb[k]) * share);
+            }
             put_cell(img, g, cx, cy, rgb);
         }
         row_done(img, g, cy);
     }
+}
+
+/* With o->parts: which part each nonzero of a is in. */
+static tc_status spy_parts(const tc_csr *a, const tc_plot_opts *o, int64_t ncells,
+                           spy_job *job, tc_error *err)
+{
+    if (!o->parts)
+        return TC_OK;
+    job->part = tc_malloc_array(a->nnz, 1, err);
+    job->second = tc_calloc_array(ncells, sizeof *job->second, err);
+    if (!job->part || !job->second)
+        return TC_ERR_NOMEM;
+    return tc_fmt_nnz_part(o->parts, a, job->part, err);
 }
 
 tc_status tc_plot_spy(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
@@ -341,19 +379,22 @@ tc_status tc_plot_spy(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
     tc_status st = plot_setup(a, &o, &g, err);
     if (st != TC_OK)
         return st;
-    int64_t *count = tc_calloc_array((int64_t)g.rows.cells * g.cols.cells, sizeof *count, err);
-    if (!count)
-        return TC_ERR_NOMEM;
+    int64_t ncells = (int64_t)g.rows.cells * g.cols.cells;
+    spy_job job = { .a = a, .g = &g };
+    job.count = tc_calloc_array(ncells, sizeof *job.count, err);
+    st = job.count ? spy_parts(a, o, ncells, &job, err) : TC_ERR_NOMEM;
     tc_image *img = NULL;
-    st = image_new(&g, &img, err);
+    if (st == TC_OK)
+        st = image_new(&g, &img, err);
     if (st == TC_OK) {
-        spy_job job = { a, &g, count };
         run_bands(spy_band, &job, g.rows.cells, band_threads(a->nnz), o->progress);
-        spy_paint(img, &g, count);
+        spy_paint(img, &g, job.count, job.second);
         draw_grid(img, &g, o);
         *out = img;
     }
-    free(count);
+    free(job.count);
+    free(job.part);
+    free(job.second);
     return st;
 }
 

@@ -283,6 +283,14 @@ tc_status tc_fmt_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int32_t
                           double *C, int64_t ldc, tc_error *err);
 /* Bytes the format's arrays occupy (for the bytes-relative-to-CSR figure). */
 int64_t tc_fmt_bytes(const tc_fmt *m);
+/* 1 when f splits a matrix in two parts, one multiplied on tensor cores and
+   one on CUDA cores (brp: TC Block Groups and residual rows). */
+int tc_format_has_parts(const tc_format *f);
+/* For such a format: part[k] = 0 when nonzero k of a (the canonical matrix
+   m was built from; its nnz entries in CSR order) is in the tensor-core
+   part, 1 when in the CUDA-core part. TC_ERR_UNSUPPORTED for a format
+   without parts, TC_ERR_ARG when a is not the matrix m encodes. */
+tc_status tc_fmt_nnz_part(const tc_fmt *m, const tc_csr *a, uint8_t *part, tc_error *err);
 void tc_fmt_free(tc_fmt *m);
 
 /* ------------------------------------------------------------------------ */
@@ -509,8 +517,11 @@ typedef struct tc_plot_opts {
     const tc_format *format;/* whose blocks tc_plot_blocks draws: NULL or the
                                canonical format (csr) = the aligned h x w grid */
     const tc_progress *progress;    /* called from the calling thread; NULL: none */
+    const tc_fmt *parts;    /* NULL, or a format with parts (tc_format_has_parts)
+                               built from the matrix drawn: tc_plot_spy then
+                               colours its tensor-core and CUDA-core parts */
 } tc_plot_opts;
-#define TC_PLOT_DEFAULTS { 1024, -1, 16, 8, NULL, NULL }
+#define TC_PLOT_DEFAULTS { 1024, -1, 16, 8, NULL, NULL, NULL }
 
 /* Both pictures share one geometry, so they overlay: the matrix area keeps
    the aspect ratio; a matrix larger than size is cut in buckets (index i in
@@ -519,7 +530,10 @@ typedef struct tc_plot_opts {
    (defaults). Deterministic whatever the thread count. */
 /* Spy plot: each pixel a bucket of the matrix, shaded by its nonzero count
    on a log scale (log(1+n)/log(1+max n), light blue to dark navy), white
-   where empty. One pass over the nonzeros, multithreaded over row bands. */
+   where empty. One pass over the nonzeros, multithreaded over row bands.
+   With o->parts, the same shade of two hues, blue for the tensor-core part
+   and orange for the CUDA-core part, mixed in proportion to the bucket's
+   nonzeros in each. */
 tc_status tc_plot_spy(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
                       tc_error *err);
 /* Block density: each pixel a bucket of h x w blocks, coloured by the mean

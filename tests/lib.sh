@@ -49,6 +49,11 @@ run_fails() {
     fi
 }
 
+# The registry's format names as tools list them in messages: "csr, brp".
+known_formats() {
+    "$TOOLS/tcconv" --list-formats | awk '/^[^ ]/ { printf "%s%s", n++ ? ", " : "", $1 }'
+}
+
 done_testing() {
     echo "1..$_n"
     [ "$_failed" -eq 0 ]

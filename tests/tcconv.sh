@@ -71,7 +71,7 @@ run_fails 1 "tcconv: $T/none.mtx: cannot open: No such file or directory" "missi
     "$TCCONV" "$T/none.mtx" -o "$T/x.tcf.h5"
 run_fails 1 "tcconv: /nonexistent-dir/x.tcf.h5: cannot create: No such file or directory" \
     "unwritable output directory" -- "$TCCONV" "$m" -o /nonexistent-dir/x.tcf.h5
-run_fails 2 "tcconv: --format: unknown format 'nope' (known: csr, all)" "unknown format" -- \
+run_fails 2 "tcconv: --format: unknown format 'nope' (known: $(known_formats), all)" "unknown format" -- \
     "$TCCONV" -f nope "$m" -o "$T/x.tcf.h5"
 run_fails 2 "tcconv: a .tcf.h5 cannot go to standard output: give -o FILE" ".tcf.h5 to stdout refused" -- \
     "$TCCONV" -t tcf "$m"

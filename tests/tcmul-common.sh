@@ -53,20 +53,22 @@ gen_empty() {
     printf '%%%%MatrixMarket matrix coordinate real general\n5 3 0\n' > "$1"
 }
 
-# inf_row0 MATRIX (general, .mtx.gz): B with Inf in its row 0; --verify
-# passes (the infinities match the reference) and exactly the C rows whose A
-# row has column 0 are not finite.
+# inf_row0 MATRIX [TCMUL-ARGS...] (general, .mtx.gz): B with Inf in its row
+# 0; --verify passes (the infinities match the reference) and exactly the C
+# rows whose A row has column 0 are not finite. TCMUL-ARGS (--format ...) go
+# to both runs.
 inf_row0() {
-    _rows=$(gzip -dc "$1" | awk '!/^%/ { print $2; exit }')
+    _m=$1; shift
+    _rows=$(gzip -dc "$_m" | awk '!/^%/ { print $2; exit }')
     awk -v r="$_rows" 'BEGIN { print "%%MatrixMarket matrix array real general"; print r, 3
         for (j = 0; j < 3; j++) for (i = 0; i < r; i++) print (i == 0 ? "inf" : (i % 7) / 7 - 0.5) }' \
         > "$T/Binf.mtx"
-    verify_passes "Inf in B row 0: --verify passes" "$1" -B "$T/Binf.mtx"
-    "$TCMUL" --device "$DEVICE" "$1" -B "$T/Binf.mtx" -o "$T/Cinf.mtx"
-    gzip -dc "$1" | awk '!/^%/ && ++n > 1 && $2 == 1 { print $1 - 1 }' | sort -n -u > "$T/users.txt"
-    _crows=$(gzip -dc "$1" | awk '!/^%/ { print $1; exit }')
+    verify_passes "Inf in B row 0${*:+ ($*)}: --verify passes" "$_m" -B "$T/Binf.mtx" "$@"
+    "$TCMUL" --device "$DEVICE" "$_m" -B "$T/Binf.mtx" -o "$T/Cinf.mtx" "$@"
+    gzip -dc "$_m" | awk '!/^%/ && ++n > 1 && $2 == 1 { print $1 - 1 }' | sort -n -u > "$T/users.txt"
+    _crows=$(gzip -dc "$_m" | awk '!/^%/ { print $1; exit }')
     awk -v r="$_crows" '!/^%/ && ++n > 1 { k = n - 2; if ($1 ~ /inf|nan/) print k % r }' \
         "$T/Cinf.mtx" | sort -n -u > "$T/nonfinite.txt"
     [ -s "$T/users.txt" ] && cmp -s "$T/users.txt" "$T/nonfinite.txt"
-    ok $? "Inf in B row 0: exactly the $(wc -l < "$T/users.txt") rows using column 0 are not finite"
+    ok $? "Inf in B row 0${*:+ ($*)}: exactly the $(wc -l < "$T/users.txt") rows using column 0 are not finite"
 }

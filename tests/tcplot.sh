@@ -105,7 +105,7 @@ run_fails 2 "tcplot: nothing to draw: give -o FILE and/or --blocks FILE" "no out
     "$TCPLOT" "$T/wide.mtx"
 run_fails 2 "tcplot: -o and --blocks name the same file '$T/x.png'" "one file for both" -- \
     "$TCPLOT" "$T/wide.mtx" -o "$T/x.png" --blocks "$T/x.png"
-run_fails 2 "tcplot: --format: unknown format 'nope' (known: csr, all)" "unknown format" -- \
+run_fails 2 "tcplot: --format: unknown format 'nope' (known: $(known_formats), all)" "unknown format" -- \
     "$TCPLOT" -f nope "$T/wide.mtx" -o "$T/x.png"
 run_fails 2 "tcplot: no input file" "no input" -- "$TCPLOT" -o "$T/x.png"
 run_fails 2 "tcplot: more than one input file" "two inputs" -- "$TCPLOT" -o "$T/x.png" "$T/wide.mtx" "$T/eye.mtx"

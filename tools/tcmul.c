@@ -35,7 +35,8 @@ static void usage(void)
 "  -f, --format NAME        the tensor-core format whose kernel runs (default\n"
 "                           csr: cuSPARSE on the GPU, threaded CSR on the CPU)\n"
 "      --variant NAME       run this variant of the kernel instead of the\n"
-"                           fastest (csr: default, alg1, alg2, alg3)\n"
+"                           fastest (csr: default, alg1, alg2, alg3; brp: tc,\n"
+"                           tc-wide, tc-window, cuda)\n"
 "  -t, --threads N          CPU threads (default: $TC_THREADS, else all CPUs)\n"
 "      --gpu I              which GPU (default 0)\n"
 "      --list-devices       list the CUDA devices and exit (status 3: none)\n"
@@ -348,6 +349,7 @@ typedef struct run {
     int64_t a_bytes;
     double baseline_ms;         /* GPU --bench of a kernel other than the baseline */
     const char *baseline_variant;
+    double part_ms[TC_KERNEL_MAX_PARTS];    /* GPU --bench: each part alone (median) */
 } run;
 
 typedef struct cpu_ctx {
@@ -427,6 +429,20 @@ static tc_status time_baseline(const options *o, tc_gpu *g, const tc_gpu_operand
     return st ? tc_error_prefix(err, "baseline") : TC_OK;
 }
 
+/* The median of each part of the selected variant run alone, for kernels
+   made of parts (their shares of the time). */
+static tc_status time_parts(const options *o, const tc_gpu_operands *ops, run *r, tc_error *err)
+{
+    tc_status st = TC_OK;
+    for (int i = 0; i < r->plan->nparts && !st; i++) {
+        tc_gpu_timing t;
+        st = tc_kernel_time_part(r->plan, ops, i, o->warmup, o->iters, &t, err);
+        if (!st)
+            r->part_ms[i] = t.ms.decile[5];
+    }
+    return st;
+}
+
 /* Prepares the kernel, picks its variant (--variant, else the fastest),
    poisons C, runs once or times it, and brings C back from the last run. */
 static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, tc_error *err)
@@ -472,6 +488,9 @@ static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, t
         if (o->bandwidth <= 0)
             st = tc_gpu_copy_bandwidth(g, &r->bandwidth, err);
     }
+    /* after C came back: a part alone leaves C incomplete */
+    if (!st && o->bench)
+        st = time_parts(o, &ops, r, err);
     if (!st && o->bench && k != tc_kernel_baseline())
         st = time_baseline(o, g, &ops, r, err);
     tc_gpu_operands_free(g, &ops);
@@ -570,6 +589,31 @@ static tc_status report_bench(tc_report *rep, const options *o, const run *r)
     return st;
 }
 
+/* Each part's nonzeros and time, and their shares (the time share is of
+   the parts' medians summed, each part timed alone). */
+static tc_status report_parts(tc_report *rep, const run *r)
+{
+    const tc_kplan *p = r->plan;
+    double total = 0;
+    for (int i = 0; i < p->nparts; i++)
+        total += r->part_ms[i];
+    tc_status st = TC_OK;
+    for (int i = 0; i < p->nparts && !st; i++) {
+        char nnz[64], nnz_share[64], ms[64], time_share[64];
+        snprintf(nnz, sizeof nnz, "%s_nnz", p->part_names[i]);
+        snprintf(nnz_share, sizeof nnz_share, "%s_nnz_share", p->part_names[i]);
+        snprintf(ms, sizeof ms, "%s_ms", p->part_names[i]);
+        snprintf(time_share, sizeof time_share, "%s_time_share", p->part_names[i]);
+        (void)((st = tc_report_int(rep, "parts", nnz, p->part_nnz[i], NULL)) ||
+               (st = tc_report_num(rep, "parts", nnz_share,
+                                   r->a->nnz ? (double)p->part_nnz[i] / r->a->nnz : 0, NULL)) ||
+               (st = tc_report_num(rep, "parts", ms, r->part_ms[i], "median, the part alone")) ||
+               (st = tc_report_num(rep, "parts", time_share,
+                                   total > 0 ? r->part_ms[i] / total : 0, NULL)));
+    }
+    return st;
+}
+
 /* The median of each variant that tc_kernel_tune timed. */
 static tc_status report_variants(tc_report *rep, const run *r)
 {
@@ -654,6 +698,8 @@ static tc_status print_report(const options *o, const tool_matrix *in, const run
         st = report_verify(rep, in, r, c, tc_tolerance(r->precision), pass);
     if (!st && o->bench)
         st = report_bench(rep, o, r);
+    if (!st && o->bench && r->kernel && r->plan->nparts)
+        st = report_parts(rep, r);
     if (!st && r->kernel && !o->variant && r->kernel->nvariants > 1)
         st = report_variants(rep, r);
     if (!st)

@@ -25,6 +25,10 @@ static void usage(void)
 "Block-density plot: the matrix tiled in aligned HxW blocks; each pixel shows\n"
 "the mean nonzeros per non-empty block in it, log scale, from dark purple (1)\n"
 "through teal to yellow (H*W: full), white where there is no block.\n"
+"With -f FORMAT for a format that splits the nonzeros between tensor cores\n"
+"and CUDA cores (brp), the spy plot shows the split: blue where the nonzeros\n"
+"of a pixel are all in the tensor-core part, orange where all are in the\n"
+"CUDA-core part, the two mixed in proportion where both are, same shading.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE    write the spy plot to FILE (- for standard output)\n"
@@ -35,8 +39,9 @@ static void usage(void)
 "      --no-grid        never draw it (default: drawn when a block spans at least\n"
 "                       4 pixels a side)\n"
 "      --block HxW      block shape for the grid and the block plot (default 16x8)\n"
-"  -f, --format NAME    whose blocks --blocks draws (default csr: the aligned\n"
-"                       HxW grid)\n"
+"  -f, --format NAME    csr (default): --blocks draws the aligned HxW grid;\n"
+"                       brp: the spy plot shows its two parts (the copy stored\n"
+"                       in a .tcf.h5 MATRIX, else built with default parameters)\n"
 "  -q, --quiet          no progress bar\n"
 "  -v, --verbose        say what was drawn\n"
 "  -h, --help           show this help and exit\n"
@@ -44,8 +49,9 @@ static void usage(void)
 "\n"
 "Examples:\n"
 "  %s graph.mtx.gz -o graph.png\n"
-"  %s --size 512 --blocks blocks.png -o spy.png graph.tcf.h5\n",
-        tool_name, MAX_SIZE, tool_name, tool_name);
+"  %s --size 512 --blocks blocks.png -o spy.png graph.tcf.h5\n"
+"  %s -f brp graph.mtx.gz -o parts.png\n",
+        tool_name, MAX_SIZE, tool_name, tool_name, tool_name);
 }
 
 enum { OPT_GRID = 256, OPT_NO_GRID, OPT_BLOCK };
@@ -133,6 +139,23 @@ static tc_status draw(options *o, const tc_csr *a, int blocks, tc_image **img, t
     return TC_OK;
 }
 
+/* The format whose parts the spy plot colours: the copy stored in the
+   .tcf.h5 when it holds one (with the parameters it was built with), else
+   one built now with default parameters (*built, to free). */
+static tc_status find_parts(const tool_matrix *m, const tc_format *f, tc_fmt **built,
+                            const tc_fmt **parts, tc_error *err)
+{
+    *built = NULL;
+    for (int k = 0; m->tcf && k < m->tcf->nformats; k++)
+        if (tc_fmt_format(m->tcf->formats[k]) == f) {
+            *parts = m->tcf->formats[k];
+            return TC_OK;
+        }
+    tc_status st = tc_fmt_build(f, m->a, NULL, built, err);
+    *parts = *built;
+    return st;
+}
+
 /* Writes the pictures to their targets together: every target is opened
    (as a temporary file) before any is written, and they are renamed into
    place only when all were written, so that one bad target leaves no other
@@ -166,15 +189,17 @@ int main(int argc, char **argv)
 
     tc_error err;
     tool_matrix in;
-    if (tool_load_matrix(o.input, 0, &in, &err))
+    int parts = o.spy && tc_format_has_parts(o.plot.format);
+    if (tool_load_matrix(o.input, parts, &in, &err))
         tool_die(&err);
     tool_info("%s: %d x %d, %lld nonzeros", o.input, in.a->rows, in.a->cols,
               (long long)in.a->nnz);
     const char *paths[2];
     tc_image *imgs[2] = { NULL, NULL };
     int n = 0;
-    tc_status st = TC_OK;
-    if (o.spy) {
+    tc_fmt *built = NULL;
+    tc_status st = parts ? find_parts(&in, o.plot.format, &built, &o.plot.parts, &err) : TC_OK;
+    if (!st && o.spy) {
         paths[n] = o.spy;
         st = draw(&o, in.a, 0, &imgs[n++], &err);
     }
@@ -182,6 +207,7 @@ int main(int argc, char **argv)
         paths[n] = o.blocks;
         st = draw(&o, in.a, 1, &imgs[n++], &err);
     }
+    tc_fmt_free(built);
     tool_matrix_free(&in);
     if (!st)
         st = write_all(paths, imgs, n, &err);

@@ -1,0 +1,161 @@
+#!/bin/sh
+# brp.sh: the brp format through the tools: tcconv -f brp and the round
+# trip, the datasets as HDF5's own tools see them (the paper's names and
+# types), files tampered with refused with the dataset named and no output
+# left, tcstat -f brp figures, tcplot -f brp pictures.
+. "${top_srcdir:-.}/tests/lib.sh"
+TCCONV=$TOOLS/tcconv
+TCSTAT=$TOOLS/tcstat
+TCPLOT=$TOOLS/tcplot
+command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
+
+# t_brp's example worked by hand: 11 x 12, value of (r, c) = 100 r + c
+# (0-based), built with h=4, w=4, g=2: two groups (windows 0 and 2), eight
+# residual nonzeros in rows 0 2 3 4 6 7.
+cat > "$T/hand.mtx" <<'EOF'
+%%MatrixMarket matrix coordinate real general
+11 12 24
+1 2 1
+1 6 5
+1 10 9
+2 1 100
+2 2 101
+2 8 107
+3 6 205
+3 12 211
+4 2 301
+4 3 302
+4 12 311
+5 4 403
+7 1 600
+7 9 608
+8 5 704
+8 11 710
+10 1 900
+10 2 901
+10 3 902
+10 4 903
+10 5 904
+10 6 905
+10 7 906
+10 8 907
+EOF
+awk 'BEGIN { srand(11); n = 20000; print "%%MatrixMarket matrix coordinate pattern general";
+             print 3001, 2500, n;
+             for (k = 0; k < n; k++) print int(rand() * 3001) + 1, int(rand() * 2500) + 1 }' \
+    > "$T/big.mtx"
+
+"$TCCONV" -q -f brp -p h=4,w=4,g=2 --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"
+ok $? "tcconv -f brp -p h=4,w=4,g=2"
+"$TCCONV" -q -f brp "$T/big.mtx" -o "$T/big.tcf.h5"; ok $? "tcconv -f brp, pattern, defaults"
+
+# --- the datasets, as h5dump shows them --------------------------------------
+# "NAME TYPE LENGTH" for each dataset of /formats/brp in FILE $1
+datasets() {
+    h5dump -H -g /formats/brp "$1" | awk '
+        /DATASET "/ { split($0, q, "\""); name = q[2] }
+        name != "" && /DATATYPE/ { type = $2 }
+        name != "" && /DATASPACE/ { sub(/.*\( /, ""); sub(/ \).*/, ""); print name, type, $0; name = "" }'
+}
+is "$(datasets "$T/hand.tcf.h5" | tr '\n' ';')" \
+    "group_window_id H5T_STD_I32LE 2;local_id H5T_STD_U8LE 16;old_col_id H5T_STD_I32LE 16;res_col_id H5T_STD_I32LE 8;res_row_id H5T_STD_I32LE 6;res_row_offset H5T_STD_I64LE 7;res_values H5T_IEEE_F64LE 8;values H5T_IEEE_F64LE 16;" \
+    "h5dump: the paper's arrays, their types and lengths"
+data() { h5dump -d "/formats/brp/$2" "$1" | sed -n 's/^ *([0-9]*): //p' | tr -d '\n'; }
+is "$(data "$T/hand.tcf.h5" group_window_id)" "0, 2" "group_window_id"
+is "$(data "$T/hand.tcf.h5" local_id)" "4, 1, 6, 15, 12, 1, 10, 7, 4, 5, 6, 7, 4, 5, 6, 7" \
+    "local_id: row * w + i mod w, in column-major order"
+is "$(data "$T/hand.tcf.h5" old_col_id)" "0, 1, 1, 1, 2, 5, 5, 7, 0, 1, 2, 3, 4, 5, 6, 7" \
+    "old_col_id"
+is "$(data "$T/hand.tcf.h5" res_row_id) | $(data "$T/hand.tcf.h5" res_row_offset) | $(data "$T/hand.tcf.h5" res_col_id)" \
+    "0, 2, 3, 4, 6, 7 | 0, 1, 2, 3, 4, 6, 8 | 9, 11, 11, 3, 0, 8, 4, 10" \
+    "res_row_id, res_row_offset, res_col_id"
+attrs() {
+    for a in h w f g has_values; do
+        printf '%s=%s ' $a "$(h5dump -a "/formats/brp/$a" "$1" | sed -n 's/^ *(0): //p')"
+    done
+}
+is "$(attrs "$T/hand.tcf.h5")" "h=4 w=4 f=1 g=2 has_values=1 " "attributes: parameters and has_values"
+is "$(attrs "$T/big.tcf.h5")" "h=16 w=8 f=1 g=4 has_values=0 " "pattern: default parameters, has_values 0"
+is "$(datasets "$T/big.tcf.h5" | grep -c values)" 0 "pattern: no values, no res_values"
+
+# --- reading back: tcstat reads /formats/brp, checks that it decodes to
+# /matrix, and reports the stored format's figures -----------------------------
+"$TCSTAT" -f brp --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f brp reads the file"
+is "$(awk -F'\t' '$1 == "format.brp" { printf "%s=%s ", $2, $3 }' "$T/hand.tsv")" \
+    "bytes=296 bytes_vs_csr=1.233333333 groups=2 tc_nnz=16 tc_share=0.6666666667 residual_nnz=8 residual_rows=6 windows=3 windows_with_groups=2 " \
+    "tcstat -f brp: the stored format's figures (h=4, w=4, g=2)"
+"$TCSTAT" -f brp --tsv "$T/hand.mtx" > "$T/hand-mtx.tsv"
+is "$(awk -F'\t' '$1 == "format.brp" && $2 ~ /groups|residual_nnz/ { printf "%s=%s ", $2, $3 }' "$T/hand-mtx.tsv")" \
+    "groups=0 residual_nnz=24 windows_with_groups=0 " \
+    "tcstat -f brp on .mtx: built with the defaults (24 nonzeros, no group of 32)"
+"$TCSTAT" -f brp --tsv "$T/big.tcf.h5" > "$T/big.tsv"; ok $? "tcstat -f brp reads the pattern file"
+is "$(awk -F'\t' '$1 == "format.brp" && $2 == "tc_nnz" { print $3 % 32 }' "$T/big.tsv")" 0 \
+    "TC part: whole groups of 32"
+
+for m in hand big; do
+    "$TCCONV" -q "$T/$m.tcf.h5" -o "$T/$m-back.mtx" && "$TCCONV" -q "$T/$m.mtx" -o "$T/$m-direct.mtx" &&
+        cmp -s "$T/$m-back.mtx" "$T/$m-direct.mtx"
+    ok $? "$m: .mtx -> .tcf.h5 with brp -> .mtx gives the same file"
+done
+"$TCCONV" -q -f brp -p h=4,w=4,g=2 --no-compress "$T/hand.tcf.h5" -o "$T/again.tcf.h5" &&
+    h5diff --exclude-path /provenance "$T/hand.tcf.h5" "$T/again.tcf.h5" >/dev/null
+ok $? "converting the .tcf.h5 again rebuilds the same brp"
+
+# --- tampered files -----------------------------------------------------------
+# patch FILE DATASET BYTE-OFFSET OCTAL-BYTES: overwrites bytes of a
+# contiguous (uncompressed) dataset, at its storage offset that h5dump -p
+# reports.
+patch() {
+    _at=$(h5dump -p -H -d "/formats/brp/$2" "$1" | awk '/OFFSET/ { print $2 }')
+    printf "$4" | dd of="$1" bs=1 seek=$((_at + $3)) conv=notrunc 2>/dev/null
+}
+# tampered NAME DATASET OFFSET BYTES MESSAGE
+tampered() {
+    cp "$T/hand.tcf.h5" "$T/bad.tcf.h5"
+    patch "$T/bad.tcf.h5" "$2" "$3" "$4"
+    run_fails 1 "tcstat: $T/bad.tcf.h5: /formats/brp$5" "tcstat refuses $1" \
+        -- "$TCSTAT" -f brp "$T/bad.tcf.h5"
+    run_fails 1 "tcplot: $T/bad.tcf.h5: /formats/brp$5" "tcplot refuses $1" \
+        -- "$TCPLOT" -f brp "$T/bad.tcf.h5" -o "$T/bad.png"
+    [ ! -e "$T/bad.png" ]; ok $? "  and leaves no picture"
+}
+tampered "local_id[3] = 16" local_id 3 '\020' \
+    "/local_id[3]: 16 is not below h*w = 16"
+tampered "local_id[0] in local column 1" local_id 0 '\005' \
+    "/local_id[0]: local column 1, expected 0 (one nonzero per local column, in order)"
+tampered "group_window_id[1] = 3" group_window_id 4 '\003\000\000\000' \
+    "/group_window_id[1]: window 3 is out of range (3 windows of 4 rows)"
+tampered "old_col_id[2] = 12" old_col_id 8 '\014\000\000\000' \
+    "/old_col_id[2]: column 12 is out of range (12 columns)"
+tampered "res_row_id[0] = 11" res_row_id 0 '\013\000\000\000' \
+    "/res_row_id[0]: row 11 is out of range (11 rows)"
+tampered "res_row_offset[2] = 1" res_row_offset 16 '\001' \
+    "/res_row_offset[2]: 1 after 1 (must increase, up to 8)"
+tampered "res_col_id[0] = 7, before the TC part" res_col_id 0 '\007' \
+    "/res_col_id[0]: column 7 row 0 comes before the last TC nonzero of window 0 (column 7) in column-major order"
+tampered "a value changed" values 0 '\001' \
+    ": does not encode /matrix (row 1 differs)"
+
+# --- pictures -----------------------------------------------------------------
+png_sig=$(printf '\211PNG' | od -An -tx1 | tr -d ' ')
+is_png() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' ')" = "$png_sig" ]; }
+"$TCPLOT" -q -f brp -s 256 "$T/big.mtx" -o "$T/big-brp.png" && is_png "$T/big-brp.png"
+ok $? "tcplot -f brp writes a PNG"
+"$TCPLOT" -q -s 256 "$T/big.mtx" -o "$T/big-csr.png"
+cmp -s "$T/big-brp.png" "$T/big-csr.png"
+ok $((! $?)) "the parts change the colours of the spy plot"
+"$TCPLOT" -q -f brp -s 256 "$T/big.tcf.h5" -o "$T/big-brp2.png" && cmp -s "$T/big-brp.png" "$T/big-brp2.png"
+ok $? "the stored format draws as the one built from the .mtx"
+"$TCPLOT" -q -f brp -s 64 "$T/hand.tcf.h5" -o "$T/hand-stored.png" &&
+    "$TCPLOT" -q -f brp -s 64 "$T/hand.mtx" -o "$T/hand-built.png"
+cmp -s "$T/hand-stored.png" "$T/hand-built.png"
+ok $((! $?)) "a stored format with h=4, g=2 is drawn as stored, not rebuilt with defaults"
+TC_THREADS=1 "$TCPLOT" -q -f brp -s 300 "$T/big.mtx" -o "$T/t1.png" &&
+    TC_THREADS=3 "$TCPLOT" -q -f brp -s 300 "$T/big.mtx" -o "$T/t3.png" && cmp -s "$T/t1.png" "$T/t3.png"
+ok $? "the same picture with 1 and 3 threads"
+run_fails 1 "tcplot: drawing the blocks of format 'brp' is not supported yet" \
+    "tcplot -f brp --blocks: refused (brp has no aligned blocks)" \
+    -- "$TCPLOT" -f brp "$T/big.mtx" --blocks "$T/blocks.png"
+[ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"
+
+done_testing

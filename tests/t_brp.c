@@ -1,0 +1,771 @@
+/* t_brp: the `brp` format (BRP-SpMM, seed 000 Section IV). Its arrays
+   against a brute-force reading of the paper's rules and against a small
+   example worked out by hand; exact decoding, SpMM from its own arrays,
+   its two parts in the spy plot, the file round trip, the same arrays for
+   any thread count, every refusal of validate and of the file reader, and
+   the real matrices of $TC_SHARED_DATA. */
+#include "config.h"
+#include <dirent.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "brp.h"
+#include "tap.h"
+
+static const tc_format *BRP;
+
+static void bail(const char *msg)
+{
+    printf("Bail out! %s\n", msg);
+    exit(1);
+}
+
+static tc_csr *from_coo(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                        const int32_t *ci, const double *v)
+{
+    tc_csr *a;
+    tc_error err;
+    if (tc_csr_from_coo(&a, rows, cols, n, ri, ci, v, 1, &err))
+        bail(err.msg);
+    return a;
+}
+
+/* A random matrix with about per_row nonzeros a row, plus a dense row
+   and a dense column where they are >= 0; values in [-1, 1) or pattern. */
+static tc_csr *random_matrix(int32_t rows, int32_t cols, int per_row, int32_t dense_row,
+                             int32_t dense_col, int pattern)
+{
+    int64_t n = (int64_t)rows * per_row + (dense_row >= 0 ? cols : 0) +
+                (dense_col >= 0 ? rows : 0);
+    int32_t *ri = malloc((size_t)(n + 1) * sizeof *ri), *ci = malloc((size_t)(n + 1) * sizeof *ci);
+    double *v = malloc((size_t)(n + 1) * sizeof *v);
+    int64_t k = 0;
+    for (int32_t i = 0; i < rows && cols > 0; i++)
+        for (int j = 0; j < per_row; j++, k++) {
+            ri[k] = i;
+            ci[k] = (int32_t)tap_rand((uint32_t)cols);
+        }
+    for (int32_t j = 0; dense_row >= 0 && j < cols; j++, k++) {
+        ri[k] = dense_row;
+        ci[k] = j;
+    }
+    for (int32_t i = 0; dense_col >= 0 && i < rows; i++, k++) {
+        ri[k] = i;
+        ci[k] = dense_col;
+    }
+    for (int64_t i = 0; i < k; i++)
+        v[i] = (double)(tap_rand(2000001)) / 1e6 - 1;
+    tc_csr *a = from_coo(rows, cols, k, ri, ci, pattern ? NULL : v);
+    free(ri);
+    free(ci);
+    free(v);
+    return a;
+}
+
+/* 16-row windows holding exactly the given numbers of nonzeros, at
+   distinct random places of a 16 x cols band. */
+static tc_csr *windows_of(const int *nnz, int nwin, int32_t cols)
+{
+    int64_t n = 0;
+    for (int w = 0; w < nwin; w++)
+        n += nnz[w];
+    int32_t *ri = malloc((size_t)(n + 1) * sizeof *ri), *ci = malloc((size_t)(n + 1) * sizeof *ci);
+    double *v = malloc((size_t)(n + 1) * sizeof *v);
+    int32_t *cell = malloc((size_t)16 * cols * sizeof *cell);
+    int64_t k = 0;
+    for (int w = 0; w < nwin; w++) {
+        tap_shuffle(cell, 16 * cols);
+        for (int i = 0; i < nnz[w]; i++, k++) {
+            ri[k] = 16 * w + cell[i] / cols;
+            ci[k] = cell[i] % cols;
+            v[k] = k + 0.25;
+        }
+    }
+    tc_csr *a = from_coo(16 * nwin, cols, n, ri, ci, v);
+    free(ri);
+    free(ci);
+    free(v);
+    free(cell);
+    return a;
+}
+
+static tc_brp *build(const tc_csr *a, const char *params)
+{
+    tc_params p = { 0 };
+    tc_error err;
+    tc_fmt *m;
+    if ((params && tc_params_parse(&p, params, &err)) || tc_fmt_build(BRP, a, &p, &m, &err))
+        bail(err.msg);
+    return (tc_brp *)m;
+}
+
+/* ------------------------------------------------- the paper's rules */
+
+typedef struct entry {
+    int32_t col, row;
+    int64_t k;      /* index in the CSR */
+} entry;
+
+static int by_col_row(const void *x, const void *y)
+{
+    const entry *a = x, *b = y;
+    return a->col != b->col ? (a->col > b->col) - (a->col < b->col)
+                            : (a->row > b->row) - (a->row < b->row);
+}
+
+static int by_row_col(const void *x, const void *y)
+{
+    const entry *a = x, *b = y;
+    return a->row != b->row ? (a->row > b->row) - (a->row < b->row)
+                            : (a->col > b->col) - (a->col < b->col);
+}
+
+/* Compares b with the arrays Section IV-B/C and Alg. 1 prescribe, worked out
+   independently of brp.c: each window's nonzeros sorted by (column, row)
+   with qsort, the first floor(n / G) * G dealt in order into groups, entry
+   i with local_id = (row mod h) * w + i mod w, the rest sorted back by
+   (row, column) into the residual CSR. Returns 0 and says where, on the
+   first difference. */
+static int follows_paper(const tc_csr *a, const tc_brp *b)
+{
+    int64_t G = (int64_t)b->g * b->w * b->f, grp = 0, tc = 0, rr = 0, rk = 0;
+    entry *e = malloc((size_t)(a->nnz + 1) * sizeof *e);
+    int good = b->res_row_offset[0] == 0;
+    for (int64_t r0 = 0; good && r0 < a->rows; r0 += b->h) {
+        int64_t r1 = r0 + b->h < a->rows ? r0 + b->h : a->rows, n = 0;
+        for (int64_t r = r0; r < r1; r++)
+            for (int64_t k = a->rowptr[r]; k < a->rowptr[r + 1]; k++)
+                e[n++] = (entry){ a->colidx[k], (int32_t)r, k };
+        qsort(e, (size_t)n, sizeof *e, by_col_row);
+        int64_t ntc = n / G * G;
+        for (int64_t i = 0; good && i < ntc; i++, tc++) {
+            if (i % G == 0)
+                good = grp < b->ngroups && b->group_window_id[grp++] == r0 / b->h;
+            good = good && b->local_id[tc] == (e[i].row - r0) * b->w + i % b->w &&
+                   b->old_col_id[tc] == e[i].col &&
+                   (!a->val || b->values[tc] == a->val[e[i].k]);
+            if (!good)
+                diag("TC entry %" PRId64 " (window %" PRId64 ") differs", tc, r0 / b->h);
+        }
+        qsort(e + ntc, (size_t)(n - ntc), sizeof *e, by_row_col);
+        for (int64_t i = ntc; good && i < n; i++, rk++) {
+            if (i == ntc || e[i].row != e[i - 1].row) {
+                good = rr < b->nres_rows && b->res_row_id[rr] == e[i].row &&
+                       b->res_row_offset[rr] == rk;
+                rr++;
+            }
+            good = good && b->res_col_id[rk] == e[i].col &&
+                   (!a->val || b->res_values[rk] == a->val[e[i].k]);
+            if (!good)
+                diag("residual entry %" PRId64 " (row %d) differs", rk, e[i].row);
+        }
+    }
+    good = good && grp == b->ngroups && rr == b->nres_rows && b->res_row_offset[rr] == rk;
+    free(e);
+    return good;
+}
+
+/* ----------------------------------------------------- one matrix, all */
+
+/* Largest |x - y| over C, relative to the largest |y|. */
+static double rel_diff(const double *x, const double *y, int64_t n)
+{
+    double worst = 0, scale = 1;
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]))
+            return INFINITY;
+        scale = fmax(scale, fabs(y[i]));
+        worst = fmax(worst, fabs(x[i] - y[i]));
+    }
+    return worst / scale;
+}
+
+/* SpMM from the brp arrays against the CSR reference, n columns of B. */
+static double spmm_diff(const tc_csr *a, const tc_brp *b, int32_t n)
+{
+    int64_t lb = (int64_t)a->cols * n + 1, lc = (int64_t)a->rows * n + 1;
+    double *B = malloc((size_t)lb * sizeof *B), *C = malloc((size_t)lc * sizeof *C);
+    double *R = malloc((size_t)lc * sizeof *R);
+    tc_random_fill(B, lb, 42, -1, 1);
+    for (int64_t i = 0; i < lc; i++)
+        C[i] = NAN;     /* poisoned: an unwritten row shows */
+    tc_error err;
+    double d = INFINITY;
+    if (tc_fmt_spmm_ref(&b->base, B, n, n, C, n, &err) == TC_OK &&
+        tc_spmm_ref_f64(a, B, n, n, R, n, 1, &err) == TC_OK)
+        d = rel_diff(C, R, lc - 1);
+    free(B);
+    free(C);
+    free(R);
+    return d;
+}
+
+/* nnz_part: 1 exactly on the residual nonzeros, the end of each listed row. */
+static int parts_match(const tc_csr *a, const tc_brp *b)
+{
+    uint8_t *part = malloc((size_t)a->nnz + 1);
+    tc_error err;
+    int good = tc_fmt_nnz_part(&b->base, a, part, &err) == TC_OK;
+    int64_t ones = 0;
+    for (int64_t k = 0; good && k < a->nnz; k++)
+        ones += part[k];
+    good = good && ones == a->nnz - b->ngroups * tc_brp_group_nnz(b);
+    for (int64_t i = 0; good && i < b->nres_rows; i++) {
+        int32_t r = b->res_row_id[i];
+        int64_t first = a->rowptr[r + 1] - (b->res_row_offset[i + 1] - b->res_row_offset[i]);
+        good = part[first] == 1 && (first == a->rowptr[r] || part[first - 1] == 0);
+    }
+    free(part);
+    return good;
+}
+
+/* Everything about one matrix: the paper's arrays, validation against the
+   matrix, exact decode, SpMM, parts. */
+static void check_matrix(const char *name, const tc_csr *a, const char *params)
+{
+    tc_brp *b = build(a, params);
+    tc_error err;
+    tc_csr *back = NULL;
+    ok(follows_paper(a, b), "%s: arrays follow Section IV", name);
+    int valid = BRP->validate(&b->base, a, "t", &err) == TC_OK;
+    ok(valid, "%s: validates against the matrix", name);
+    if (!valid)
+        diag("%s", err.msg);
+    ok(tc_fmt_to_csr(&b->base, &back, &err) == TC_OK && tc_csr_equal(back, a),
+       "%s: to_csr gives the matrix back exactly", name);
+    double d = spmm_diff(a, b, 7);
+    ok(d < 1e-13, "%s: spmm_ref equals CSR SpMM (N = 7)", name);
+    if (!(d < 1e-13))
+        diag("relative difference %g", d);
+    ok(parts_match(a, b), "%s: nnz_part marks the residual nonzeros", name);
+    tc_csr_free(back);
+    tc_fmt_free(&b->base);
+}
+
+static void check_shapes(void)
+{
+    struct {
+        const char *name;
+        int32_t rows, cols;
+        int per_row;
+        int32_t dense_row, dense_col;
+        int pattern;
+    } s[] = {
+        { "empty 0x0", 0, 0, 0, -1, -1, 0 },
+        { "no nonzeros 37x5", 37, 5, 0, -1, -1, 1 },
+        { "1x1", 1, 1, 1, -1, -1, 0 },
+        { "1x1 pattern", 1, 1, 1, -1, -1, 1 },
+        { "1000x777 (rows not a multiple of 16)", 1000, 777, 9, -1, -1, 0 },
+        { "1000x777 pattern", 1000, 777, 9, -1, -1, 1 },
+        { "a dense row of 5000", 40, 5000, 2, 17, -1, 0 },
+        { "a dense column", 3001, 60, 3, -1, 59, 1 },
+        { "dense row and column", 1025, 4099, 40, 1024, 0, 0 },
+        { "70001 rows (> 65535)", 70001, 500, 3, -1, -1, 0 },
+        { "70001 rows, pattern", 70001, 70001, 2, 3, 70000, 1 },
+        { "1x5000 one dense row", 1, 5000, 0, 0, -1, 0 },
+        { "5000x1 one dense column", 5000, 1, 0, -1, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        tc_csr *a = random_matrix(s[i].rows, s[i].cols, s[i].per_row, s[i].dense_row,
+                                  s[i].dense_col, s[i].pattern);
+        check_matrix(s[i].name, a, NULL);
+        tc_csr_free(a);
+    }
+    /* Windows of exactly 31, 32 and 33 nonzeros: none, one group, one group
+       and one residual nonzero; then 63, 64, 65, 0 and 1. */
+    int counts[] = { 31, 32, 33, 63, 64, 65, 0, 1 };
+    tc_csr *a = windows_of(counts, 8, 64);
+    check_matrix("windows of 31, 32, 33, 63, 64, 65, 0, 1 nonzeros", a, NULL);
+    tc_brp *b = build(a, NULL);
+    int32_t want_gw[] = { 1, 2, 3, 4, 4, 5, 5 };
+    int same = b->ngroups == 7;
+    for (int i = 0; same && i < 7; i++)
+        same = b->group_window_id[i] == want_gw[i];
+    ok(same, "31/32/33/63/64/65: groups in windows 1, 2, 3, 4, 4, 5, 5");
+    ok(b->res_row_offset[b->nres_rows] == 31 + 1 + 31 + 1 + 1,
+       "31/32/33/63/64/65/0/1: 65 residual nonzeros");
+    tc_fmt_free(&b->base);
+    check_matrix("the same with h=8, w=4, g=2", a, "h=8,w=4,g=2");
+    check_matrix("the same with h=1, w=1, g=1", a, "h=1,w=1,g=1");
+    check_matrix("the same with h=256, w=1, g=3", a, "h=256,w=1,g=3");
+    tc_csr_free(a);
+}
+
+/* ------------------------------------------------------- by hand */
+
+/* 11 x 12, windows of h = 4 rows, blocks 4 x 4, groups of g = 2 blocks
+   (G = 8), value of (r, c) = 100 r + c:
+     window 0, rows 0-3: row 0 {1, 5, 9}, row 1 {0, 1, 7}, row 2 {5, 11},
+       row 3 {1, 2, 11}: 11 nonzeros, in column-major order (c, r) =
+       (0,1) (1,0) (1,1) (1,3) (2,3) (5,0) (5,2) (7,1) | (9,0) (11,2) (11,3):
+       one group, the last 3 residual (Fig. 5's w0: columns 1 and 11 split
+       over local columns);
+     window 1, rows 4-7: row 4 {3}, row 6 {0, 8}, row 7 {4, 10}: 5 nonzeros,
+       no group (Fig. 5's w2);
+     window 2, rows 8-10: row 9 {0..7}: one group, one row dealt over all
+       8 local columns. */
+static tc_csr *hand_matrix(void)
+{
+    static const int32_t rc[][2] = {
+        { 0, 1 }, { 0, 5 }, { 0, 9 }, { 1, 0 }, { 1, 1 }, { 1, 7 }, { 2, 5 }, { 2, 11 },
+        { 3, 1 }, { 3, 2 }, { 3, 11 }, { 4, 3 }, { 6, 0 }, { 6, 8 }, { 7, 4 }, { 7, 10 },
+        { 9, 0 }, { 9, 1 }, { 9, 2 }, { 9, 3 }, { 9, 4 }, { 9, 5 }, { 9, 6 }, { 9, 7 },
+    };
+    int n = (int)(sizeof rc / sizeof rc[0]);
+    int32_t ri[32], ci[32];
+    double v[32];
+    for (int k = 0; k < n; k++) {
+        ri[k] = rc[k][0];
+        ci[k] = rc[k][1];
+        v[k] = 100 * ri[k] + ci[k];
+    }
+    return from_coo(11, 12, n, ri, ci, v);
+}
+
+static int same_i64(const int64_t *got, const int64_t *want, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            return 0;
+    return 1;
+}
+
+static int same_i32(const int32_t *got, const int32_t *want, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            return 0;
+    return 1;
+}
+
+/* Values arrays, NULL for a pattern matrix. */
+static int same_f64(const double *got, const double *want, int64_t n)
+{
+    if (!got || !want)
+        return got == want;
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            return 0;
+    return 1;
+}
+
+static void check_by_hand(void)
+{
+    tc_csr *a = hand_matrix();
+    tc_brp *b = build(a, "h=4,w=4,g=2");
+    static const int32_t gw[] = { 0, 2 };
+    static const uint8_t lid[] = { 4, 1, 6, 15, 12, 1, 10, 7, 4, 5, 6, 7, 4, 5, 6, 7 };
+    static const int32_t col[] = { 0, 1, 1, 1, 2, 5, 5, 7, 0, 1, 2, 3, 4, 5, 6, 7 };
+    static const double val[] = { 100, 1, 101, 301, 302, 5, 205, 107,
+                                  900, 901, 902, 903, 904, 905, 906, 907 };
+    static const int32_t rrow[] = { 0, 2, 3, 4, 6, 7 };
+    static const int64_t roff[] = { 0, 1, 2, 3, 4, 6, 8 };
+    static const int32_t rcol[] = { 9, 11, 11, 3, 0, 8, 4, 10 };
+    static const double rval[] = { 9, 211, 311, 403, 600, 608, 704, 710 };
+    is_int(b->ngroups, 2, "by hand: 2 groups");
+    ok(same_i32(b->group_window_id, gw, 2), "by hand: group_window_id = 0 2");
+    ok(!memcmp(b->local_id, lid, sizeof lid),
+       "by hand: local_id = 4 1 6 15 12 1 10 7 | 4 5 6 7 4 5 6 7 (row*w + i mod w)");
+    ok(same_i32(b->old_col_id, col, 16), "by hand: old_col_id in column-major order");
+    ok(same_f64(b->values, val, 16), "by hand: values follow their nonzeros");
+    is_int(b->nres_rows, 6, "by hand: 6 residual rows");
+    ok(same_i32(b->res_row_id, rrow, 6), "by hand: res_row_id = 0 2 3 4 6 7");
+    ok(same_i64(b->res_row_offset, roff, 7), "by hand: res_row_offset = 0 1 2 3 4 6 8");
+    ok(same_i32(b->res_col_id, rcol, 8), "by hand: res_col_id = 9 11 11 3 0 8 4 10");
+    ok(same_f64(b->res_values, rval, 8), "by hand: res_values");
+    is_int(tc_fmt_bytes(&b->base), 2 * 4 + 16 * 9 + 6 * 4 + 7 * 8 + 8 * 8,
+           "by hand: bytes of the GPU layout");
+    tc_fmt_free(&b->base);
+
+    /* The paper's sizes: 24 nonzeros, fewer than a group of 32 in the one
+       window, are all residual. */
+    b = build(a, NULL);
+    ok(b->ngroups == 0 && b->nres_rows == 8 && b->res_row_offset[8] == 24,
+       "by hand, h=16 w=8 g=4: no group, 8 residual rows");
+    tc_fmt_free(&b->base);
+    tc_csr_free(a);
+}
+
+/* The spy plot with parts, one pixel per entry (a 1-pixel frame around):
+   with one nonzero per bucket every pixel is at the dark end of its ramp,
+   navy for the tensor-core part and brown for the CUDA-core part. */
+static void check_picture(void)
+{
+    tc_csr *a = hand_matrix();
+    tc_brp *b = build(a, "h=4,w=4,g=2");
+    tc_plot_opts o = TC_PLOT_DEFAULTS;
+    o.size = 12;
+    o.grid = 0;
+    o.parts = &b->base;
+    tc_image *img = NULL;
+    tc_error err;
+    ok(tc_plot_spy(a, &o, &img, &err) == TC_OK && img->width == 14 && img->height == 13,
+       "spy plot with parts: 12 x 11 entries in a frame");
+    static const struct { int r, c; uint8_t rgb[3]; const char *what; } px[] = {
+        { 0, 1, { 8, 48, 107 }, "(0, 1) in a group: navy" },
+        { 0, 9, { 127, 39, 4 }, "(0, 9) residual: brown" },
+        { 9, 7, { 8, 48, 107 }, "(9, 7) in a group: navy" },
+        { 4, 3, { 127, 39, 4 }, "(4, 3), in a window without a group: brown" },
+        { 5, 5, { 255, 255, 255 }, "(5, 5) empty: white" },
+    };
+    for (size_t i = 0; img && i < sizeof px / sizeof px[0]; i++)
+        ok(!memcmp(img->rgb + ((size_t)(px[i].r + 1) * img->width + px[i].c + 1) * 3,
+                   px[i].rgb, 3), "spy plot with parts: %s", px[i].what);
+    tc_image_free(img);
+    tc_fmt *csr;
+    if (tc_fmt_build(tc_format_find("csr"), a, NULL, &csr, &err))
+        bail(err.msg);
+    uint8_t part[24];
+    ok(!tc_format_has_parts(tc_format_find("csr")) && tc_format_has_parts(BRP),
+       "brp has parts, csr has none");
+    ok(tc_fmt_nnz_part(csr, a, part, &err) == TC_ERR_UNSUPPORTED, "csr: no parts");
+    is_str(err.msg, "format csr does not split nonzeros between tensor and CUDA cores",
+           "  with the message");
+    tc_fmt_free(csr);
+    tc_fmt_free(&b->base);
+    tc_csr_free(a);
+}
+
+/* ------------------------------------------------------- threads */
+
+static int same_brp(const tc_brp *x, const tc_brp *y)
+{
+    int64_t ntc = x->ngroups * tc_brp_group_nnz(x), nres = x->res_row_offset[x->nres_rows];
+    return x->ngroups == y->ngroups && x->nres_rows == y->nres_rows &&
+           same_i32(x->group_window_id, y->group_window_id, x->ngroups) &&
+           !memcmp(x->local_id, y->local_id, (size_t)ntc) &&
+           same_i32(x->old_col_id, y->old_col_id, ntc) &&
+           same_f64(x->values, y->values, ntc) &&
+           same_i32(x->res_row_id, y->res_row_id, x->nres_rows) &&
+           same_i64(x->res_row_offset, y->res_row_offset, x->nres_rows + 1) &&
+           same_i32(x->res_col_id, y->res_col_id, nres) &&
+           same_f64(x->res_values, y->res_values, nres);
+}
+
+static void check_threads(void)
+{
+    /* Many chunks of windows, uneven: a dense band and empty stretches. */
+    tc_csr *a = random_matrix(150001, 9000, 6, 77777, 4500, 0);
+    setenv("TC_THREADS", "1", 1);
+    tc_brp *one = build(a, NULL);
+    ok(follows_paper(a, one), "150001 rows: arrays follow Section IV");
+    const char *threads[] = { "2", "3", "8", "64" };
+    for (int i = 0; i < 4; i++) {
+        setenv("TC_THREADS", threads[i], 1);
+        tc_brp *b = build(a, NULL);
+        ok(same_brp(one, b), "TC_THREADS=%s: the same arrays as one thread", threads[i]);
+        tc_fmt_free(&b->base);
+    }
+    unsetenv("TC_THREADS");
+    tc_fmt_free(&one->base);
+    tc_csr_free(a);
+}
+
+/* ------------------------------------------------------- files */
+
+static void check_file(const char *name, const tc_csr *a)
+{
+    char path[] = "t_brp.XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        bail("mkstemp");
+    close(fd);
+    tc_tcf *t = tc_tcf_new(), *back = NULL;
+    tc_error err;
+    tc_csr *copy;
+    if (tc_csr_copy(a, &copy, &err))
+        bail(err.msg);
+    t->matrix = copy;
+    tc_brp *b = build(a, NULL);
+    int good = tc_tcf_add_format(t, &b->base, &err) == TC_OK &&
+               tc_h5_write(path, t, NULL, &err) == TC_OK &&
+               tc_h5_read(path, 1, &back, &err) == TC_OK && back->nformats == 1 &&
+               same_brp(b, (const tc_brp *)back->formats[0]);
+    ok(good, "%s: the file gives the same arrays back", name);
+    if (!good)
+        diag("%s", err.msg);
+    remove(path);
+    tc_tcf_free(t);
+    tc_tcf_free(back);
+}
+
+static void check_files(void)
+{
+    tc_csr *a = random_matrix(0, 0, 0, -1, -1, 0);
+    check_file("empty", a);
+    tc_csr_free(a);
+    a = random_matrix(1000, 777, 9, 3, 5, 0);
+    check_file("1000x777 real", a);
+    tc_csr_free(a);
+    a = random_matrix(70001, 300, 2, -1, -1, 1);
+    check_file("70001 rows pattern", a);
+    tc_csr_free(a);
+}
+
+/* A file holding a with its brp built with params; returns its path (a
+   static buffer). */
+static const char *brp_file(const tc_csr *a, const char *params)
+{
+    static char path[32];
+    snprintf(path, sizeof path, "t_brp.XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        bail("mkstemp");
+    close(fd);
+    tc_tcf *t = tc_tcf_new();
+    tc_error err;
+    tc_brp *b = build(a, params);
+    tc_h5_write_opts no_compress = { 0 };
+    if (tc_csr_copy(a, &t->matrix, &err) || tc_tcf_add_format(t, &b->base, &err) ||
+        tc_h5_write(path, t, &no_compress, &err))
+        bail(err.msg);
+    tc_tcf_free(t);
+    return path;
+}
+
+/* Replaces dataset /formats/brp/NAME with n elements of type t (removes it
+   when data is NULL). */
+static void put_dataset(const char *file, const char *name, hid_t t, hsize_t n,
+                        const void *data)
+{
+    hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t g = H5Gopen2(f, "/formats/brp", H5P_DEFAULT);
+    if (H5Lexists(g, name, H5P_DEFAULT) > 0)
+        H5Ldelete(g, name, H5P_DEFAULT);
+    if (data) {
+        hid_t sp = H5Screate_simple(1, &n, NULL);
+        hid_t d = H5Dcreate2(g, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+        H5Dclose(d);
+        H5Sclose(sp);
+    }
+    H5Gclose(g);
+    H5Fclose(f);
+}
+
+static void put_attr(const char *file, const char *name, int64_t v)
+{
+    hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t g = H5Gopen2(f, "/formats/brp", H5P_DEFAULT);
+    H5Adelete(g, name);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t at = H5Acreate2(g, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(at, H5T_NATIVE_INT64, &v);
+    H5Aclose(at);
+    H5Sclose(sp);
+    H5Gclose(g);
+    H5Fclose(f);
+}
+
+/* tc_h5_read refuses path with "path: /formats/brp" + want. */
+static void read_refused(const char *path, const char *what, const char *want)
+{
+    tc_tcf *t = NULL;
+    tc_error err = { 0 };
+    char full[1024];
+    snprintf(full, sizeof full, "%s: /formats/brp%s", path, want);
+    tc_status st = tc_h5_read(path, 1, &t, &err);
+    ok(st == TC_ERR_FORMAT && !t, "file refused: %s", what);
+    is_str(err.msg, full, "  with the message");
+    tc_tcf_free(t);
+    remove(path);
+}
+
+/* What the reader checks before validation: every dataset present, with
+   the length the parameters and the header imply, values exactly when
+   has_values says so, h*w within a byte. */
+static void check_bad_files(void)
+{
+    tc_csr *a = hand_matrix();
+    static const uint8_t lid[15] = { 0 };
+    static const int32_t four[4] = { 0, 1, 2, 2 }, nine[9] = { 0 };
+    static const double val[24] = { 0 };
+    const char *p = brp_file(a, "h=4,w=4,g=2");
+    put_dataset(p, "local_id", H5T_NATIVE_UINT8, 15, lid);
+    read_refused(p, "local_id of 15", "/local_id: expected 16 entries, found 15");
+    p = brp_file(a, "h=4,w=4,g=2");
+    put_dataset(p, "group_window_id", H5T_NATIVE_INT32, 4, four);
+    read_refused(p, "4 groups of 8 in 24 nonzeros",
+                 "/group_window_id: 4 groups of 8 nonzeros exceed the 24 nonzeros of the matrix");
+    p = brp_file(a, "h=4,w=4,g=2");
+    put_dataset(p, "res_col_id", H5T_NATIVE_INT32, 9, nine);
+    read_refused(p, "res_col_id of 9", "/res_col_id: expected 8 entries, found 9");
+    p = brp_file(a, "h=4,w=4,g=2");
+    put_dataset(p, "res_row_id", H5T_NATIVE_INT32, 4, four);
+    read_refused(p, "res_row_id of 4", "/res_row_offset: expected 5 entries, found 7");
+    p = brp_file(a, "h=4,w=4,g=2");
+    put_dataset(p, "res_row_offset", 0, 0, NULL);
+    read_refused(p, "no res_row_offset", "/res_row_offset: no such dataset");
+    p = brp_file(a, "h=4,w=4,g=2");
+    put_dataset(p, "values", 0, 0, NULL);
+    read_refused(p, "no values", "/values: no such dataset");
+    p = brp_file(a, "h=4,w=4,g=2");
+    put_attr(p, "h", 32);
+    put_attr(p, "w", 16);
+    read_refused(p, "h=32, w=16", ": h*w = 512 exceeds 256 (local_id is one byte)");
+    tc_csr_free(a);
+
+    a = random_matrix(40, 30, 3, -1, -1, 1);
+    p = brp_file(a, NULL);
+    put_dataset(p, "res_values", H5T_NATIVE_DOUBLE, (hsize_t)a->nnz, val);
+    read_refused(p, "res_values in a pattern file", "/res_values: present, but has_values is 0");
+    tc_csr_free(a);
+}
+
+/* ------------------------------------------------------- validation */
+
+/* validate's message after one change to b, then the change undone. */
+#define REFUSED(lvalue, bad, want)                                                    \
+    do {                                                                             \
+        __typeof__(lvalue) saved_ = (lvalue);                                        \
+        (lvalue) = (bad);                                                            \
+        tc_error e_ = { 0 };                                                         \
+        tc_status st_ = BRP->validate(&b->base, a, "m.tcf.h5: /formats/brp", &e_);   \
+        (lvalue) = saved_;                                                           \
+        ok(st_ == TC_ERR_INVALID, "refused: %s", #lvalue " = " #bad);                \
+        is_str(e_.msg, want, "  with the message");                                  \
+    } while (0)
+
+static void check_refusals(void)
+{
+    tc_csr *a = hand_matrix();
+    tc_brp *b = build(a, "h=4,w=4,g=2");
+    tc_error err;
+    ok(BRP->validate(&b->base, a, "m", &err) == TC_OK, "the hand example validates");
+    REFUSED(b->group_window_id[1], 3,
+            "m.tcf.h5: /formats/brp/group_window_id[1]: window 3 is out of range "
+            "(3 windows of 4 rows)");
+    REFUSED(b->group_window_id[1], -1,
+            "m.tcf.h5: /formats/brp/group_window_id[1]: window -1 is out of range "
+            "(3 windows of 4 rows)");
+    REFUSED(b->group_window_id[0], 2,
+            "m.tcf.h5: /formats/brp/local_id[3]: row 11 of window 2 is outside the matrix "
+            "(11 rows)");
+    b->group_window_id[0] = 1;
+    REFUSED(b->group_window_id[1], 0,
+            "m.tcf.h5: /formats/brp/group_window_id[1]: window 0 after window 1 (must be "
+            "ascending)");
+    b->group_window_id[0] = 0;
+    REFUSED(b->local_id[3], 16, "m.tcf.h5: /formats/brp/local_id[3]: 16 is not below h*w = 16");
+    REFUSED(b->local_id[0], 5,
+            "m.tcf.h5: /formats/brp/local_id[0]: local column 1, expected 0 (one nonzero per "
+            "local column, in order)");
+    REFUSED(b->old_col_id[2], 12,
+            "m.tcf.h5: /formats/brp/old_col_id[2]: column 12 is out of range (12 columns)");
+    REFUSED(b->old_col_id[2], -3,
+            "m.tcf.h5: /formats/brp/old_col_id[2]: column -3 is out of range (12 columns)");
+    REFUSED(b->old_col_id[2], 0,
+            "m.tcf.h5: /formats/brp/old_col_id[2]: column 0 row 1 does not follow column 1 "
+            "row 0 (a window's TC nonzeros are in column-major order)");
+    REFUSED(b->res_row_id[0], 11,
+            "m.tcf.h5: /formats/brp/res_row_id[0]: row 11 is out of range (11 rows)");
+    REFUSED(b->res_row_id[1], 0,
+            "m.tcf.h5: /formats/brp/res_row_id[1]: row 0 after row 0 (must be strictly "
+            "ascending)");
+    REFUSED(b->res_row_offset[0], 1,
+            "m.tcf.h5: /formats/brp/res_row_offset[0]: 1, expected 0");
+    REFUSED(b->res_row_offset[2], 1,
+            "m.tcf.h5: /formats/brp/res_row_offset[2]: 1 after 1 (must increase, up to 8)");
+    REFUSED(b->res_row_offset[5], 9,
+            "m.tcf.h5: /formats/brp/res_row_offset[5]: 9 after 4 (must increase, up to 8)");
+    REFUSED(b->res_row_offset[6], 7,
+            "m.tcf.h5: /formats/brp/res_row_offset[6]: 7 residual nonzeros, expected 8 (nnz "
+            "minus the TC part)");
+    REFUSED(b->res_col_id[0], 12,
+            "m.tcf.h5: /formats/brp/res_col_id[0]: column 12 is out of range (12 columns)");
+    REFUSED(b->res_col_id[5], 0,
+            "m.tcf.h5: /formats/brp/res_col_id[5]: column 0 after column 0 in row 6 (must be "
+            "strictly ascending)");
+    REFUSED(b->res_col_id[0], 7,
+            "m.tcf.h5: /formats/brp/res_col_id[0]: column 7 row 0 comes before the last TC "
+            "nonzero of window 0 (column 7) in column-major order");
+    REFUSED(b->values[3], 0.5, "m.tcf.h5: /formats/brp: does not encode /matrix (row 3 differs)");
+    REFUSED(b->res_values[7], 0.5,
+            "m.tcf.h5: /formats/brp: does not encode /matrix (row 7 differs)");
+    REFUSED(b->values, NULL, "m.tcf.h5: /formats/brp/values: absent, but has_values is 1");
+    REFUSED(b->res_values, NULL,
+            "m.tcf.h5: /formats/brp/res_values: absent, but has_values is 1");
+    tc_csr *wider;
+    if (tc_csr_copy(a, &wider, &err))
+        bail(err.msg);
+    wider->cols = 13;
+    ok(BRP->validate(&b->base, wider, "m", &err) == TC_ERR_INVALID, "refused: another matrix");
+    is_str(err.msg, "m: does not encode /matrix (11x12, 24 nonzeros, has_values 1, against "
+           "11x13, 24, 1)", "  with the message");
+    tc_csr_free(wider);
+    tc_fmt_free(&b->base);
+
+    /* A window whose residual would fill a group: window 0's 11 nonzeros
+       stored as residual under g=4 (G = 16), then read as g=2 (G = 8). */
+    b = build(a, "h=4,w=4,g=4");
+    REFUSED(b->g, 2,
+            "m.tcf.h5: /formats/brp/res_row_offset: window 0 has 8 residual nonzeros, not "
+            "fewer than g*w*f = 8");
+    tc_fmt_free(&b->base);
+
+    tc_fmt *m = NULL;
+    tc_params p = { 0 };
+    tc_params_parse(&p, "h=32,w=16", &err);
+    ok(tc_fmt_build(BRP, a, &p, &m, &err) == TC_ERR_ARG && !m, "refused: h=32, w=16");
+    is_str(err.msg, "brp: h*w = 512 exceeds 256 (local_id is one byte)", "  with the message");
+    p.n = 0;
+    tc_params_parse(&p, "f=2", &err);
+    ok(tc_fmt_build(BRP, a, &p, &m, &err) == TC_ERR_ARG && !m, "refused: f=2");
+    is_str(err.msg, "brp: f=2 is out of range [1, 1]", "  with the message");
+    tc_csr_free(a);
+}
+
+/* ------------------------------------------------------- real matrices */
+
+static void check_shared(void)
+{
+    const char *dir = getenv("TC_SHARED_DATA");
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d) {
+        ok(1, "shared matrices # SKIP no collection (set TC_SHARED_DATA)");
+        return;
+    }
+    struct dirent *de;
+    char **names = NULL;
+    int n = 0;
+    while ((de = readdir(d)))
+        if (strstr(de->d_name, ".mtx.gz")) {
+            names = realloc(names, (size_t)(n + 1) * sizeof *names);
+            names[n++] = strdup(de->d_name);
+        }
+    closedir(d);
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        tc_csr *a;
+        tc_error err;
+        if (tc_mtx_read(path, NULL, &a, NULL, NULL, &err))
+            bail(err.msg);
+        check_matrix(names[i], a, NULL);
+        tc_brp *b = build(a, NULL);
+        diag("%s: %" PRId64 " nonzeros, TC part %.1f%%, %" PRId64 " residual rows", names[i],
+             a->nnz, a->nnz ? 100.0 * (double)(b->ngroups * tc_brp_group_nnz(b)) / (double)a->nnz : 0,
+             b->nres_rows);
+        tc_fmt_free(&b->base);
+        tc_csr_free(a);
+        free(names[i]);
+    }
+    free(names);
+}
+
+int main(void)
+{
+    BRP = tc_format_find("brp");
+    if (!BRP)
+        bail("no format brp");
+    check_by_hand();
+    check_picture();
+    check_shapes();
+    check_threads();
+    check_files();
+    check_refusals();
+    check_bad_files();
+    check_shared();
+    return done_testing();
+}

@@ -34,13 +34,9 @@ tcmul=${TCMUL:-${top_builddir:-.}/tools/tcmul}
 if [ $# -eq 0 ]; then
     set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
 fi
-if [ -z "${COMMIT:-}" ]; then
-    COMMIT=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo uncommitted)
-    if [ "$COMMIT" != uncommitted ] && [ -n "$(git -C "$here" status --porcelain -- . ':!bench/results' 2>/dev/null)" ]; then
-        COMMIT=$COMMIT-dirty
-    fi
-fi
-date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+. "$here/bench/lib.sh"
+COMMIT=$(bench_commit)
+date=$(bench_date)
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.row"' EXIT
 

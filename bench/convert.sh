@@ -15,7 +15,7 @@
 #   date commit host matrix nnz threads seconds Mnnz/s command
 # where nnz counts the stored nonzeros (symmetric files expanded) and
 # Mnnz/s is nnz / seconds / 10^6 (per core: divide by threads). The
-# commit is git's HEAD, with "-uncommitted" when the tree has local
+# commit is git's HEAD, with "-dirty" when the tree has local
 # changes.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,14 +37,11 @@ if [ ! -x "$convert" ]; then
     exit 1
 fi
 
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo none)
-if [ -n "$(git -C "$here" status --porcelain -- . ':!bench/results' 2>/dev/null)" ]; then
-    commit=$commit-uncommitted
-fi
-host=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+. "$here/bench/lib.sh"
+commit=$(bench_commit)
+host=$(bench_host)
 cpus=$(nproc)
-host="${host:-$(uname -m)} ($cpus CPUs)"
-date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+date=$(bench_date)
 [ -f "$out" ] || printf 'date\tcommit\thost\tmatrix\tnnz\tthreads\tseconds\tMnnz/s\tcommand\n' >"$out"
 
 for m in "$@"; do

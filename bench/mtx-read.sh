@@ -22,7 +22,7 @@
 #                       SciPy (skipped with a note on stderr when none has)
 # MB are 10^6 bytes of uncompressed text; nnz counts the entries the file
 # lists (before symmetric expansion). The commit is git's HEAD, with
-# "-uncommitted" when the tree has local changes.
+# "-dirty" when the tree has local changes (bench/lib.sh).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$here/bench/results/mtx-read.tsv
@@ -41,13 +41,10 @@ if [ ! -x "$reader" ]; then
     exit 1
 fi
 
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo none)
-if [ -n "$(git -C "$here" status --porcelain -- . ':!bench/results' 2>/dev/null)" ]; then
-    commit=$commit-uncommitted
-fi
-host=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
-host="${host:-$(uname -m)} ($(nproc) CPUs)"
-date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+. "$here/bench/lib.sh"
+commit=$(bench_commit)
+host=$(bench_host)
+date=$(bench_date)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mtx-read.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 [ -f "$out" ] || printf 'date\tcommit\thost\tmatrix\tbytes\tseconds\tMB/s\tnnz/s\tcommand\n' >"$out"

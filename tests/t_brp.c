@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "brp.h"
 #include "tap.h"
+#include "testmat.h"
 
 static const tc_format *BRP;
 
@@ -28,38 +29,6 @@ static tc_csr *from_coo(int32_t rows, int32_t cols, int64_t n, const int32_t *ri
     tc_error err;
     if (tc_csr_from_coo(&a, rows, cols, n, ri, ci, v, 1, &err))
         bail(err.msg);
-    return a;
-}
-
-/* A random matrix with about per_row nonzeros a row, plus a dense row
-   and a dense column where they are >= 0; values in [-1, 1) or pattern. */
-static tc_csr *random_matrix(int32_t rows, int32_t cols, int per_row, int32_t dense_row,
-                             int32_t dense_col, int pattern)
-{
-    int64_t n = (int64_t)rows * per_row + (dense_row >= 0 ? cols : 0) +
-                (dense_col >= 0 ? rows : 0);
-    int32_t *ri = malloc((size_t)(n + 1) * sizeof *ri), *ci = malloc((size_t)(n + 1) * sizeof *ci);
-    double *v = malloc((size_t)(n + 1) * sizeof *v);
-    int64_t k = 0;
-    for (int32_t i = 0; i < rows && cols > 0; i++)
-        for (int j = 0; j < per_row; j++, k++) {
-            ri[k] = i;
-            ci[k] = (int32_t)tap_rand((uint32_t)cols);
-        }
-    for (int32_t j = 0; dense_row >= 0 && j < cols; j++, k++) {
-        ri[k] = dense_row;
-        ci[k] = j;
-    }
-    for (int32_t i = 0; dense_col >= 0 && i < rows; i++, k++) {
-        ri[k] = i;
-        ci[k] = dense_col;
-    }
-    for (int64_t i = 0; i < k; i++)
-        v[i] = (double)(tap_rand(2000001)) / 1e6 - 1;
-    tc_csr *a = from_coo(rows, cols, k, ri, ci, pattern ? NULL : v);
-    free(ri);
-    free(ci);
-    free(v);
     return a;
 }
 
@@ -267,7 +236,7 @@ static void check_shapes(void)
         { "5000x1 one dense column", 5000, 1, 0, -1, 0, 0 },
     };
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
-        tc_csr *a = random_matrix(s[i].rows, s[i].cols, s[i].per_row, s[i].dense_row,
+        tc_csr *a = tap_random_matrix(s[i].rows, s[i].cols, s[i].per_row, s[i].dense_row,
                                   s[i].dense_col, s[i].pattern);
         check_matrix(s[i].name, a, NULL);
         tc_csr_free(a);
@@ -446,7 +415,7 @@ static int same_brp(const tc_brp *x, const tc_brp *y)
 static void check_threads(void)
 {
     /* Many chunks of windows, uneven: a dense band and empty stretches. */
-    tc_csr *a = random_matrix(150001, 9000, 6, 77777, 4500, 0);
+    tc_csr *a = tap_random_matrix(150001, 9000, 6, 77777, 4500, 0);
     setenv("TC_THREADS", "1", 1);
     tc_brp *one = build(a, NULL);
     ok(follows_paper(a, one), "150001 rows: arrays follow Section IV");
@@ -492,13 +461,13 @@ static void check_file(const char *name, const tc_csr *a)
 
 static void check_files(void)
 {
-    tc_csr *a = random_matrix(0, 0, 0, -1, -1, 0);
+    tc_csr *a = tap_random_matrix(0, 0, 0, -1, -1, 0);
     check_file("empty", a);
     tc_csr_free(a);
-    a = random_matrix(1000, 777, 9, 3, 5, 0);
+    a = tap_random_matrix(1000, 777, 9, 3, 5, 0);
     check_file("1000x777 real", a);
     tc_csr_free(a);
-    a = random_matrix(70001, 300, 2, -1, -1, 1);
+    a = tap_random_matrix(70001, 300, 2, -1, -1, 1);
     check_file("70001 rows pattern", a);
     tc_csr_free(a);
 }
@@ -606,7 +575,7 @@ static void check_bad_files(void)
     read_refused(p, "h=32, w=16", ": h*w = 512 exceeds 256 (local_id is one byte)");
     tc_csr_free(a);
 
-    a = random_matrix(40, 30, 3, -1, -1, 1);
+    a = tap_random_matrix(40, 30, 3, -1, -1, 1);
     p = brp_file(a, NULL);
     put_dataset(p, "res_values", H5T_NATIVE_DOUBLE, (hsize_t)a->nnz, val);
     read_refused(p, "res_values in a pattern file", "/res_values: present, but has_values is 0");

@@ -5,52 +5,7 @@
 #include <stdlib.h>
 #include "tcsparse.h"
 #include "tap.h"
-
-/* Uniform integer in [0, m) from one double of tc_random_fill. */
-static int32_t pick(double u, int32_t m)
-{
-    int32_t v = (int32_t)(u * m);
-    return v < m ? v : m - 1;
-}
-
-/* A random rows x cols matrix with about `per_row` nonzeros a row, plus
-   extra structure: a dense row (row dense_row, -1 for none) and a dense
-   column (dense_col, -1 for none). Values in [-1, 1), or pattern. */
-static tc_csr *random_matrix(int32_t rows, int32_t cols, int per_row, int32_t dense_row,
-                             int32_t dense_col, int pattern, uint64_t seed)
-{
-    int64_t n = (int64_t)rows * per_row + (dense_row >= 0 ? cols : 0) +
-                (dense_col >= 0 ? rows : 0);
-    int32_t *ri = malloc((size_t)(n > 0 ? n : 1) * sizeof *ri);
-    int32_t *ci = malloc((size_t)(n > 0 ? n : 1) * sizeof *ci);
-    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
-    double *u = malloc((size_t)(n > 0 ? n : 1) * sizeof *u);
-    tc_random_fill(u, n, seed, 0, 1);
-    tc_random_fill(v, n, seed + 1, -1, 1);
-    int64_t k = 0;
-    for (int32_t i = 0; i < rows; i++)
-        for (int j = 0; j < per_row; j++, k++) {
-            ri[k] = i;
-            ci[k] = pick(u[k], cols);
-        }
-    for (int32_t j = 0; dense_row >= 0 && j < cols; j++, k++) {
-        ri[k] = dense_row;
-        ci[k] = j;
-    }
-    for (int32_t i = 0; dense_col >= 0 && i < rows; i++, k++) {
-        ri[k] = i;
-        ci[k] = dense_col;
-    }
-    tc_csr *a = NULL;
-    tc_error err;
-    if (tc_csr_from_coo(&a, rows, cols, n, ri, ci, pattern ? NULL : v, 1, &err))
-        diag("tc_csr_from_coo: %s", err.msg);
-    free(ri);
-    free(ci);
-    free(v);
-    free(u);
-    return a;
-}
+#include "testmat.h"
 
 /* B (cols x n) in float32, and the same values in float64. */
 static void random_b(int32_t rows, int32_t n, uint64_t seed, float **bf, double **bd)
@@ -105,8 +60,8 @@ typedef struct shape {
 static void check_shape(const shape *s, int32_t n)
 {
     tc_error err;
-    tc_csr *a = random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
-                              s->pattern, 7 + (uint64_t)n);
+    tc_csr *a = tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
+                                  s->pattern);
     if (!a) {
         ok(0, "%s: matrix built", s->name);
         return;
@@ -139,7 +94,7 @@ static void check_shape(const shape *s, int32_t n)
 static void check_threads(void)
 {
     tc_error err;
-    tc_csr *a = random_matrix(3001, 2000, 9, 1500, 17, 0, 5);
+    tc_csr *a = tap_random_matrix(3001, 2000, 9, 1500, 17, 0);
     const int32_t n = 33;
     float *bf;
     double *bd;
@@ -172,7 +127,7 @@ static void check_threads(void)
 static void check_leading_dims(void)
 {
     tc_error err;
-    tc_csr *a = random_matrix(50, 40, 4, -1, -1, 0, 11);
+    tc_csr *a = tap_random_matrix(50, 40, 4, -1, -1, 0);
     const int32_t n = 5, ldb = 9, ldc = 8;
     float *b = malloc(40 * ldb * sizeof *b);
     double *bd = malloc(40 * ldb * sizeof *bd);
@@ -202,7 +157,7 @@ static void check_leading_dims(void)
 static void check_inf_row0(void)
 {
     tc_error err;
-    tc_csr *a = random_matrix(400, 300, 3, -1, -1, 0, 21);
+    tc_csr *a = tap_random_matrix(400, 300, 3, -1, -1, 0);
     const int32_t n = 7;
     float *bf;
     double *bd;
@@ -327,7 +282,7 @@ static void check_random(void)
 static void check_args(void)
 {
     tc_error err;
-    tc_csr *a = random_matrix(4, 4, 1, -1, -1, 0, 1);
+    tc_csr *a = tap_random_matrix(4, 4, 1, -1, -1, 0);
     float b[16] = { 0 }, c[16];
     double bd[16] = { 0 }, cd[16];
     is_int(tc_spmm_cpu_f32(a, b, 4, -1, c, 4, 1, &err), TC_ERR_ARG, "negative n refused");

@@ -1,0 +1,47 @@
+/*
+ * testmat.h: random test matrices with the awkward structure DESIGN.md asks
+ * for (a dense row, a dense column, empty rows, pattern or real), drawn from
+ * tap.h's deterministic generator. Include after tap.h and tcsparse.h.
+ */
+#ifndef TC_TESTMAT_H
+#define TC_TESTMAT_H
+
+/* A rows x cols matrix with about per_row nonzeros a row (duplicates
+   summed), plus a dense row (row dense_row, -1 for none) and a dense
+   column (dense_col, -1 for none); values in [-1, 1), or pattern. NULL
+   (with a diagnostic) if it cannot be built. */
+__attribute__((unused)) static tc_csr *tap_random_matrix(int32_t rows, int32_t cols, int per_row,
+                                                         int32_t dense_row, int32_t dense_col,
+                                                         int pattern)
+{
+    int64_t n = (int64_t)rows * per_row + (dense_row >= 0 ? cols : 0) +
+                (dense_col >= 0 ? rows : 0);
+    int32_t *ri = malloc((size_t)(n + 1) * sizeof *ri), *ci = malloc((size_t)(n + 1) * sizeof *ci);
+    double *v = malloc((size_t)(n + 1) * sizeof *v);
+    int64_t k = 0;
+    for (int32_t i = 0; i < rows && cols > 0; i++)
+        for (int j = 0; j < per_row; j++, k++) {
+            ri[k] = i;
+            ci[k] = (int32_t)tap_rand((uint32_t)cols);
+        }
+    for (int32_t j = 0; dense_row >= 0 && j < cols; j++, k++) {
+        ri[k] = dense_row;
+        ci[k] = j;
+    }
+    for (int32_t i = 0; dense_col >= 0 && i < rows; i++, k++) {
+        ri[k] = i;
+        ci[k] = dense_col;
+    }
+    for (int64_t i = 0; i < k; i++)
+        v[i] = (double)tap_rand(2000001) / 1e6 - 1;
+    tc_csr *a = NULL;
+    tc_error err;
+    if (tc_csr_from_coo(&a, rows, cols, k, ri, ci, pattern ? NULL : v, 1, &err))
+        diag("tc_csr_from_coo: %s", err.msg);
+    free(ri);
+    free(ci);
+    free(v);
+    return a;
+}
+
+#endif

@@ -20,54 +20,24 @@
 # commit recorded (default: git's HEAD, "-dirty" with local changes).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=$here/bench/results/brp.tsv
-ns="32 64 128 256"
-while getopts o:n: opt; do
-    case $opt in
-    o) out=$OPTARG ;;
-    n) ns=$OPTARG ;;
-    *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
-tcmul=${TCMUL:-${top_builddir:-.}/tools/tcmul}
-if [ $# -eq 0 ]; then
-    set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
-fi
 . "$here/bench/lib.sh"
-COMMIT=$(bench_commit)
-date=$(bench_date)
-tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.row"' EXIT
-
-mkdir -p "$(dirname "$out")"
-printf 'device\tdate\tcommit\tmatrix\trows\tcols\tnnz\tn\tmedian_ms\tgflops\tcusparse_ms\tcusparse_algorithm\tspeedup\tfloor_fraction\ttc_nnz_share\ttc_time_share\tvariant\ttc_ms\ttc_wide_ms\ttc_window_ms\tcuda_ms\trel_fro\tverify\tcommand\n' \
-    > "$tmp"
-status=0
-for m in "$@"; do
-    name=$(basename "$m" .mtx.gz)
-    for n in $ns; do
-        cmd="tcmul --device gpu --format brp --bench --verify --tsv --cols $n --seed $n $name.mtx.gz"
-        if ! "$tcmul" --device gpu --format brp --bench --verify --tsv --cols "$n" --seed "$n" "$m" \
-                > "$tmp.row"; then
-            echo "brp: $name, n=$n failed" >&2
-            status=1
-        fi
-        # one row from the section/key/value report
-        awk -F '\t' -v dev_date="$date" -v commit="$COMMIT" -v name="$name" -v cmd="$cmd" '
-            NR > 1 { v[$1 "." $2] = $3 }
-            END {
-                printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-                    v["run.device"], dev_date, commit, name, v["input.rows"], v["input.cols"],
-                    v["input.nnz"], v["input.n"], v["bench.median_ms"], v["bench.gflops"],
-                    v["baseline.median_ms"], v["baseline.variant"], v["baseline.speedup"],
-                    v["bench.floor_fraction"], v["parts.tc_block_nnz_share"],
-                    v["parts.tc_block_time_share"], v["run.variant"], v["variants.tc_ms"],
-                    v["variants.tc-wide_ms"], v["variants.tc-window_ms"], v["variants.cuda_ms"],
-                    v["verify.rel_fro"], v["verify.result"], cmd
-            }' "$tmp.row" >> "$tmp"
-    done
-done
-cp "$tmp" "$out"
-echo "brp: $(($(wc -l < "$out") - 1)) rows in $out" >&2
-exit $status
+bench_tcmul_sweep brp "$here/bench/results/brp.tsv" "32 64 128 256" "--format brp" "
+    rows=input.rows
+    cols=input.cols
+    nnz=input.nnz
+    n=input.n
+    median_ms=bench.median_ms
+    gflops=bench.gflops
+    cusparse_ms=baseline.median_ms
+    cusparse_algorithm=baseline.variant
+    speedup=baseline.speedup
+    floor_fraction=bench.floor_fraction
+    tc_nnz_share=parts.tc_block_nnz_share
+    tc_time_share=parts.tc_block_time_share
+    variant=run.variant
+    tc_ms=variants.tc_ms
+    tc_wide_ms=variants.tc-wide_ms
+    tc_window_ms=variants.tc-window_ms
+    cuda_ms=variants.cuda_ms
+    rel_fro=verify.rel_fro
+    verify=verify.result" "$@"

@@ -24,3 +24,68 @@ bench_host() {
 }
 
 bench_date() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+
+# bench_tcmul_sweep TAG OUT NS OPTIONS COLUMNS ARGS...: the GPU tables.
+# Parses ARGS as a script's own command line ([-o OUT.tsv] [-n "N..."]
+# [MATRIX...]; OUT and NS are the defaults; matrices default to every
+# .mtx.gz of $TC_SHARED_DATA, else ../shared/data beside the tree). For
+# every matrix and n runs
+#   tcmul --device gpu OPTIONS --bench --verify --tsv --cols N --seed N MATRIX
+# ($TCMUL, else the build tree's tools/tcmul) and writes one TSV row: device,
+# date, commit, matrix, then one column per COLUMNS word "header=section.key"
+# (a figure of tcmul's report), then the exact command. Exits non-zero when
+# any run failed (its row is still written, with what the report held).
+bench_tcmul_sweep() {
+    _tag=$1 _out=$2 _ns=$3 _opts=$4 _cols=$5
+    shift 5
+    OPTIND=1
+    while getopts o:n: _opt; do
+        case $_opt in
+        o) _out=$OPTARG ;;
+        n) _ns=$OPTARG ;;
+        *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
+        esac
+    done
+    shift $((OPTIND - 1))
+    [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
+    _tcmul=${TCMUL:-${top_builddir:-.}/tools/tcmul}
+    _commit=$(bench_commit)
+    _date=$(bench_date)
+    _tmp=$(mktemp)
+    trap 'rm -f "$_tmp" "$_tmp.row"' EXIT
+    _keys=
+    {
+        printf 'device\tdate\tcommit\tmatrix'
+        for _c in $_cols; do
+            printf '\t%s' "${_c%%=*}"
+            _keys="$_keys ${_c#*=}"
+        done
+        printf '\tcommand\n'
+    } > "$_tmp"
+    _status=0
+    for _m in "$@"; do
+        _name=$(basename "$_m" .mtx.gz)
+        for _n in $_ns; do
+            _args="--device gpu${_opts:+ $_opts} --bench --verify --tsv --cols $_n --seed $_n"
+            # shellcheck disable=SC2086 # _args is a word list by design
+            if ! "$_tcmul" $_args "$_m" > "$_tmp.row"; then
+                echo "$_tag: $_name, n=$_n failed" >&2
+                _status=1
+            fi
+            awk -F '\t' -v date="$_date" -v commit="$_commit" -v name="$_name" \
+                -v keys="$_keys" -v cmd="tcmul $_args $_name.mtx.gz" '
+                NR > 1 { v[$1 "." $2] = $3 }
+                END {
+                    printf "%s\t%s\t%s\t%s", v["run.device"], date, commit, name
+                    nk = split(keys, k, " ")
+                    for (i = 1; i <= nk; i++)
+                        printf "\t%s", v[k[i]]
+                    printf "\t%s\n", cmd
+                }' "$_tmp.row" >> "$_tmp"
+        done
+    done
+    mkdir -p "$(dirname "$_out")"
+    cp "$_tmp" "$_out"
+    echo "$_tag: $(($(wc -l < "$_out") - 1)) rows in $_out" >&2
+    return $_status
+}

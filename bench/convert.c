@@ -17,20 +17,12 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "tcsparse.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench.h"
 
 static void die(const char *what, const tc_error *err)
 {
-    fprintf(stderr, "convert: %s%s%s\n", what, err ? ": " : "", err ? err->msg : "");
-    exit(1);
+    bench_die("convert", what, err);
 }
 
 int main(int argc, char **argv)
@@ -53,10 +45,10 @@ int main(int argc, char **argv)
     double best = 1e300;
     for (int r = 0; r < repeat; r++) {
         tc_fmt *m;
-        double t0 = now();
+        double t0 = bench_now();
         if (tc_fmt_build(f, a, NULL, &m, &err))
             die("build", &err);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         best = t < best ? t : best;
         tc_fmt_free(m);
     }

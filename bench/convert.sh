@@ -31,13 +31,8 @@ done
 shift $((OPTIND - 1))
 data=${TC_SHARED_DATA:-$here/../shared/data}
 [ $# -gt 0 ] || set -- "$data/gupta2.mtx.gz" "$data/fb100_Cornell5.mtx.gz"
-convert=${CONVERT:-${top_builddir:-.}/bench/convert}
-if [ ! -x "$convert" ]; then
-    echo "$0: $convert not found: run from the build directory after make, or set CONVERT" >&2
-    exit 1
-fi
-
 . "$here/bench/lib.sh"
+convert=$(bench_program CONVERT convert)
 commit=$(bench_commit)
 host=$(bench_host)
 cpus=$(nproc)

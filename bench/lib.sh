@@ -25,6 +25,17 @@ bench_host() {
 
 bench_date() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 
+# bench_program VAR NAME: the path of the driver bench/NAME ($VAR when set,
+# else the build tree's), or a message and exit 1 when it is not built.
+bench_program() {
+    eval "_p=\${$1:-\${top_builddir:-.}/bench/$2}"
+    if [ ! -x "$_p" ]; then
+        echo "$0: $_p not found: run from the build directory after make, or set $1" >&2
+        exit 1
+    fi
+    echo "$_p"
+}
+
 # bench_tcmul_sweep TAG OUT NS OPTIONS COLUMNS ARGS...: the GPU tables.
 # Parses ARGS as a script's own command line ([-o OUT.tsv] [-n "N..."]
 # [MATRIX...]; OUT and NS are the defaults; matrices default to every

@@ -23,20 +23,12 @@
 #include <stdlib.h>
 #include <malloc.h>
 #include <sys/stat.h>
-#include <time.h>
 #include "tcsparse.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench.h"
 
 static void die(const char *what, const tc_error *err)
 {
-    fprintf(stderr, "mtx-read: %s%s%s\n", what, err ? ": " : "", err ? err->msg : "");
-    exit(1);
+    bench_die("mtx-read", what, err);
 }
 
 typedef struct triplets {
@@ -95,10 +87,10 @@ int main(int argc, char **argv)
     double best_read = 1e300;
     for (int r = 0; r < repeat; r++) {
         tc_csr_free(a);
-        double t0 = now();
+        double t0 = bench_now();
         if (tc_mtx_read(path, NULL, &a, &info, NULL, &err))
             die("read", &err);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         best_read = t < best_read ? t : best_read;
         tc_mtx_info_clear(&info);
     }
@@ -108,11 +100,11 @@ int main(int argc, char **argv)
     double best_coo = 1e300;
     for (int r = 0; r < repeat; r++) {
         tc_csr *b;
-        double t0 = now();
+        double t0 = bench_now();
         if (tc_csr_from_coo_sym(&b, a->rows, a->cols, t.n, t.ri, t.ci, t.v, a->symmetry, 1,
                                 &err))
             die("tc_csr_from_coo_sym", &err);
-        double el = now() - t0;
+        double el = bench_now() - t0;
         best_coo = el < best_coo ? el : best_coo;
         b->field = a->field;
         if (!tc_csr_equal(a, b))

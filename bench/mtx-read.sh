@@ -35,13 +35,8 @@ done
 shift $((OPTIND - 1))
 data=${TC_SHARED_DATA:-$here/../shared/data}
 [ $# -gt 0 ] || set -- "$data/gupta2.mtx.gz" "$data/cont-201.mtx.gz"
-reader=${MTX_READ:-${top_builddir:-.}/bench/mtx-read}
-if [ ! -x "$reader" ]; then
-    echo "$0: $reader not found: run from the build directory after make, or set MTX_READ" >&2
-    exit 1
-fi
-
 . "$here/bench/lib.sh"
+reader=$(bench_program MTX_READ mtx-read)
 commit=$(bench_commit)
 host=$(bench_host)
 date=$(bench_date)

@@ -230,6 +230,15 @@ void tool_progress_end(void)
 
 /* ---- reports ----------------------------------------------------------- */
 
+void tool_print_entry(const char *name, const char *description, const tc_param_def *d,
+                      int n)
+{
+    printf("%-8s %s\n", name, description);
+    for (int j = 0; j < n; j++)
+        printf("         %s=%g  %s [%g, %g]\n", d[j].name, d[j].def, d[j].help, d[j].min,
+               d[j].max);
+}
+
 void tool_json_string(FILE *fp, const char *s)
 {
     fputc('"', fp);

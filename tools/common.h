@@ -82,6 +82,12 @@ typedef enum { TOOL_OUT_TEXT, TOOL_OUT_TSV, TOOL_OUT_JSON } tool_out_style;
    a member per section holding its figures. */
 void tool_print_report(FILE *fp, const tc_report *r, tool_out_style style);
 
+/* The "--list-formats" / "--list-methods" entry of one registry member:
+   its name and description, then one line per parameter (default, help,
+   range). */
+void tool_print_entry(const char *name, const char *description, const tc_param_def *d,
+                      int n);
+
 /* Writes a string as a JSON string literal. */
 void tool_json_string(FILE *fp, const char *s);
 

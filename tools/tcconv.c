@@ -49,12 +49,9 @@ static void list_formats(void)
 {
     for (int i = 0; i < tc_format_count(); i++) {
         const tc_format *f = tc_format_at(i);
-        printf("%-8s %s\n", tc_format_name(f), tc_format_description(f));
         int n;
         const tc_param_def *d = tc_format_params(f, &n);
-        for (int j = 0; j < n; j++)
-            printf("         %s=%g  %s [%g, %g]\n", d[j].name, d[j].def, d[j].help, d[j].min,
-                   d[j].max);
+        tool_print_entry(tc_format_name(f), tc_format_description(f), d, n);
     }
 }
 

@@ -72,12 +72,9 @@ static void list_methods(void)
 {
     for (int i = 0; i < tc_reorder_count(); i++) {
         const tc_reorder_method *m = tc_reorder_at(i);
-        printf("%-8s %s\n", tc_reorder_name(m), tc_reorder_description(m));
         int n;
         const tc_param_def *d = tc_reorder_params(m, &n);
-        for (int j = 0; j < n; j++)
-            printf("         %s=%g  %s [%g, %g]\n", d[j].name, d[j].def, d[j].help, d[j].min,
-                   d[j].max);
+        tool_print_entry(tc_reorder_name(m), tc_reorder_description(m), d, n);
     }
 }
 

@@ -38,8 +38,9 @@ bench_program() {
 
 # bench_tcmul_sweep TAG OUT NS OPTIONS COLUMNS ARGS...: the GPU tables.
 # Parses ARGS as a script's own command line ([-o OUT.tsv] [-n "N..."]
-# [MATRIX...]; OUT and NS are the defaults; matrices default to every
-# .mtx.gz of $TC_SHARED_DATA, else ../shared/data beside the tree). For
+# [MATRIX...]; OUT and NS are the defaults; matrices (.mtx.gz or .tcf.h5,
+# named in the rows without the suffix) default to every .mtx.gz of
+# $TC_SHARED_DATA, else ../shared/data beside the tree). For
 # every matrix and n runs
 #   tcmul --device gpu OPTIONS --bench --verify --tsv --cols N --seed N MATRIX
 # ($TCMUL, else the build tree's tools/tcmul) and writes one TSV row: device,
@@ -75,7 +76,9 @@ bench_tcmul_sweep() {
     } > "$_tmp"
     _status=0
     for _m in "$@"; do
-        _name=$(basename "$_m" .mtx.gz)
+        _file=$(basename "$_m")
+        _name=${_file%.mtx.gz}
+        _name=${_name%.tcf.h5}
         for _n in $_ns; do
             _args="--device gpu${_opts:+ $_opts} --bench --verify --tsv --cols $_n --seed $_n"
             # shellcheck disable=SC2086 # _args is a word list by design
@@ -84,7 +87,7 @@ bench_tcmul_sweep() {
                 _status=1
             fi
             awk -F '\t' -v date="$_date" -v commit="$_commit" -v name="$_name" \
-                -v keys="$_keys" -v cmd="tcmul $_args $_name.mtx.gz" '
+                -v keys="$_keys" -v cmd="tcmul $_args $_file" '
                 NR > 1 { v[$1 "." $2] = $3 }
                 END {
                     printf "%s\t%s\t%s\t%s", v["run.device"], date, commit, name

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "brp.h"
+#include "fmtutil.h"
 #include "threads.h"
 
 extern const tc_format tc_format_brp;
@@ -119,14 +120,12 @@ static void window_rows(const tc_csr *a, int h, int64_t wi, int32_t *r0, int32_t
 }
 
 /* The sort key of a window's nonzero in column-major order: column, then
-   row within the window (h <= 256), plus one, so that 0 and UINT64_MAX are
-   free to mark the ends of sorted runs. */
+   row within the window (h <= 256), plus one, so that TC_KEY_LOW and
+   TC_KEY_HIGH can frame sorted runs (fmtutil.h). */
 static inline uint64_t cm_key(int32_t col, int64_t local_row)
 {
     return ((uint64_t)col << 8 | (uint64_t)local_row) + 1;
 }
-#define KEY_LOW 0
-#define KEY_HIGH UINT64_MAX
 static inline int key_row(uint64_t key) { return (int)((key - 1) & 255); }
 static inline int32_t key_col(uint64_t key) { return (int32_t)((key - 1) >> 8); }
 
@@ -166,36 +165,6 @@ static int window_split(const tc_csr *a, int h, int64_t G, int64_t wi, int64_t *
     return rows;
 }
 
-/* Merges the sorted runs a[0, na) and b[0, nb) into out[0, na + nb), each
-   run framed by KEY_LOW before it and KEY_HIGH after it, and frames out
-   the same way. The frames spare the bounds checks, and the smallest half
-   is taken from the front while the largest half is taken from the back:
-   two independent chains of loads and compares, so that one runs while
-   the other waits. Keys are distinct, so the halves do not overlap. The
-   selects compile to conditional moves: the comparisons are
-   unpredictable. */
-static void merge2(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb,
-                   uint64_t *out)
-{
-    int64_t n = na + nb;
-    const uint64_t *fa = a, *fb = b, *ba = a + na - 1, *bb = b + nb - 1;
-    uint64_t *fo = out, *bo = out + n - 1;
-    for (int64_t k = n / 2; k > 0; k--) {
-        uint64_t x = *fa, y = *fb, u = *ba, v = *bb;
-        int front_b = y < x, back_a = u > v;
-        *fo++ = front_b ? y : x;
-        fa += !front_b;
-        fb += front_b;
-        *bo-- = back_a ? u : v;
-        ba -= back_a;
-        bb -= !back_a;
-    }
-    if (n & 1)
-        *fo = *fa < *fb ? *fa : *fb;
-    out[-1] = KEY_LOW;
-    out[n] = KEY_HIGH;
-}
-
 /* Sorts the window's TC nonzeros into column-major order, all but the
    last merge: each row's TC nonzeros are already a sorted run, so runs
    are merged pairwise until at most two remain, which fill_groups merges
@@ -205,7 +174,7 @@ static void window_sort(const tc_csr *a, int32_t r0, int32_t r1, const int64_t *
                         uint64_t *keys, uint64_t *tmp, const uint64_t **x, int64_t *nx,
                         const uint64_t **y, int64_t *ny)
 {
-    static const uint64_t empty[2] = { KEY_LOW, KEY_HIGH };
+    static const uint64_t empty[2] = { TC_KEY_LOW, TC_KEY_HIGH };
     int64_t bound[MAX_BLOCK_AREA + 1];
     int runs = 0;
     bound[0] = 0;
@@ -215,10 +184,10 @@ static void window_sort(const tc_csr *a, int32_t r0, int32_t r1, const int64_t *
             continue;
         const int32_t *col = a->colidx + a->rowptr[r];
         uint64_t *k = keys + bound[runs] + 2 * runs + 1;
-        k[-1] = KEY_LOW;
+        k[-1] = TC_KEY_LOW;
         for (int64_t i = 0; i < n; i++)
             k[i] = cm_key(col[i], r - r0);
-        k[n] = KEY_HIGH;
+        k[n] = TC_KEY_HIGH;
         bound[runs + 1] = bound[runs] + n;
         runs++;
     }
@@ -230,7 +199,7 @@ static void window_sort(const tc_csr *a, int32_t r0, int32_t r1, const int64_t *
             int64_t lo = bound[i], mid = bound[i + 1];
             uint64_t *dst = tmp + lo + 2 * out + 1;
             if (i + 1 < runs)
-                merge2(keys + lo + 2 * i + 1, mid - lo, keys + mid + 2 * i + 3,
+                tc_merge_framed(keys + lo + 2 * i + 1, mid - lo, keys + mid + 2 * i + 3,
                        bound[i + 2] - mid, dst);
             else
                 memcpy(dst - 1, keys + lo + 2 * i, (size_t)(mid - lo + 2) * sizeof *dst);
@@ -271,7 +240,7 @@ static inline void put_tc(const group_out *o, int64_t i, int64_t lc, uint64_t ke
 
 /* Writes window wi's TC Block Groups from group `grp` on (Alg. 1 lines
    8-12 and 27-30), merging the last two sorted runs as it goes, from both
-   ends as merge2 does. A row's nonzeros come out of the column-major order
+   ends as tc_merge_framed does. A row's nonzeros come out of the column-major order
    in their CSR order, so the value of each is the next one of its row from
    the front (first[]), or the previous one from the back (last[]). */
 static void fill_groups(const build_worker *wk, int64_t wi, const int64_t *tc_len,
@@ -518,8 +487,8 @@ static tc_status brp_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
         for (int64_t end = e + G; e < end; e++)
             grp[lrow[b->local_id[e]]]++;
     }
-    for (int64_t i = 0; i < b->nres_rows; i++)
-        rp[b->res_row_id[i] + 1] += b->res_row_offset[i + 1] - b->res_row_offset[i];
+    const tc_residual res = TC_RESIDUAL_OF(b);
+    tc_residual_count(&res, rp + 1);
     for (int32_t r = 0; r < a->rows; r++)
         rp[r + 1] += rp[r];
     /* rp[r] runs ahead as row r fills, ending at rp[r + 1]; shifted back
@@ -533,14 +502,7 @@ static tc_status brp_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
                 a->val[at] = b->values[e];
         }
     }
-    for (int64_t i = 0; i < b->nres_rows; i++) {
-        int64_t from = b->res_row_offset[i], n = b->res_row_offset[i + 1] - from;
-        int64_t at = rp[b->res_row_id[i]];
-        memcpy(a->colidx + at, b->res_col_id + from, (size_t)n * sizeof *a->colidx);
-        if (a->val)
-            memcpy(a->val + at, b->res_values + from, (size_t)n * sizeof *a->val);
-        rp[b->res_row_id[i]] += n;
-    }
+    tc_residual_fill(&res, a, rp);
     memmove(rp + 1, rp, (size_t)a->rows * sizeof *rp);
     rp[0] = 0;
     *out = a;
@@ -572,15 +534,8 @@ static tc_status brp_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int
                 crow[j] += v * brow[j];
         }
     }
-    for (int64_t i = 0; i < b->nres_rows; i++) {
-        double *crow = C + (int64_t)b->res_row_id[i] * ldc;
-        for (int64_t k = b->res_row_offset[i]; k < b->res_row_offset[i + 1]; k++) {
-            double v = b->res_values ? b->res_values[k] : 1;
-            const double *brow = B + (int64_t)b->res_col_id[k] * ldb;
-            for (int32_t j = 0; j < n; j++)
-                crow[j] += v * brow[j];
-        }
-    }
+    const tc_residual res = TC_RESIDUAL_OF(b);
+    tc_residual_spmm(&res, B, ldb, n, C, ldc);
     return TC_OK;
 }
 
@@ -590,10 +545,10 @@ static tc_status brp_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int
 static int64_t brp_bytes(const tc_fmt *m)
 {
     const tc_brp *b = (const tc_brp *)m;
-    int64_t ntc = b->ngroups * tc_brp_group_nnz(b), nres = b->res_row_offset[b->nres_rows];
-    int64_t val = m->has_values ? 4 : 0;
-    return b->ngroups * 4 + ntc * (1 + 4 + val) + b->nres_rows * 4 + (b->nres_rows + 1) * 8 +
-           nres * (4 + val);
+    const tc_residual res = TC_RESIDUAL_OF(b);
+    int64_t ntc = b->ngroups * tc_brp_group_nnz(b);
+    return b->ngroups * 4 + ntc * (1 + 4 + (m->has_values ? 4 : 0)) +
+           tc_residual_bytes(&res, m->has_values);
 }
 
 /* Which nonzeros of a lie in which part: a row's residual nonzeros are the
@@ -620,7 +575,8 @@ static tc_status brp_nnz_part(const tc_fmt *m, const tc_csr *a, uint8_t *part, t
 static tc_status brp_write_h5(const tc_fmt *m, tc_h5grp *g, tc_error *err)
 {
     const tc_brp *b = (const tc_brp *)m;
-    int64_t ntc = b->ngroups * tc_brp_group_nnz(b), nres = b->res_row_offset[b->nres_rows];
+    const tc_residual res = TC_RESIDUAL_OF(b);
+    int64_t ntc = b->ngroups * tc_brp_group_nnz(b);
     tc_status st = tc_h5grp_put(g, "group_window_id", TC_I32, b->ngroups, b->group_window_id, err);
     if (st == TC_OK)
         st = tc_h5grp_put(g, "local_id", TC_U8, ntc, b->local_id, err);
@@ -629,33 +585,15 @@ static tc_status brp_write_h5(const tc_fmt *m, tc_h5grp *g, tc_error *err)
     if (st == TC_OK && b->values)
         st = tc_h5grp_put(g, "values", TC_F64, ntc, b->values, err);
     if (st == TC_OK)
-        st = tc_h5grp_put(g, "res_row_id", TC_I32, b->nres_rows, b->res_row_id, err);
-    if (st == TC_OK)
-        st = tc_h5grp_put(g, "res_row_offset", TC_I64, b->nres_rows + 1, b->res_row_offset, err);
-    if (st == TC_OK)
-        st = tc_h5grp_put(g, "res_col_id", TC_I32, nres, b->res_col_id, err);
-    if (st == TC_OK && b->res_values)
-        st = tc_h5grp_put(g, "res_values", TC_F64, nres, b->res_values, err);
+        st = tc_residual_write(g, &res, err);
     return st;
-}
-
-/* A values dataset, present exactly when the matrix has values. */
-static tc_status read_values(tc_h5grp *g, const char *name, int64_t n, int has_values,
-                             double **out, tc_error *err)
-{
-    if (has_values)
-        return tc_h5grp_get_n(g, name, TC_F64, n, (void **)out, err);
-    if (tc_h5grp_has(g, name))
-        return tc_error_set(err, TC_ERR_FORMAT, "%s/%s: present, but has_values is 0",
-                            tc_h5grp_path(g), name);
-    return TC_OK;
 }
 
 /* Reads the arrays with the lengths the parameters and the generic header
    imply; their contents are checked by brp_validate. */
 static tc_status read_arrays(tc_h5grp *g, tc_brp *b, tc_error *err)
 {
-    int64_t G = tc_brp_group_nnz(b), n;
+    int64_t G = tc_brp_group_nnz(b);
     tc_status st = tc_h5grp_get(g, "group_window_id", TC_I32, &b->ngroups,
                                 (void **)&b->group_window_id, 0, err);
     if (st != TC_OK)
@@ -670,18 +608,15 @@ static tc_status read_arrays(tc_h5grp *g, tc_brp *b, tc_error *err)
     if (st == TC_OK)
         st = tc_h5grp_get_n(g, "old_col_id", TC_I32, ntc, (void **)&b->old_col_id, err);
     if (st == TC_OK)
-        st = read_values(g, "values", ntc, b->base.has_values, &b->values, err);
+        st = tc_fmt_read_values(g, "values", ntc, b->base.has_values, &b->values, err);
+    tc_residual res = { 0 };
     if (st == TC_OK)
-        st = tc_h5grp_get(g, "res_row_id", TC_I32, &n, (void **)&b->res_row_id, 0, err);
-    if (st == TC_OK) {
-        b->nres_rows = n;
-        st = tc_h5grp_get_n(g, "res_row_offset", TC_I64, n + 1, (void **)&b->res_row_offset,
-                            err);
-    }
-    if (st == TC_OK)
-        st = tc_h5grp_get_n(g, "res_col_id", TC_I32, nres, (void **)&b->res_col_id, err);
-    if (st == TC_OK)
-        st = read_values(g, "res_values", nres, b->base.has_values, &b->res_values, err);
+        st = tc_residual_read(g, nres, b->base.has_values, &res, err);
+    b->nres_rows = res.nrows;
+    b->res_row_id = res.row_id;
+    b->res_row_offset = res.row_offset;
+    b->res_col_id = res.col_id;
+    b->res_values = res.values;
     return st;
 }
 
@@ -708,7 +643,7 @@ static tc_status brp_read_h5(tc_h5grp *g, const tc_fmt *hdr, tc_fmt **out, tc_er
    its row inside the matrix; entry i of a block in local column i mod w
    (f = 1: one nonzero per local column); columns in range; the window's
    nonzeros in strictly increasing column-major order, *prev being the key
-   of the one before (KEY_LOW at a window's first group). */
+   of the one before (TC_KEY_LOW at a window's first group). */
 static tc_status check_group(const tc_brp *b, int64_t gi, const uint8_t *lrow, uint64_t *prev,
                              const char *what, tc_error *err)
 {
@@ -754,7 +689,7 @@ static tc_status check_groups(const tc_brp *b, const char *what, tc_error *err)
     const int64_t windows = window_count(b->base.rows, b->h);
     uint8_t lrow[MAX_BLOCK_AREA];
     local_rows(b, lrow);
-    uint64_t prev = KEY_LOW;
+    uint64_t prev = TC_KEY_LOW;
     for (int64_t gi = 0; gi < b->ngroups; gi++) {
         int32_t wid = b->group_window_id[gi];
         if (wid < 0 || wid >= windows)
@@ -766,58 +701,11 @@ static tc_status check_groups(const tc_brp *b, const char *what, tc_error *err)
                                 "%s/group_window_id[%" PRId64 "]: window %d after window %d "
                                 "(must be ascending)", what, gi, wid, b->group_window_id[gi - 1]);
         if (gi > 0 && wid != b->group_window_id[gi - 1])
-            prev = KEY_LOW;
+            prev = TC_KEY_LOW;
         tc_status st = check_group(b, gi, lrow, &prev, what, err);
         if (st != TC_OK)
             return st;
     }
-    return TC_OK;
-}
-
-/* The residual rows: strictly ascending and in range, offsets from 0,
-   strictly increasing (a listed row has a nonzero) and ending where the
-   nonzeros not in groups end; columns in range and strictly increasing
-   within a row. */
-static tc_status check_residual_rows(const tc_brp *b, const char *what, tc_error *err)
-{
-    const int64_t *off = b->res_row_offset;
-    int64_t nres = b->base.nnz - b->ngroups * tc_brp_group_nnz(b);
-    if (off[0] != 0)
-        return tc_error_set(err, TC_ERR_INVALID,
-                            "%s/res_row_offset[0]: %" PRId64 ", expected 0", what, off[0]);
-    for (int64_t i = 0; i < b->nres_rows; i++) {
-        int32_t r = b->res_row_id[i];
-        if (r < 0 || r >= b->base.rows)
-            return tc_error_set(err, TC_ERR_INVALID,
-                                "%s/res_row_id[%" PRId64 "]: row %d is out of range (%d rows)",
-                                what, i, r, b->base.rows);
-        if (i > 0 && r <= b->res_row_id[i - 1])
-            return tc_error_set(err, TC_ERR_INVALID,
-                                "%s/res_row_id[%" PRId64 "]: row %d after row %d (must be "
-                                "strictly ascending)", what, i, r, b->res_row_id[i - 1]);
-        if (off[i + 1] <= off[i] || off[i + 1] > nres)
-            return tc_error_set(err, TC_ERR_INVALID,
-                                "%s/res_row_offset[%" PRId64 "]: %" PRId64 " after %" PRId64
-                                " (must increase, up to %" PRId64 ")", what, i + 1, off[i + 1],
-                                off[i], nres);
-        for (int64_t k = off[i]; k < off[i + 1]; k++) {
-            int32_t c = b->res_col_id[k];
-            if (c < 0 || c >= b->base.cols)
-                return tc_error_set(err, TC_ERR_INVALID,
-                                    "%s/res_col_id[%" PRId64 "]: column %d is out of range "
-                                    "(%d columns)", what, k, c, b->base.cols);
-            if (k > off[i] && c <= b->res_col_id[k - 1])
-                return tc_error_set(err, TC_ERR_INVALID,
-                                    "%s/res_col_id[%" PRId64 "]: column %d after column %d in "
-                                    "row %d (must be strictly ascending)", what, k, c,
-                                    b->res_col_id[k - 1], r);
-        }
-    }
-    if (off[b->nres_rows] != nres)
-        return tc_error_set(err, TC_ERR_INVALID,
-                            "%s/res_row_offset[%" PRId64 "]: %" PRId64 " residual nonzeros, "
-                            "expected %" PRId64 " (nnz minus the TC part)", what, b->nres_rows,
-                            off[b->nres_rows], nres);
     return TC_OK;
 }
 
@@ -856,59 +744,23 @@ static tc_status check_split(const tc_brp *b, const char *what, tc_error *err)
     return TC_OK;
 }
 
-/* The first row where x and y, of the same shape and nonzero count, differ
-   (x->rows when none does). */
-static int32_t first_difference(const tc_csr *x, const tc_csr *y)
-{
-    int32_t r = 0;
-    for (; r < x->rows; r++) {
-        int64_t k = x->rowptr[r], n = x->rowptr[r + 1] - k;
-        if (y->rowptr[r + 1] != x->rowptr[r + 1] ||
-            memcmp(x->colidx + k, y->colidx + k, (size_t)n * sizeof *x->colidx) ||
-            (x->val && memcmp(x->val + k, y->val + k, (size_t)n * sizeof *x->val)))
-            break;
-    }
-    return r;
-}
-
-/* A values array, present exactly when the matrix has values. */
-static tc_status check_values(const tc_fmt *m, const double *v, const char *name,
-                              const char *what, tc_error *err)
-{
-    if ((v != NULL) == (m->has_values != 0))
-        return TC_OK;
-    return tc_error_set(err, TC_ERR_INVALID, "%s/%s: %s, but has_values is %d", what, name,
-                        v ? "present" : "absent", m->has_values);
-}
-
 static tc_status brp_validate(const tc_fmt *m, const tc_csr *a, const char *what,
                               tc_error *err)
 {
     const tc_brp *b = (const tc_brp *)m;
-    tc_status st = check_values(m, b->values, "values", what, err);
+    const tc_residual res = TC_RESIDUAL_OF(b);
+    tc_status st = tc_fmt_check_values(m, b->values, "values", what, err);
     if (st == TC_OK)
-        st = check_values(m, b->res_values, "res_values", what, err);
+        st = tc_fmt_check_values(m, b->res_values, "res_values", what, err);
     if (st == TC_OK)
         st = check_groups(b, what, err);
     if (st == TC_OK)
-        st = check_residual_rows(b, what, err);
+        st = tc_residual_check(&res, m->nnz - b->ngroups * tc_brp_group_nnz(b), m->rows,
+                               m->cols, what, err);
     if (st == TC_OK)
         st = check_split(b, what, err);
-    if (st != TC_OK || !a)
-        return st;
-    if (a->rows != m->rows || a->cols != m->cols || a->nnz != m->nnz ||
-        (a->val != NULL) != (m->has_values != 0))
-        return tc_error_set(err, TC_ERR_INVALID, "%s: does not encode /matrix (%dx%d, %" PRId64
-                            " nonzeros, has_values %d, against %dx%d, %" PRId64 ", %d)", what,
-                            m->rows, m->cols, m->nnz, m->has_values, a->rows, a->cols, a->nnz,
-                            a->val != NULL);
-    tc_csr *got;
-    if ((st = brp_to_csr(m, &got, err)) != TC_OK)
-        return st;
-    if (!tc_csr_equal(got, a))
-        st = tc_error_set(err, TC_ERR_INVALID, "%s: does not encode /matrix (row %d differs)",
-                          what, first_difference(got, a));
-    tc_csr_free(got);
+    if (st == TC_OK && a)
+        st = tc_fmt_check_decodes(m, a, what, err);
     return st;
 }
 

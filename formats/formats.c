@@ -7,10 +7,14 @@
 
 extern const tc_format tc_format_csr;
 extern const tc_format tc_format_brp;
+extern const tc_format tc_format_rstile;
+extern const tc_format tc_format_bcsr;
 
 static const tc_format *const registry[] = {
     &tc_format_csr,
     &tc_format_brp,
+    &tc_format_rstile,
+    &tc_format_bcsr,
 };
 #define NFORMATS ((int)(sizeof registry / sizeof registry[0]))
 

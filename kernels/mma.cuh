@@ -1,5 +1,6 @@
 /*
- * mma.cuh: inline-PTX helpers for the tensor-core kernels (sm_80 and later).
+ * mma.cuh: inline-PTX helpers for the tensor-core kernels (sm_80 and later):
+ * mma.sync in tf32 and fp16, cp.async and ldmatrix.
  *
  * Fragment layout of mma.m16n8k8 with tf32 inputs (PTX ISA, "Matrix
  * Fragments for mma.m16n8k8"), for lane = 4 * gid + tig:
@@ -32,6 +33,58 @@ static __device__ __forceinline__ void tc_mma_m16n8k8_tf32(float c[4], const uin
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* c += A * B for one 16 x 8 x 8 tile in fp16 with float32 accumulation
+   (PTX ISA, "Matrix Fragments for mma.m16n8k8", .f16), lane = 4 gid + tig:
+     A (16 x 8, row-major): a0 = A[gid][2 tig .. 2 tig + 1],
+                            a1 = A[gid + 8][2 tig .. 2 tig + 1]
+     B (8 x 8, column):     b0 = B[2 tig .. 2 tig + 1][gid]
+     C (16 x 8): as for tf32 above.
+   Each register holds two halves, the lower column (or k) in the low half. */
+static __device__ __forceinline__ void tc_mma_m16n8k8_f16(float c[4], uint32_t a0, uint32_t a1,
+                                                          uint32_t b0)
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(b0));
+}
+
+/* Copies 16 bytes from global to shared memory asynchronously (cp.async,
+   sm_80); with `valid` 0 nothing is read and the 16 bytes are zeroed (the
+   source size operand is 0), so src must then only be a valid address. */
+static __device__ __forceinline__ void tc_cp_async16(void *smem, const void *src, int valid)
+{
+    const uint32_t dst = (uint32_t)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+                 "r"(valid ? 16 : 0)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tc_cp_async_commit(void)
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* Waits until at most `pending` committed groups of this thread are still
+   in flight. */
+template <int pending> static __device__ __forceinline__ void tc_cp_async_wait(void)
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
+}
+
+/* ldmatrix.x4.trans: four 8 x 8 matrices of halves from shared memory,
+   lanes 8m .. 8m + 7 giving the addresses of the 8 rows of matrix m; lane
+   4 gid + tig receives in r[m] the elements (2 tig, gid) and (2 tig + 1,
+   gid) of matrix m, which is the B fragment of mma.m16n8k8.f16 when the
+   matrix holds B[k][n] row-major by k. */
+static __device__ __forceinline__ void tc_ldmatrix_x4_trans(uint32_t r[4], const void *row)
+{
+    const uint32_t a = (uint32_t)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(a));
 }
 
 #endif

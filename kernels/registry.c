@@ -14,10 +14,12 @@
 
 extern const tc_kernel tc_kernel_csr;
 extern const tc_kernel tc_kernel_brp;
+extern const tc_kernel tc_kernel_rstile;
 
 static const tc_kernel *const kernels[] = {
     &tc_kernel_csr,
     &tc_kernel_brp,
+    &tc_kernel_rstile,
 };
 
 int tc_kernel_count(void)

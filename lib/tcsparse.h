@@ -381,6 +381,24 @@ void tc_reorder_params_effective(const tc_reorder_method *m, const tc_params *p,
    are checked against the method's (unknown names, ranges). */
 tc_status tc_reorder_run(const tc_reorder_method *m, const tc_csr *a, const tc_params *p,
                          tc_perm **row, const tc_progress *prog, tc_error *err);
+/* What a run decided besides the order. A method that judges its own
+   result by a measure of its own (jaccard: BCSR blocks) may keep the
+   input's order when it finds none better, and may choose a parameter
+   itself (a swept threshold). */
+typedef struct tc_reorder_outcome {
+    tc_params used;     /* every parameter with the value the run used: given,
+                           default or chosen by the method (what /permutation
+                           records) */
+    int kept_input;     /* 1: nothing the method found beat the input's order,
+                           which is returned (the identity permutation) */
+    char note[256];     /* a warning for the user ("" when none): why the input's
+                           order was kept, or that the order is worse than the
+                           input's by the method's measure */
+} tc_reorder_outcome;
+/* tc_reorder_run that also fills *out. */
+tc_status tc_reorder_run_outcome(const tc_reorder_method *m, const tc_csr *a,
+                                 const tc_params *p, tc_perm **row, tc_reorder_outcome *out,
+                                 const tc_progress *prog, tc_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* The .tcf.h5 container (lib/tcf.c, lib/h5file.c); layout in man/tcf.h5.5   */

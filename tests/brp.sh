@@ -4,6 +4,7 @@
 # types), files tampered with refused with the dataset named and no output
 # left, tcstat -f brp figures, tcplot -f brp pictures.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/fmtlib.sh"
 TCCONV=$TOOLS/tcconv
 TCSTAT=$TOOLS/tcstat
 TCPLOT=$TOOLS/tcplot
@@ -50,17 +51,11 @@ ok $? "tcconv -f brp -p h=4,w=4,g=2"
 "$TCCONV" -q -f brp "$T/big.mtx" -o "$T/big.tcf.h5"; ok $? "tcconv -f brp, pattern, defaults"
 
 # --- the datasets, as h5dump shows them --------------------------------------
-# "NAME TYPE LENGTH" for each dataset of /formats/brp in FILE $1
-datasets() {
-    h5dump -H -g /formats/brp "$1" | awk '
-        /DATASET "/ { split($0, q, "\""); name = q[2] }
-        name != "" && /DATATYPE/ { type = $2 }
-        name != "" && /DATASPACE/ { sub(/.*\( /, ""); sub(/ \).*/, ""); print name, type, $0; name = "" }'
-}
+datasets() { fmt_datasets brp "$1"; }
 is "$(datasets "$T/hand.tcf.h5" | tr '\n' ';')" \
     "group_window_id H5T_STD_I32LE 2;local_id H5T_STD_U8LE 16;old_col_id H5T_STD_I32LE 16;res_col_id H5T_STD_I32LE 8;res_row_id H5T_STD_I32LE 6;res_row_offset H5T_STD_I64LE 7;res_values H5T_IEEE_F64LE 8;values H5T_IEEE_F64LE 16;" \
     "h5dump: the paper's arrays, their types and lengths"
-data() { h5dump -d "/formats/brp/$2" "$1" | sed -n 's/^ *([0-9]*): //p' | tr -d '\n'; }
+data() { fmt_data brp "$1" "$2"; }
 is "$(data "$T/hand.tcf.h5" group_window_id)" "0, 2" "group_window_id"
 is "$(data "$T/hand.tcf.h5" local_id)" "4, 1, 6, 15, 12, 1, 10, 7, 4, 5, 6, 7, 4, 5, 6, 7" \
     "local_id: row * w + i mod w, in column-major order"
@@ -92,33 +87,14 @@ is "$(awk -F'\t' '$1 == "format.brp" && $2 ~ /groups|residual_nnz/ { printf "%s=
 is "$(awk -F'\t' '$1 == "format.brp" && $2 == "tc_nnz" { print $3 % 32 }' "$T/big.tsv")" 0 \
     "TC part: whole groups of 32"
 
-for m in hand big; do
-    "$TCCONV" -q "$T/$m.tcf.h5" -o "$T/$m-back.mtx" && "$TCCONV" -q "$T/$m.mtx" -o "$T/$m-direct.mtx" &&
-        cmp -s "$T/$m-back.mtx" "$T/$m-direct.mtx"
-    ok $? "$m: .mtx -> .tcf.h5 with brp -> .mtx gives the same file"
-done
+fmt_round_trip brp hand
+fmt_round_trip brp big
 "$TCCONV" -q -f brp -p h=4,w=4,g=2 --no-compress "$T/hand.tcf.h5" -o "$T/again.tcf.h5" &&
     h5diff --exclude-path /provenance "$T/hand.tcf.h5" "$T/again.tcf.h5" >/dev/null
 ok $? "converting the .tcf.h5 again rebuilds the same brp"
 
 # --- tampered files -----------------------------------------------------------
-# patch FILE DATASET BYTE-OFFSET OCTAL-BYTES: overwrites bytes of a
-# contiguous (uncompressed) dataset, at its storage offset that h5dump -p
-# reports.
-patch() {
-    _at=$(h5dump -p -H -d "/formats/brp/$2" "$1" | awk '/OFFSET/ { print $2 }')
-    printf "$4" | dd of="$1" bs=1 seek=$((_at + $3)) conv=notrunc 2>/dev/null
-}
-# tampered NAME DATASET OFFSET BYTES MESSAGE
-tampered() {
-    cp "$T/hand.tcf.h5" "$T/bad.tcf.h5"
-    patch "$T/bad.tcf.h5" "$2" "$3" "$4"
-    run_fails 1 "tcstat: $T/bad.tcf.h5: /formats/brp$5" "tcstat refuses $1" \
-        -- "$TCSTAT" -f brp "$T/bad.tcf.h5"
-    run_fails 1 "tcplot: $T/bad.tcf.h5: /formats/brp$5" "tcplot refuses $1" \
-        -- "$TCPLOT" -f brp "$T/bad.tcf.h5" -o "$T/bad.png"
-    [ ! -e "$T/bad.png" ]; ok $? "  and leaves no picture"
-}
+tampered() { fmt_tampered brp "$T/hand.tcf.h5" "$@"; }
 tampered "local_id[3] = 16" local_id 3 '\020' \
     "/local_id[3]: 16 is not below h*w = 16"
 tampered "local_id[0] in local column 1" local_id 0 '\005' \
@@ -137,9 +113,7 @@ tampered "a value changed" values 0 '\001' \
     ": does not encode /matrix (row 1 differs)"
 
 # --- pictures -----------------------------------------------------------------
-png_sig=$(printf '\211PNG' | od -An -tx1 | tr -d ' ')
-is_png() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' ')" = "$png_sig" ]; }
-"$TCPLOT" -q -f brp -s 256 "$T/big.mtx" -o "$T/big-brp.png" && is_png "$T/big-brp.png"
+"$TCPLOT" -q -f brp -s 256 "$T/big.mtx" -o "$T/big-brp.png" && fmt_is_png "$T/big-brp.png"
 ok $? "tcplot -f brp writes a PNG"
 "$TCPLOT" -q -s 256 "$T/big.mtx" -o "$T/big-csr.png"
 cmp -s "$T/big-brp.png" "$T/big-csr.png"

@@ -13,24 +13,10 @@
 #include "brp.h"
 #include "tap.h"
 #include "testmat.h"
+#include "fmttest.h"
 
 static const tc_format *BRP;
-
-static void bail(const char *msg)
-{
-    printf("Bail out! %s\n", msg);
-    exit(1);
-}
-
-static tc_csr *from_coo(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
-                        const int32_t *ci, const double *v)
-{
-    tc_csr *a;
-    tc_error err;
-    if (tc_csr_from_coo(&a, rows, cols, n, ri, ci, v, 1, &err))
-        bail(err.msg);
-    return a;
-}
+#define GROUP "/formats/brp"
 
 /* 16-row windows holding exactly the given numbers of nonzeros, at
    distinct random places of a 16 x cols band. */
@@ -61,12 +47,7 @@ static tc_csr *windows_of(const int *nnz, int nwin, int32_t cols)
 
 static tc_brp *build(const tc_csr *a, const char *params)
 {
-    tc_params p = { 0 };
-    tc_error err;
-    tc_fmt *m;
-    if ((params && tc_params_parse(&p, params, &err)) || tc_fmt_build(BRP, a, &p, &m, &err))
-        bail(err.msg);
-    return (tc_brp *)m;
+    return (tc_brp *)build_fmt(BRP, a, params);
 }
 
 /* ------------------------------------------------- the paper's rules */
@@ -137,39 +118,6 @@ static int follows_paper(const tc_csr *a, const tc_brp *b)
 
 /* ----------------------------------------------------- one matrix, all */
 
-/* Largest |x - y| over C, relative to the largest |y|. */
-static double rel_diff(const double *x, const double *y, int64_t n)
-{
-    double worst = 0, scale = 1;
-    for (int64_t i = 0; i < n; i++) {
-        if (!isfinite(x[i]))
-            return INFINITY;
-        scale = fmax(scale, fabs(y[i]));
-        worst = fmax(worst, fabs(x[i] - y[i]));
-    }
-    return worst / scale;
-}
-
-/* SpMM from the brp arrays against the CSR reference, n columns of B. */
-static double spmm_diff(const tc_csr *a, const tc_brp *b, int32_t n)
-{
-    int64_t lb = (int64_t)a->cols * n + 1, lc = (int64_t)a->rows * n + 1;
-    double *B = malloc((size_t)lb * sizeof *B), *C = malloc((size_t)lc * sizeof *C);
-    double *R = malloc((size_t)lc * sizeof *R);
-    tc_random_fill(B, lb, 42, -1, 1);
-    for (int64_t i = 0; i < lc; i++)
-        C[i] = NAN;     /* poisoned: an unwritten row shows */
-    tc_error err;
-    double d = INFINITY;
-    if (tc_fmt_spmm_ref(&b->base, B, n, n, C, n, &err) == TC_OK &&
-        tc_spmm_ref_f64(a, B, n, n, R, n, 1, &err) == TC_OK)
-        d = rel_diff(C, R, lc - 1);
-    free(B);
-    free(C);
-    free(R);
-    return d;
-}
-
 /* nnz_part: 1 exactly on the residual nonzeros, the end of each listed row. */
 static int parts_match(const tc_csr *a, const tc_brp *b)
 {
@@ -203,7 +151,7 @@ static void check_matrix(const char *name, const tc_csr *a, const char *params)
         diag("%s", err.msg);
     ok(tc_fmt_to_csr(&b->base, &back, &err) == TC_OK && tc_csr_equal(back, a),
        "%s: to_csr gives the matrix back exactly", name);
-    double d = spmm_diff(a, b, 7);
+    double d = spmm_diff(a, &b->base, 7);
     ok(d < 1e-13, "%s: spmm_ref equals CSR SpMM (N = 7)", name);
     if (!(d < 1e-13))
         diag("relative difference %g", d);
@@ -214,31 +162,11 @@ static void check_matrix(const char *name, const tc_csr *a, const char *params)
 
 static void check_shapes(void)
 {
-    struct {
-        const char *name;
-        int32_t rows, cols;
-        int per_row;
-        int32_t dense_row, dense_col;
-        int pattern;
-    } s[] = {
-        { "empty 0x0", 0, 0, 0, -1, -1, 0 },
-        { "no nonzeros 37x5", 37, 5, 0, -1, -1, 1 },
-        { "1x1", 1, 1, 1, -1, -1, 0 },
-        { "1x1 pattern", 1, 1, 1, -1, -1, 1 },
-        { "1000x777 (rows not a multiple of 16)", 1000, 777, 9, -1, -1, 0 },
-        { "1000x777 pattern", 1000, 777, 9, -1, -1, 1 },
-        { "a dense row of 5000", 40, 5000, 2, 17, -1, 0 },
-        { "a dense column", 3001, 60, 3, -1, 59, 1 },
-        { "dense row and column", 1025, 4099, 40, 1024, 0, 0 },
-        { "70001 rows (> 65535)", 70001, 500, 3, -1, -1, 0 },
-        { "70001 rows, pattern", 70001, 70001, 2, 3, 70000, 1 },
-        { "1x5000 one dense row", 1, 5000, 0, 0, -1, 0 },
-        { "5000x1 one dense column", 5000, 1, 0, -1, 0, 0 },
-    };
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
-        tc_csr *a = tap_random_matrix(s[i].rows, s[i].cols, s[i].per_row, s[i].dense_row,
-                                  s[i].dense_col, s[i].pattern);
-        check_matrix(s[i].name, a, NULL);
+    for (size_t i = 0; i < sizeof fmt_shapes / sizeof fmt_shapes[0]; i++) {
+        const fmt_shape *s = &fmt_shapes[i];
+        tc_csr *a = tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
+                                      s->pattern);
+        check_matrix(s->name, a, NULL);
         tc_csr_free(a);
     }
     /* Windows of exactly 31, 32 and 33 nonzeros: none, one group, one group
@@ -290,33 +218,6 @@ static tc_csr *hand_matrix(void)
         v[k] = 100 * ri[k] + ci[k];
     }
     return from_coo(11, 12, n, ri, ci, v);
-}
-
-static int same_i64(const int64_t *got, const int64_t *want, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (got[i] != want[i])
-            return 0;
-    return 1;
-}
-
-static int same_i32(const int32_t *got, const int32_t *want, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (got[i] != want[i])
-            return 0;
-    return 1;
-}
-
-/* Values arrays, NULL for a pattern matrix. */
-static int same_f64(const double *got, const double *want, int64_t n)
-{
-    if (!got || !want)
-        return got == want;
-    for (int64_t i = 0; i < n; i++)
-        if (got[i] != want[i])
-            return 0;
-    return 1;
 }
 
 static void check_by_hand(void)
@@ -412,6 +313,11 @@ static int same_brp(const tc_brp *x, const tc_brp *y)
            same_f64(x->res_values, y->res_values, nres);
 }
 
+static int same_fmt(const tc_fmt *x, const tc_fmt *y)
+{
+    return same_brp((const tc_brp *)x, (const tc_brp *)y);
+}
+
 static void check_threads(void)
 {
     /* Many chunks of windows, uneven: a dense band and empty stretches. */
@@ -419,126 +325,24 @@ static void check_threads(void)
     setenv("TC_THREADS", "1", 1);
     tc_brp *one = build(a, NULL);
     ok(follows_paper(a, one), "150001 rows: arrays follow Section IV");
-    const char *threads[] = { "2", "3", "8", "64" };
-    for (int i = 0; i < 4; i++) {
-        setenv("TC_THREADS", threads[i], 1);
-        tc_brp *b = build(a, NULL);
-        ok(same_brp(one, b), "TC_THREADS=%s: the same arrays as one thread", threads[i]);
-        tc_fmt_free(&b->base);
-    }
-    unsetenv("TC_THREADS");
+    check_thread_counts(BRP, a, &one->base, same_fmt);
     tc_fmt_free(&one->base);
     tc_csr_free(a);
 }
 
 /* ------------------------------------------------------- files */
 
-static void check_file(const char *name, const tc_csr *a)
-{
-    char path[] = "t_brp.XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-        bail("mkstemp");
-    close(fd);
-    tc_tcf *t = tc_tcf_new(), *back = NULL;
-    tc_error err;
-    tc_csr *copy;
-    if (tc_csr_copy(a, &copy, &err))
-        bail(err.msg);
-    t->matrix = copy;
-    tc_brp *b = build(a, NULL);
-    int good = tc_tcf_add_format(t, &b->base, &err) == TC_OK &&
-               tc_h5_write(path, t, NULL, &err) == TC_OK &&
-               tc_h5_read(path, 1, &back, &err) == TC_OK && back->nformats == 1 &&
-               same_brp(b, (const tc_brp *)back->formats[0]);
-    ok(good, "%s: the file gives the same arrays back", name);
-    if (!good)
-        diag("%s", err.msg);
-    remove(path);
-    tc_tcf_free(t);
-    tc_tcf_free(back);
-}
-
 static void check_files(void)
 {
     tc_csr *a = tap_random_matrix(0, 0, 0, -1, -1, 0);
-    check_file("empty", a);
+    check_file_round_trip(BRP, "empty", a, NULL, same_fmt);
     tc_csr_free(a);
     a = tap_random_matrix(1000, 777, 9, 3, 5, 0);
-    check_file("1000x777 real", a);
+    check_file_round_trip(BRP, "1000x777 real", a, NULL, same_fmt);
     tc_csr_free(a);
     a = tap_random_matrix(70001, 300, 2, -1, -1, 1);
-    check_file("70001 rows pattern", a);
+    check_file_round_trip(BRP, "70001 rows pattern", a, NULL, same_fmt);
     tc_csr_free(a);
-}
-
-/* A file holding a with its brp built with params; returns its path (a
-   static buffer). */
-static const char *brp_file(const tc_csr *a, const char *params)
-{
-    static char path[32];
-    snprintf(path, sizeof path, "t_brp.XXXXXX");
-    int fd = mkstemp(path);
-    if (fd < 0)
-        bail("mkstemp");
-    close(fd);
-    tc_tcf *t = tc_tcf_new();
-    tc_error err;
-    tc_brp *b = build(a, params);
-    tc_h5_write_opts no_compress = { 0 };
-    if (tc_csr_copy(a, &t->matrix, &err) || tc_tcf_add_format(t, &b->base, &err) ||
-        tc_h5_write(path, t, &no_compress, &err))
-        bail(err.msg);
-    tc_tcf_free(t);
-    return path;
-}
-
-/* Replaces dataset /formats/brp/NAME with n elements of type t (removes it
-   when data is NULL). */
-static void put_dataset(const char *file, const char *name, hid_t t, hsize_t n,
-                        const void *data)
-{
-    hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
-    hid_t g = H5Gopen2(f, "/formats/brp", H5P_DEFAULT);
-    if (H5Lexists(g, name, H5P_DEFAULT) > 0)
-        H5Ldelete(g, name, H5P_DEFAULT);
-    if (data) {
-        hid_t sp = H5Screate_simple(1, &n, NULL);
-        hid_t d = H5Dcreate2(g, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-        H5Dclose(d);
-        H5Sclose(sp);
-    }
-    H5Gclose(g);
-    H5Fclose(f);
-}
-
-static void put_attr(const char *file, const char *name, int64_t v)
-{
-    hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
-    hid_t g = H5Gopen2(f, "/formats/brp", H5P_DEFAULT);
-    H5Adelete(g, name);
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t at = H5Acreate2(g, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(at, H5T_NATIVE_INT64, &v);
-    H5Aclose(at);
-    H5Sclose(sp);
-    H5Gclose(g);
-    H5Fclose(f);
-}
-
-/* tc_h5_read refuses path with "path: /formats/brp" + want. */
-static void read_refused(const char *path, const char *what, const char *want)
-{
-    tc_tcf *t = NULL;
-    tc_error err = { 0 };
-    char full[1024];
-    snprintf(full, sizeof full, "%s: /formats/brp%s", path, want);
-    tc_status st = tc_h5_read(path, 1, &t, &err);
-    ok(st == TC_ERR_FORMAT && !t, "file refused: %s", what);
-    is_str(err.msg, full, "  with the message");
-    tc_tcf_free(t);
-    remove(path);
 }
 
 /* What the reader checks before validation: every dataset present, with
@@ -550,51 +354,44 @@ static void check_bad_files(void)
     static const uint8_t lid[15] = { 0 };
     static const int32_t four[4] = { 0, 1, 2, 2 }, nine[9] = { 0 };
     static const double val[24] = { 0 };
-    const char *p = brp_file(a, "h=4,w=4,g=2");
-    put_dataset(p, "local_id", H5T_NATIVE_UINT8, 15, lid);
-    read_refused(p, "local_id of 15", "/local_id: expected 16 entries, found 15");
-    p = brp_file(a, "h=4,w=4,g=2");
-    put_dataset(p, "group_window_id", H5T_NATIVE_INT32, 4, four);
-    read_refused(p, "4 groups of 8 in 24 nonzeros",
+    const char *p = fmt_file(a, build_fmt(BRP, a, "h=4,w=4,g=2"), 0);
+    put_dataset(p, GROUP, "local_id", H5T_NATIVE_UINT8, 15, lid);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "local_id of 15", "/local_id: expected 16 entries, found 15");
+    p = fmt_file(a, build_fmt(BRP, a, "h=4,w=4,g=2"), 0);
+    put_dataset(p, GROUP, "group_window_id", H5T_NATIVE_INT32, 4, four);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "4 groups of 8 in 24 nonzeros",
                  "/group_window_id: 4 groups of 8 nonzeros exceed the 24 nonzeros of the matrix");
-    p = brp_file(a, "h=4,w=4,g=2");
-    put_dataset(p, "res_col_id", H5T_NATIVE_INT32, 9, nine);
-    read_refused(p, "res_col_id of 9", "/res_col_id: expected 8 entries, found 9");
-    p = brp_file(a, "h=4,w=4,g=2");
-    put_dataset(p, "res_row_id", H5T_NATIVE_INT32, 4, four);
-    read_refused(p, "res_row_id of 4", "/res_row_offset: expected 5 entries, found 7");
-    p = brp_file(a, "h=4,w=4,g=2");
-    put_dataset(p, "res_row_offset", 0, 0, NULL);
-    read_refused(p, "no res_row_offset", "/res_row_offset: no such dataset");
-    p = brp_file(a, "h=4,w=4,g=2");
-    put_dataset(p, "values", 0, 0, NULL);
-    read_refused(p, "no values", "/values: no such dataset");
-    p = brp_file(a, "h=4,w=4,g=2");
-    put_attr(p, "h", 32);
-    put_attr(p, "w", 16);
-    read_refused(p, "h=32, w=16", ": h*w = 512 exceeds 256 (local_id is one byte)");
+    p = fmt_file(a, build_fmt(BRP, a, "h=4,w=4,g=2"), 0);
+    put_dataset(p, GROUP, "res_col_id", H5T_NATIVE_INT32, 9, nine);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "res_col_id of 9", "/res_col_id: expected 8 entries, found 9");
+    p = fmt_file(a, build_fmt(BRP, a, "h=4,w=4,g=2"), 0);
+    put_dataset(p, GROUP, "res_row_id", H5T_NATIVE_INT32, 4, four);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "res_row_id of 4", "/res_row_offset: expected 5 entries, found 7");
+    p = fmt_file(a, build_fmt(BRP, a, "h=4,w=4,g=2"), 0);
+    put_dataset(p, GROUP, "res_row_offset", 0, 0, NULL);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "no res_row_offset", "/res_row_offset: no such dataset");
+    p = fmt_file(a, build_fmt(BRP, a, "h=4,w=4,g=2"), 0);
+    put_dataset(p, GROUP, "values", 0, 0, NULL);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "no values", "/values: no such dataset");
+    p = fmt_file(a, build_fmt(BRP, a, "h=4,w=4,g=2"), 0);
+    put_attr(p, GROUP, "h", 1, 32);
+    put_attr(p, GROUP, "w", 1, 16);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "h=32, w=16", ": h*w = 512 exceeds 256 (local_id is one byte)");
     tc_csr_free(a);
 
     a = tap_random_matrix(40, 30, 3, -1, -1, 1);
-    p = brp_file(a, NULL);
-    put_dataset(p, "res_values", H5T_NATIVE_DOUBLE, (hsize_t)a->nnz, val);
-    read_refused(p, "res_values in a pattern file", "/res_values: present, but has_values is 0");
+    p = fmt_file(a, build_fmt(BRP, a, NULL), 0);
+    put_dataset(p, GROUP, "res_values", H5T_NATIVE_DOUBLE, (hsize_t)a->nnz, val);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "res_values in a pattern file", "/res_values: present, but has_values is 0");
     tc_csr_free(a);
 }
 
 /* ------------------------------------------------------- validation */
 
 /* validate's message after one change to b, then the change undone. */
-#define REFUSED(lvalue, bad, want)                                                    \
-    do {                                                                             \
-        __typeof__(lvalue) saved_ = (lvalue);                                        \
-        (lvalue) = (bad);                                                            \
-        tc_error e_ = { 0 };                                                         \
-        tc_status st_ = BRP->validate(&b->base, a, "m.tcf.h5: /formats/brp", &e_);   \
-        (lvalue) = saved_;                                                           \
-        ok(st_ == TC_ERR_INVALID, "refused: %s", #lvalue " = " #bad);                \
-        is_str(e_.msg, want, "  with the message");                                  \
-    } while (0)
+#define REFUSED(lvalue, bad, want) \
+    FMT_REFUSED_LABEL(BRP, &b->base, a, "m.tcf.h5: " GROUP, #lvalue " = " #bad, lvalue, bad, \
+                      want)
 
 static void check_refusals(void)
 {
@@ -687,40 +484,14 @@ static void check_refusals(void)
 
 /* ------------------------------------------------------- real matrices */
 
-static void check_shared(void)
+static void check_shared_one(const char *name, const tc_csr *a)
 {
-    const char *dir = getenv("TC_SHARED_DATA");
-    DIR *d = dir ? opendir(dir) : NULL;
-    if (!d) {
-        ok(1, "shared matrices # SKIP no collection (set TC_SHARED_DATA)");
-        return;
-    }
-    struct dirent *de;
-    char **names = NULL;
-    int n = 0;
-    while ((de = readdir(d)))
-        if (strstr(de->d_name, ".mtx.gz")) {
-            names = realloc(names, (size_t)(n + 1) * sizeof *names);
-            names[n++] = strdup(de->d_name);
-        }
-    closedir(d);
-    for (int i = 0; i < n; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        tc_csr *a;
-        tc_error err;
-        if (tc_mtx_read(path, NULL, &a, NULL, NULL, &err))
-            bail(err.msg);
-        check_matrix(names[i], a, NULL);
-        tc_brp *b = build(a, NULL);
-        diag("%s: %" PRId64 " nonzeros, TC part %.1f%%, %" PRId64 " residual rows", names[i],
-             a->nnz, a->nnz ? 100.0 * (double)(b->ngroups * tc_brp_group_nnz(b)) / (double)a->nnz : 0,
-             b->nres_rows);
-        tc_fmt_free(&b->base);
-        tc_csr_free(a);
-        free(names[i]);
-    }
-    free(names);
+    check_matrix(name, a, NULL);
+    tc_brp *b = build(a, NULL);
+    diag("%s: %" PRId64 " nonzeros, TC part %.1f%%, %" PRId64 " residual rows", name, a->nnz,
+         a->nnz ? 100.0 * (double)(b->ngroups * tc_brp_group_nnz(b)) / (double)a->nnz : 0,
+         b->nres_rows);
+    tc_fmt_free(&b->base);
 }
 
 int main(void)
@@ -735,6 +506,6 @@ int main(void)
     check_files();
     check_refusals();
     check_bad_files();
-    check_shared();
+    for_each_shared(check_shared_one);
     return done_testing();
 }

@@ -96,10 +96,11 @@ static int is_bijection(const tc_perm *p, int32_t n)
 
 static void test_registry(void)
 {
-    is_int(tc_reorder_count(), 2, "two methods registered");
+    ok(tc_reorder_count() >= 2, "%d methods registered", tc_reorder_count());
     is_str(tc_reorder_name(tc_reorder_at(0)), "degree", "degree first");
     is_str(tc_reorder_name(tc_reorder_at(1)), "rcm", "rcm second");
-    ok(tc_reorder_at(2) == NULL && tc_reorder_at(-1) == NULL, "out of range index: NULL");
+    ok(tc_reorder_at(tc_reorder_count()) == NULL && tc_reorder_at(-1) == NULL,
+       "out of range index: NULL");
     ok(tc_reorder_find("rcm") == tc_reorder_at(1), "found by name");
     ok(tc_reorder_find("nope") == NULL, "unknown name: NULL");
     for (int i = 0; i < tc_reorder_count(); i++)

@@ -72,3 +72,15 @@ inf_row0() {
     [ -s "$T/users.txt" ] && cmp -s "$T/users.txt" "$T/nonfinite.txt"
     ok $? "Inf in B row 0${*:+ ($*)}: exactly the $(wc -l < "$T/users.txt") rows using column 0 are not finite"
 }
+
+# gpu_test_matrices: the folder whose .mtx.gz the GPU tests run on:
+# $TC_SHARED_DATA when it holds some, else the bundled $DATA (said in a
+# diagnostic).
+gpu_test_matrices() {
+    _d=${TC_SHARED_DATA:-}
+    if [ -z "$_d" ] || ! ls "$_d"/*.mtx.gz > /dev/null 2>&1; then
+        diag "no matrices in TC_SHARED_DATA='$_d': using $DATA" >&2
+        _d=$DATA
+    fi
+    echo "$_d"
+}

@@ -14,11 +14,7 @@ DEVICE=gpu
 "$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
 diag "$(cat "$T/devices")"
 
-data=${TC_SHARED_DATA:-}
-if [ -z "$data" ] || ! ls "$data"/*.mtx.gz > /dev/null 2>&1; then
-    diag "no matrices in TC_SHARED_DATA='$data': using $DATA"
-    data=$DATA
-fi
+data=$(gpu_test_matrices)
 
 # Every matrix at every n; a fresh B for each check (the seed follows n).
 for m in "$data"/*.mtx.gz; do

@@ -111,6 +111,55 @@ ok $? "--list-methods lists methods and parameters"
 "$TCREORDER" --help | grep -q '^Usage: tcreorder'; ok $? "--help"
 is "$("$TCREORDER" --version)" "tcreorder (tcsparse) 0.1.0" "--version"
 
+# wjaccard: parameters recorded, the same order on any thread count, the
+# input order kept (and said) when nothing beats it, its refusals.
+"$TCREORDER" --method wjaccard --param k=4,cap=32,rounds=2,floor=0.1 --tsv -o "$T/wj.tcf.h5" \
+    --perm-out "$T/wj.txt" "$DATA/cora.mtx.gz" > "$T/wj.tsv"
+ok $? "wjaccard with every parameter set"
+for kv in k:4 cap:32 rounds:2 floor:0.1; do
+    h5dump -a "/permutation/${kv%%:*}" "$T/wj.tcf.h5" | grep -q "(0): ${kv#*:}\$" || echo "${kv%%:*} missing"
+done > "$T/wj-attrs.txt"
+is "$(cat "$T/wj-attrs.txt")" "" "/permutation records k, cap, rounds and floor"
+is_perm "$T/wj.txt" 2708; ok $? "wjaccard: a permutation of cora's 2708 rows"
+before=$(value tc16x8 blocks_before "$T/wj.tsv"); after=$(value tc16x8 blocks_after "$T/wj.tsv")
+ok $(( ! (after * 10 < before * 7) )) "wjaccard on cora: 16x8 TC blocks $before -> $after (under 70%)"
+is "$(value reorder kept_input "$T/wj.tsv")" 0 "  ... its own order, not the input's"
+awk 'BEGIN { srand(11); print "%%MatrixMarket matrix coordinate pattern general"; print 6000, 3000, 30000
+             for (k = 0; k < 30000; k++) print 1 + int(rand() * 6000), 1 + int(rand() * 3000) }' > "$T/rand.mtx"
+TC_THREADS=1 "$TCREORDER" -q --method wjaccard --perm-out "$T/wj1.txt" "$T/rand.mtx" &&
+    TC_THREADS=3 "$TCREORDER" -q --method wjaccard --perm-out "$T/wj3.txt" "$T/rand.mtx" &&
+    cmp -s "$T/wj1.txt" "$T/wj3.txt" && ! seq 0 5999 | cmp -s - "$T/wj1.txt"
+ok $? "wjaccard: the same order, not the input's, on 1 and 3 threads (6000 rows)"
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 40, 40, 40
+             for (i = 1; i <= 40; i++) print i, i }' > "$T/diag.mtx"
+"$TCREORDER" --method wjaccard --tsv --perm-out "$T/diag.txt" "$T/diag.mtx" > "$T/diag.tsv" 2> "$T/diag.err"
+is "$(value reorder kept_input "$T/diag.tsv") $(tr '\n' ' ' < "$T/diag.txt" | cut -d' ' -f1-5)" "1 0 1 2 3 4" \
+    "wjaccard on a diagonal (no row shares a column): the input order kept"
+is "$(cat "$T/diag.err")" "tcreorder: warning: wjaccard: kept the original order: the order found gives 5 16x8 TC blocks, the original 5" \
+    "  ... with a warning"
+"$TCREORDER" -q --method wjaccard --tsv "$T/diag.mtx" 2> "$T/diag-q.err" > /dev/null
+is "$(wc -c < "$T/diag-q.err")" 0 "  ... but not with -q"
+# wjaccard on real matrices of the shared collection, when present: the
+# largest two, and two rectangular ones.
+for name in gupta2 fb100_Cornell5 TF18 lp_nug30; do
+    m=${TC_SHARED_DATA:-}/$name.mtx.gz
+    [ -f "$m" ] || { skip "$name: no shared matrix collection (TC_SHARED_DATA)"; continue; }
+    rows=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$TC_SHARED_DATA/MANIFEST.tsv")
+    "$TCREORDER" --method wjaccard --tsv --perm-out "$T/real.txt" "$m" > "$T/real.tsv" 2> /dev/null &&
+        is_perm "$T/real.txt" "$rows"
+    ok $? "wjaccard on $name: a permutation of its $rows rows"
+    before=$(value tc16x8 blocks_before "$T/real.tsv"); after=$(value tc16x8 blocks_after "$T/real.tsv")
+    ok $(( ! (after <= before) )) "  ... 16x8 TC blocks $before -> $after"
+done
+run_fails 2 "tcreorder: --param: wjaccard: k=0 is out of range [1, 64]" "wjaccard: k out of range" -- \
+    "$TCREORDER" --method wjaccard --param k=0 "$T/diag.mtx"
+run_fails 2 "tcreorder: --param: wjaccard: cap=1.5 must be a whole number" "wjaccard: cap not whole" -- \
+    "$TCREORDER" --method wjaccard --param cap=1.5 "$T/diag.mtx"
+run_fails 2 "tcreorder: --param: wjaccard: floor=2 is out of range [0, 1]" "wjaccard: floor out of range" -- \
+    "$TCREORDER" --method wjaccard --param floor=2 "$T/diag.mtx"
+run_fails 2 "tcreorder: --param: wjaccard has no parameter 'bipartite'" "wjaccard: another method's parameter" -- \
+    "$TCREORDER" --method wjaccard --param bipartite=1 "$T/diag.mtx"
+
 # Refusals: message, exit status, clean stdout, no output left behind.
 m=$T/deg.mtx
 run_fails 1 "tcreorder: $T/none.mtx: cannot open: No such file or directory" "missing input" -- \

@@ -35,8 +35,8 @@ static void usage(void)
 "  -f, --format NAME        the tensor-core format whose kernel runs (default\n"
 "                           csr: cuSPARSE on the GPU, threaded CSR on the CPU)\n"
 "      --variant NAME       run this variant of the kernel instead of the\n"
-"                           fastest (csr: default, alg1, alg2, alg3; brp: tc,\n"
-"                           tc-wide, tc-window, cuda)\n"
+"                           fastest (tcmul(1) describes each format's; an\n"
+"                           unknown NAME lists them)\n"
 "  -t, --threads N          CPU threads (default: $TC_THREADS, else all CPUs)\n"
 "      --gpu I              which GPU (default 0)\n"
 "      --list-devices       list the CUDA devices and exit (status 3: none)\n"
@@ -443,6 +443,21 @@ static tc_status time_parts(const options *o, const tc_gpu_operands *ops, run *r
     return st;
 }
 
+/* --variant NAME, or an error that lists the kernel's variants. */
+static tc_status select_variant(tc_kplan *p, const char *name, tc_error *err)
+{
+    const tc_kernel *k = p->kind;
+    const int v = tc_kernel_variant_find(k, name);
+    if (v >= 0)
+        return tc_kernel_select(p, v, err);
+    char names[512] = "";
+    for (int i = 0; i < k->nvariants; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                 k->variant_names[i]);
+    return tc_error_set(err, TC_ERR_ARG, "--variant %s: the %s kernel's variants are %s", name,
+                        k->format, names);
+}
+
 /* Prepares the kernel, picks its variant (--variant, else the fastest),
    poisons C, runs once or times it, and brings C back from the last run. */
 static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, tc_error *err)
@@ -459,7 +474,7 @@ static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, t
         return st;
     st = tc_kernel_prepare(k, g, m, r->a, &ops, &r->plan, err);
     if (!st && o->variant)
-        st = tc_kernel_select(r->plan, tc_kernel_variant_find(k, o->variant), err);
+        st = select_variant(r->plan, o->variant, err);
     else if (!st && k->nvariants > 1)
         st = tc_kernel_tune(r->plan, &ops, o->warmup, o->iters, r->finite_b, err);
     if (!st)

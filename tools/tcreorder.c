@@ -153,17 +153,18 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The permutation of the input's rows, and the seconds it took. */
+/* The permutation of the input's rows, the seconds it took, and what the
+   method said about it. */
 static tc_status find_order(const options *o, const tc_csr *a, tc_perm **perm,
-                            double *seconds, tc_error *err)
+                            double *seconds, tc_reorder_outcome *outcome, tc_error *err)
 {
     double t0 = now_seconds();
     tc_status st;
     if (o->apply) {
         st = tc_perm_read(o->apply, a->rows, o->convention, perm, err);
     } else {
-        st = tc_reorder_run(o->method, a, &o->params, perm, tool_progress(tc_reorder_name(o->method)),
-                            err);
+        st = tc_reorder_run_outcome(o->method, a, &o->params, perm, outcome,
+                                    tool_progress(tc_reorder_name(o->method)), err);
         tool_progress_end();
     }
     *seconds = now_seconds() - t0;
@@ -272,7 +273,7 @@ static tc_status write_outputs(const options *o, const tool_matrix *in, tc_csr *
 }
 
 static tc_report *make_report(const options *o, const tc_csr *a, const tc_csr *b,
-                              double seconds, tc_error *err)
+                              double seconds, const tc_reorder_outcome *outcome, tc_error *err)
 {
     int64_t before = tc_count_tc_blocks(a, 16, 8), after = tc_count_tc_blocks(b, 16, 8);
     tc_report *r = tc_report_new();
@@ -285,6 +286,11 @@ static tc_report *make_report(const options *o, const tc_csr *a, const tc_csr *b
     if (!st)
         st = tc_report_num(r, "reorder", "seconds", seconds,
                            o->method ? "time to compute the order" : "time to read the order");
+    if (!st && o->method)
+        st = tc_report_int(r, "reorder", "kept_input", outcome->kept_input,
+                           "1: the method found no better order and kept the input's");
+    if (!st && o->method)
+        st = tc_report_str(r, "reorder", "note", outcome->note, "the method's warning, if any");
     if (!st)
         st = tc_report_int(r, "tc16x8", "blocks_before", before, "16x8 TC blocks before");
     if (!st)
@@ -321,10 +327,16 @@ int main(int argc, char **argv)
     tc_perm *perm;
     tc_csr *b;
     double seconds;
-    if (find_order(&o, in.a, &perm, &seconds, &err) ||
+    tc_reorder_outcome outcome = { 0 };
+    if (find_order(&o, in.a, &perm, &seconds, &outcome, &err) ||
         tc_csr_permute(in.a, perm, o.symmetric ? perm : NULL, &b, &err))
         tool_die(&err);
-    tc_report *r = make_report(&o, in.a, b, seconds, &err);
+    if (o.method && outcome.note[0])
+        tool_warn("%s: %s", tc_reorder_name(o.method), outcome.note);
+    /* /permutation records the parameters the run used, a chosen one too */
+    if (o.method)
+        o.params = outcome.used;
+    tc_report *r = make_report(&o, in.a, b, seconds, &outcome, &err);
     if (!r)
         tool_die(&err);
     /* write_outputs takes b */

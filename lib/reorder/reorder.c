@@ -7,11 +7,14 @@
 #include <string.h>
 #include "reorder.h"
 
-extern const tc_reorder_method tc_reorder_degree, tc_reorder_rcm;
+extern const tc_reorder_method tc_reorder_degree, tc_reorder_rcm, tc_reorder_wjaccard,
+    tc_reorder_jaccard;
 
 static const tc_reorder_method *const registry[] = {
     &tc_reorder_degree,
     &tc_reorder_rcm,
+    &tc_reorder_wjaccard,
+    &tc_reorder_jaccard,
 };
 #define NMETHODS ((int)(sizeof registry / sizeof registry[0]))
 
@@ -58,17 +61,35 @@ void tc_reorder_params_effective(const tc_reorder_method *m, const tc_params *p,
     }
 }
 
+void tc_reorder_choose(tc_reorder_outcome *out, const char *name, double value)
+{
+    for (int i = 0; i < out->used.n; i++)
+        if (strcmp(out->used.kv[i].name, name) == 0)
+            out->used.kv[i].value = value;
+}
+
 tc_status tc_reorder_run(const tc_reorder_method *m, const tc_csr *a, const tc_params *p,
                          tc_perm **row, const tc_progress *prog, tc_error *err)
 {
+    tc_reorder_outcome out;
+    return tc_reorder_run_outcome(m, a, p, row, &out, prog, err);
+}
+
+tc_status tc_reorder_run_outcome(const tc_reorder_method *m, const tc_csr *a,
+                                 const tc_params *p, tc_perm **row, tc_reorder_outcome *out,
+                                 const tc_progress *prog, tc_error *err)
+{
     *row = NULL;
+    memset(out, 0, sizeof *out);
+    tc_reorder_params_effective(m, p, &out->used);
     tc_status st = tc_params_check(p, m->params, m->nparams, m->name, err);
     if (st)
         return st;
     int32_t *new2old = tc_malloc_array(a->rows, sizeof *new2old, err);
     if (!new2old)
         return TC_ERR_NOMEM;
-    st = m->run(a, p, new2old, prog, err);
+    st = m->run_outcome ? m->run_outcome(a, p, new2old, out, prog, err)
+                        : m->run(a, p, new2old, prog, err);
     /* A method's output is checked like any permutation from outside. */
     if (!st)
         st = tc_perm_from_array(row, a->rows, new2old, TC_PERM_NEW2OLD, m->name, err);

@@ -21,10 +21,18 @@ struct tc_reorder_method {
        deterministic. */
     tc_status (*run)(const tc_csr *a, const tc_params *p, int32_t *new2old,
                      const tc_progress *prog, tc_error *err);
+    /* Instead of run (exactly one of the two is set), for a method that
+       reports an outcome (tc_reorder_outcome): out->used holds the
+       effective parameters on entry; the method may change the value of a
+       parameter it chose itself, and sets kept_input and note. */
+    tc_status (*run_outcome)(const tc_csr *a, const tc_params *p, int32_t *new2old,
+                             tc_reorder_outcome *out, const tc_progress *prog, tc_error *err);
 };
 
 /* The value of m's parameter `name` in p, else its default (name must be
    one of m's parameters). */
 double tc_reorder_param(const tc_reorder_method *m, const tc_params *p, const char *name);
+/* Records in out->used the value a method chose for its parameter `name`. */
+void tc_reorder_choose(tc_reorder_outcome *out, const char *name, double value);
 
 #endif

@@ -1,0 +1,922 @@
+/*
+ * rstile.cu: the GPU kernels of the rstile format (RSH-SpMM, seed 001,
+ * Section 3.3), on the arrays of formats/rstile.h.
+ *
+ * One launch computes both parts, each writing rows the other does not touch
+ * (Section 3.2, "two kernels handling disjoint portions of the output"):
+ * thread blocks below `tc_blocks` run the TC part, the blocks after them the
+ * CUDA residual part, a few threads per residual row. The TC part works on
+ * window segments (the format's, Section 3.3.3), a thread block each: its
+ * warps share the segment's blocks, add their partial tiles in shared
+ * memory and store the sum once, so that the long windows of dense
+ * matrices get many warps without atomics. A TC segment stores every row
+ * of its window that is not a residual row (rows without nonzeros get
+ * zeros); the windows that hold no TC block but rows outside the residual
+ * get segments of no blocks here, so that every row of C is written. The
+ * segments of a window that the format split add their results with
+ * atomics into rows a small launch zeroed first; that launch runs only for
+ * matrices that have split windows.
+ *
+ * Variants (timed by tc_kernel_tune):
+ *   "tc"     B converted once per run to fp16 (a short launch before the
+ *            main one, into a buffer whose rows are padded to the panel
+ *            width), then the pipeline of Section 3.3.2, with a ring of
+ *            STAGES stages per warp in shared memory instead of two: each
+ *            block's 8 rows of B (16 bytes per lane, zero-filled for dummy
+ *            columns), values and bitmap are fetched with cp.async
+ *            STAGES - 1 blocks ahead, while the current block is decoded
+ *            from its bitmap with popc prefix counts into the A fragment in
+ *            registers and its B fragments come out of shared memory with
+ *            ldmatrix.trans; mma.m16n8k8 in fp16 with fp32 accumulation.
+ *            The residual reads the same fp16 B, 16 bytes (8 columns) per
+ *            thread and nonzero.
+ *   "tc-fly" no conversion launch: the B fragments are loaded from the
+ *            float32 B straight into registers and converted there; the
+ *            residual reads float32 B (4 columns per thread and nonzero).
+ *   "cuda"   everything on CUDA cores from float32 B: each block's nonzeros
+ *            from its bitmap, one FMA per nonzero and column. Slow, but it
+ *            multiplies only real nonzeros, so a NaN or Inf in B reaches
+ *            exactly the rows that use it; the tensor-core variants multiply
+ *            the zeros of a tile by whole rows of B (0 * Inf = NaN: the
+ *            padding pitfall of DESIGN.md, which the dummy columns avoid but
+ *            the zeros inside real columns cannot) and are marked in
+ *            variant_spreads, so that tcmul picks "cuda" when B is not all
+ *            finite.
+ *
+ * Precision: A's values and B in fp16, products summed in fp32. fp16 holds
+ * magnitudes up to 65504, far less than many matrices' values (stiffness
+ * matrices reach 1e10), so each row's TC values are stored divided by a
+ * power of two that brings the row's largest to [2^14, 2^15) and the
+ * products are multiplied back per row of C (exactly: a power of two); the
+ * residual keeps float32 values. B is rounded to fp16 as it is: its
+ * magnitudes must stay below 65504 (man/tcmul.1).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cuda_fp16.h>
+
+#include "gpu_internal.h"
+#include "rstile.h"
+#include "mma.cuh"
+
+#define WROWS TC_RSTILE_H_ROWS
+#define BCOLS TC_RSTILE_W_COLS
+
+enum { V_TC, V_TC_FLY, V_CUDA, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "tc", "tc-fly", "cuda" };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 0 };
+
+enum { PART_TC, PART_RESIDUAL, NPARTS };
+static const char *const part_names[NPARTS] = { "tc_block", "residual" };
+
+/* Warps per thread block of the TC part: 1 to MAX_WARPS, sized to the
+   matrix (segment_warps); the residual part's blocks have as many threads. */
+#define MAX_WARPS 8
+/* "cuda": columns of C per thread block (one per lane). */
+#define CUDA_PANEL 32
+
+/* A window segment as the kernels read it: its blocks, its window's first
+   row, the rows it writes (bit r: row row0 + r is neither a residual row nor
+   past the last row) and whether its window is split (its rows are then
+   added atomically into zeroed rows). */
+typedef struct rs_seg {
+    int64_t block;
+    int32_t row0;
+    int32_t nblocks;
+    uint32_t mask;
+    uint32_t split;
+} rs_seg;
+
+/* Everything a launch reads, passed by value. */
+typedef struct rs_args {
+    const rs_seg *seg;
+    int64_t tc_blocks;          /* thread blocks of the TC part: segments x panels */
+    int panels;                 /* panels of columns of C per segment */
+    const uint64_t *bitmap;
+    const int32_t *col;
+    const int64_t *vstart;      /* where each block's values start (padded) */
+    const __half *val;          /* NULL: pattern (every value 1) */
+    const float *row_scale;     /* per row of A; NULL: pattern (1) */
+    const int32_t *res_row;
+    const int64_t *res_off;
+    const int32_t *res_col;
+    const float *res_val;       /* NULL: pattern */
+    int64_t res_threads;        /* residual rows x chunks */
+    int chunks;                 /* residual threads per row */
+    const float *B;
+    const __half *B16;          /* "tc": B in fp16, ldb16 halves per row */
+    int64_t ldb16;
+    float *C;
+    int32_t rows, n;
+} rs_args;
+
+/* ------------------------------------------------------------------------ */
+/* Shared pieces                                                             */
+/* ------------------------------------------------------------------------ */
+
+static __device__ __forceinline__ uint32_t pack_half2(__half lo, __half hi)
+{
+    return (uint32_t)__half_as_ushort(lo) | ((uint32_t)__half_as_ushort(hi) << 16);
+}
+
+static __device__ __forceinline__ float value_at(const __half *__restrict__ val, int64_t e)
+{
+    return val ? __half2float(val[e]) : 1.0f;
+}
+
+static __device__ __forceinline__ float scale_of(const float *__restrict__ s, int64_t row)
+{
+    return s ? s[row] : 1.0f;
+}
+
+/* Stores (or, for a split window, adds) v into C[row][c] when the segment
+   writes that row and c is inside C. */
+static __device__ __forceinline__ void put(const rs_args &a, const rs_seg &s, int r, int32_t c,
+                                           float v)
+{
+    if (!((s.mask >> r) & 1) || c >= a.n)
+        return;
+    float *dst = &a.C[(int64_t)(s.row0 + r) * a.n + c];
+    if (s.split)
+        atomicAdd(dst, v);
+    else
+        *dst = v;
+}
+
+/* Values per block on the device: each block's values start at a multiple
+   of 8 halves (16 bytes), so that cp.async can stage them. */
+static __host__ __device__ __forceinline__ int64_t padded_values(int count)
+{
+    return (count + 7) & ~7;
+}
+
+/* ------------------------------------------------------------------------ */
+/* TC part, "tc" and "tc-fly"                                                */
+/* ------------------------------------------------------------------------ */
+
+/* "tc" stages each block in shared memory before it multiplies it, in a
+   ring of STAGES per warp; blocks are fetched STAGES - 1 ahead. */
+#define STAGES 4
+
+/* One stage: the 8 rows of B of a block (NT chunks of 16 bytes per row;
+   chunk q of row c at slot q ^ swz(c), so that ldmatrix's eight rows fall
+   in different banks), its values and its bitmap. */
+template <int NT> struct stage {
+    uint4 b[BCOLS * NT];
+    uint4 v[WROWS * BCOLS / 8];
+    uint64_t bitmap[2];
+};
+
+template <int NT> static __device__ __forceinline__ int swz(int c)
+{
+    return (c / (8 / NT)) & (NT - 1);
+}
+
+/* What a lane needs to start fetching block b: its column id (lanes < 8 NT:
+   column lane / NT of the block) and where the block's values start and
+   end (padded: a multiple of 8 halves apart). */
+typedef struct fetch_meta {
+    int32_t col;
+    int64_t v0, v1;
+} fetch_meta;
+
+template <int NT>
+static __device__ __forceinline__ fetch_meta meta_of(const rs_args &a, int64_t b, int lane)
+{
+    const int cl = lane < BCOLS * NT ? lane / NT : 0;
+    fetch_meta m = { a.col[b * BCOLS + cl], 0, 0 };
+    if (a.val) {
+        m.v0 = a.vstart[b];
+        m.v1 = a.vstart[b + 1];
+    }
+    return m;
+}
+
+/* Starts copying block b into st (one cp.async group): its rows of B
+   (columns [panel * 8 NT, + 8 NT) of the fp16 B; zeros for dummy columns,
+   whose col is -1), its values and its bitmap. */
+template <int NT>
+static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT> *st, int64_t b,
+                                             const fetch_meta &m, int panel, int lane)
+{
+    if (lane < BCOLS * NT) {
+        const int c = lane / NT, q = lane % NT;
+        const __half *src = a.B16 + (m.col >= 0 ? (int64_t)m.col * a.ldb16 : 0) +
+                            (int64_t)panel * 8 * NT + 8 * q;
+        tc_cp_async16(&st->b[c * NT + (q ^ swz<NT>(c))], src, m.col >= 0);
+    }
+    if (lane < WROWS * BCOLS / 8 && m.v0 + 8 * lane < m.v1)
+        tc_cp_async16(&st->v[lane], a.val + m.v0 + 8 * lane, 1);
+    if (lane == 31)
+        tc_cp_async16(st->bitmap, a.bitmap + 2 * b, 1);
+    tc_cp_async_commit();
+}
+
+/* The two A elements of one fragment register: row word w of a block's
+   bitmap (8 rows, row-major), bits k and k + 1 (k = 8 r + 2 tig), their
+   values at `before` (the set bits of the block's earlier words) plus the
+   set bits of w below k (Section 3.3.2: popc prefix counts). */
+static __device__ __forceinline__ uint32_t a_pair(uint64_t w, int k, int before,
+                                                  const __half *v)
+{
+    const int i = before + __popcll(w & ((1ull << k) - 1));
+    const __half zero = __float2half(0.0f), one = __float2half(1.0f);
+    const int b0 = (int)(w >> k) & 1, b1 = (int)(w >> (k + 1)) & 1;
+    const __half lo = b0 ? (v ? v[i] : one) : zero;
+    const __half hi = b1 ? (v ? v[i + b0] : one) : zero;
+    return pack_half2(lo, hi);
+}
+
+/* "tc": one warp, blocks [lo, hi), columns [panel * 8 NT, + 8 NT) of C,
+   added into acc: the global -> shared -> register pipeline of Section
+   3.3.2, deeper than its double buffer. Block b + STAGES - 1 is fetched with
+   cp.async while block b is decoded from its bitmap (popc prefix counts)
+   into the A fragment, its B fragments come out of shared memory with
+   ldmatrix.trans, and the mma run; the index loads that a fetch needs are
+   made one block earlier still, so that no load waits on another inside
+   the loop and a warp's first STAGES - 1 blocks cost one round trip. */
+template <int NT>
+static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
+                                stage<NT> *stg, float acc[NT][4])
+{
+    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    fetch_meta ahead[STAGES - 1];
+    for (int j = 0; j < STAGES - 1; j++)
+        if (lo + j < hi)
+            ahead[j] = meta_of<NT>(a, lo + j, lane);
+    for (int j = 0; j < STAGES - 1; j++) {
+        if (lo + j < hi)
+            fetch<NT>(a, &stg[j], lo + j, ahead[j], panel, lane);
+        else
+            tc_cp_async_commit();
+    }
+    fetch_meta next;
+    if (lo + STAGES - 1 < hi)
+        next = meta_of<NT>(a, lo + STAGES - 1, lane);
+    for (int64_t b = lo; b < hi; b++) {
+        const int64_t f = b + STAGES - 1;
+        if (f < hi)
+            fetch<NT>(a, &stg[(f - lo) % STAGES], f, next, panel, lane);
+        else
+            tc_cp_async_commit();
+        if (f + 1 < hi)
+            next = meta_of<NT>(a, f + 1, lane);
+        tc_cp_async_wait<STAGES - 1>();
+        __syncwarp();
+        const stage<NT> *cur = &stg[(b - lo) % STAGES];
+        const uint64_t w0 = cur->bitmap[0], w1 = cur->bitmap[1];
+        const __half *v = a.val ? (const __half *)cur->v : NULL;
+        const uint32_t a0 = a_pair(w0, 8 * gid + 2 * tig, 0, v);
+        const uint32_t a1 = a_pair(w1, 8 * gid + 2 * tig, __popcll(w0), v);
+        uint32_t bf[4];
+        const int r = lane & 7, m = (lane >> 3) % NT;
+        tc_ldmatrix_x4_trans(bf, &cur->b[r * NT + (m ^ swz<NT>(r))]);
+        for (int t = 0; t < NT; t++)
+            tc_mma_m16n8k8_f16(acc[t], a0, a1, bf[t]);
+        __syncwarp();           /* this stage is refilled at the next iteration */
+    }
+}
+
+/* "tc-fly": the same tile walk without staging: the A values read from
+   global memory, each B fragment loaded from the float32 B and converted in
+   registers. */
+static __device__ __forceinline__ uint32_t b_frag_f32(const rs_args &a, int32_t col0,
+                                                      int32_t col1, int32_t c)
+{
+    const bool in = c < a.n;
+    const float x = in && col0 >= 0 ? a.B[(int64_t)col0 * a.n + c] : 0.0f;
+    const float y = in && col1 >= 0 ? a.B[(int64_t)col1 * a.n + c] : 0.0f;
+    return pack_half2(__float2half_rn(x), __float2half_rn(y));
+}
+
+template <int NT>
+static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
+                                 float acc[NT][4])
+{
+    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    for (int64_t b = lo; b < hi; b++) {
+        const uint64_t w0 = a.bitmap[2 * b], w1 = a.bitmap[2 * b + 1];
+        const __half *v = a.val ? a.val + a.vstart[b] : NULL;
+        const uint32_t a0 = a_pair(w0, 8 * gid + 2 * tig, 0, v);
+        const uint32_t a1 = a_pair(w1, 8 * gid + 2 * tig, __popcll(w0), v);
+        const int32_t c0 = a.col[b * BCOLS + 2 * tig], c1 = a.col[b * BCOLS + 2 * tig + 1];
+        for (int t = 0; t < NT; t++)
+            tc_mma_m16n8k8_f16(acc[t], a0, a1, b_frag_f32(a, c0, c1, panel * 8 * NT + 8 * t + gid));
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* TC part on CUDA cores, "cuda"                                             */
+/* ------------------------------------------------------------------------ */
+
+/* One warp: blocks [lo, hi), column panel * 32 + lane of C, added into
+   acc (one per row of the window). Only the set bits of each block are
+   multiplied. */
+static __device__ void cuda_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
+                                  float acc[WROWS])
+{
+    const int32_t c = panel * CUDA_PANEL + (threadIdx.x & 31);
+    for (int64_t blk = lo; blk < hi; blk++) {
+        int64_t v = a.vstart[blk];
+        float b[BCOLS];
+        for (int k = 0; k < BCOLS; k++) {
+            const int32_t col = a.col[blk * BCOLS + k];
+            b[k] = col >= 0 && c < a.n ? a.B[(int64_t)col * a.n + c] : 0.0f;
+        }
+        for (int h = 0; h < 2; h++) {
+            const uint64_t w = a.bitmap[2 * blk + h];
+            for (int r = 0; r < 8; r++)
+                for (int k = 0; k < BCOLS; k++)
+                    if ((w >> (8 * r + k)) & 1)
+                        acc[8 * h + r] = fmaf(value_at(a.val, v++), b[k], acc[8 * h + r]);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* CUDA residual part                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Thread t: residual row t / chunks, columns [W (t % chunks), + W) of C,
+   W = 8 from fp16 B (B16) or 4 from float32 B; the whole row's sum, stored
+   once (one writer per residual row). */
+template <int HALF> static __device__ void residual_thread(const rs_args &a, int64_t t)
+{
+    constexpr int W = HALF ? 8 : 4;
+    const int64_t r = t / a.chunks;
+    const int32_t c0 = (int32_t)(t % a.chunks) * W;
+    float acc[W];
+    for (int j = 0; j < W; j++)
+        acc[j] = 0.0f;
+    const bool vec = HALF || (a.n % 4 == 0);
+    for (int64_t e = a.res_off[r]; e < a.res_off[r + 1]; e++) {
+        const int64_t col = a.res_col[e];
+        const float v = a.res_val ? a.res_val[e] : 1.0f;
+        if (HALF) {
+            const uint4 raw = *(const uint4 *)(a.B16 + col * a.ldb16 + c0);
+            const __half2 *h = (const __half2 *)&raw;
+            for (int j = 0; j < 4; j++) {
+                const float2 f = __half22float2(h[j]);
+                acc[2 * j] = fmaf(v, f.x, acc[2 * j]);
+                acc[2 * j + 1] = fmaf(v, f.y, acc[2 * j + 1]);
+            }
+        } else if (vec) {
+            const float4 f = *(const float4 *)(a.B + col * a.n + c0);
+            acc[0] = fmaf(v, f.x, acc[0]);
+            acc[1] = fmaf(v, f.y, acc[1]);
+            acc[2] = fmaf(v, f.z, acc[2]);
+            acc[3] = fmaf(v, f.w, acc[3]);
+        } else {
+            for (int j = 0; j < W; j++)
+                if (c0 + j < a.n)
+                    acc[j] = fmaf(v, a.B[col * a.n + c0 + j], acc[j]);
+        }
+    }
+    float *dst = a.C + (int64_t)a.res_row[r] * a.n + c0;
+    for (int j = 0; j < W; j++)
+        if (c0 + j < a.n)
+            dst[j] = acc[j];
+}
+
+/* ------------------------------------------------------------------------ */
+/* The launch                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Columns of C per TC thread block. */
+template <int MODE, int NT> static __host__ __device__ constexpr int panel_width()
+{
+    return MODE == V_CUDA ? CUDA_PANEL : 8 * NT;
+}
+
+/* Dynamic shared memory of a TC thread block of `warps` warps: each warp's
+   partial 16 x panel tile, and for "tc" its two stages. */
+template <int MODE, int NT> static __host__ __device__ constexpr size_t smem_bytes(int warps)
+{
+    return (size_t)warps * (WROWS * panel_width<MODE, NT>() * sizeof(float) +
+                            (MODE == V_TC ? STAGES * sizeof(stage<NT>) : 0));
+}
+
+/* Thread block u of the TC part: segment u / panels, panel u % panels. Its
+   warps split the segment's blocks into consecutive runs (so that a long
+   window is multiplied by several warps at once), each adding into its own
+   tile in shared memory; the tiles are added up and the block stores the
+   sum once. */
+template <int MODE, int NT> static __device__ void tc_block(const rs_args &a, int64_t u,
+                                                            char *smem)
+{
+    constexpr int PW = panel_width<MODE, NT>();
+    const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const rs_seg s = a.seg[u / a.panels];
+    const int panel = (int)(u % a.panels);
+    const int64_t per = (s.nblocks + warps - 1) / warps;
+    const int64_t lo = min(s.block + w * per, s.block + s.nblocks);
+    const int64_t hi = min(lo + per, s.block + s.nblocks);
+    float *part = (float *)smem;                            /* [warps][16][PW] */
+    float *mine = part + (size_t)w * WROWS * PW;
+    if constexpr (MODE == V_CUDA) {
+        float acc[WROWS];
+        for (int r = 0; r < WROWS; r++)
+            acc[r] = 0.0f;
+        cuda_range(a, lo, hi, panel, acc);
+        for (int r = 0; r < WROWS; r++)
+            mine[r * PW + lane] = acc[r];
+    } else {
+        float acc[NT][4];
+        for (int t = 0; t < NT; t++)
+            acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
+        if constexpr (MODE == V_TC) {
+            stage<NT> *stg = (stage<NT> *)(part + (size_t)warps * WROWS * PW) + STAGES * w;
+            tc_range<NT>(a, lo, hi, panel, stg, acc);
+        } else {
+            fly_range<NT>(a, lo, hi, panel, acc);
+        }
+        const int gid = lane >> 2, tig = lane & 3;
+        for (int t = 0; t < NT; t++) {
+            const int c = 8 * t + 2 * tig;
+            mine[gid * PW + c] = acc[t][0];
+            mine[gid * PW + c + 1] = acc[t][1];
+            mine[(gid + 8) * PW + c] = acc[t][2];
+            mine[(gid + 8) * PW + c + 1] = acc[t][3];
+        }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < WROWS * PW; e += blockDim.x) {
+        float sum = 0.0f;
+        for (int k = 0; k < warps; k++)
+            sum += part[(size_t)k * WROWS * PW + e];
+        const int r = e / PW;
+        if (s.row0 + r < a.rows)
+            put(a, s, r, panel * PW + e % PW, sum * scale_of(a.row_scale, s.row0 + r));
+    }
+}
+
+/* MODE: V_TC, V_TC_FLY or V_CUDA; NT: n-tiles of 8 columns per TC block
+   (1 for V_CUDA, whose blocks take CUDA_PANEL columns). Thread blocks below
+   tc_blocks run the TC part, the others the residual part. */
+template <int MODE, int NT> __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
+{
+    extern __shared__ uint4 smem[];
+    if (blockIdx.x < a.tc_blocks) {
+        tc_block<MODE, NT>(a, blockIdx.x, (char *)smem);
+        return;
+    }
+    const int64_t t = (int64_t)(blockIdx.x - a.tc_blocks) * blockDim.x + threadIdx.x;
+    if (t < a.res_threads)
+        residual_thread<MODE == V_TC>(a, t);
+}
+
+/* "tc": B (rows x n float32) into B16 (rows x ldb16 halves, zeros past n). */
+__global__ void rs_to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,
+                           int64_t ldb16)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;    /* 8 halves each */
+    const int64_t per_row = ldb16 / 8;
+    if (i >= rows * per_row)
+        return;
+    const int64_t r = i / per_row;
+    const int32_t c0 = (int32_t)(i % per_row) * 8;
+    __half h[8];
+    for (int j = 0; j < 8; j++)
+        h[j] = __float2half_rn(c0 + j < n ? B[r * n + c0 + j] : 0.0f);
+    *(uint4 *)(B16 + r * ldb16 + c0) = *(const uint4 *)h;
+}
+
+/* The rows of split windows that their segments add into, zeroed. */
+__global__ void rs_zero_split(const rs_seg *seg, int64_t nseg, float *C, int32_t n)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t per_seg = (int64_t)WROWS * n;
+    if (i >= nseg * per_seg)
+        return;
+    const rs_seg s = seg[i / per_seg];
+    const int r = (int)(i % per_seg / n);
+    if ((s.mask >> r) & 1)
+        C[(int64_t)(s.row0 + r) * n + i % n] = 0.0f;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Plan                                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rs_plan {
+    tc_kplan base;
+    int64_t nseg;               /* device segments (with the empty ones) */
+    rs_seg *seg;
+    int64_t nsplit;             /* segments of split windows, first in seg */
+    uint64_t *bitmap;
+    int32_t *col;
+    int64_t *vstart;
+    __half *val;
+    float *row_scale;
+    int64_t nres_rows;
+    int32_t *res_row;
+    int64_t *res_off;
+    int32_t *res_col;
+    float *res_val;
+    __half *B16;
+    int64_t ldb16;
+    int nt;                     /* n-tiles of 8 columns per TC warp */
+    int warps;                  /* warps per thread block */
+} rs_plan;
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Columns per TC warp: n rounded up to 8, 16 or 32. */
+static int tiles_for(int32_t n)
+{
+    return n <= 8 ? 1 : n <= 16 ? 2 : 4;
+}
+
+/* The arguments of variant v; `parts` selects what runs (bit PART_TC,
+   bit PART_RESIDUAL). */
+static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, float *C)
+{
+    rs_args a;
+    memset(&a, 0, sizeof a);
+    a.panels = (int)ceil_div(p->base.n, v == V_CUDA ? CUDA_PANEL : 8 * p->nt);
+    a.tc_blocks = (parts >> PART_TC) & 1 ? p->nseg * a.panels : 0;
+    a.seg = p->seg;
+    a.bitmap = p->bitmap;
+    a.col = p->col;
+    a.vstart = p->vstart;
+    a.val = p->val;
+    a.row_scale = p->row_scale;
+    a.res_row = p->res_row;
+    a.res_off = p->res_off;
+    a.res_col = p->res_col;
+    a.res_val = p->res_val;
+    a.chunks = (int)ceil_div(p->base.n, v == V_TC ? 8 : 4);
+    a.res_threads = (parts >> PART_RESIDUAL) & 1 ? p->nres_rows * a.chunks : 0;
+    a.B = B;
+    a.B16 = p->B16;
+    a.ldb16 = p->ldb16;
+    a.C = C;
+    a.rows = p->base.rows;
+    a.n = p->base.n;
+    return a;
+}
+
+static int64_t grid_of(const rs_plan *p, const rs_args *a)
+{
+    return a->tc_blocks + ceil_div(a->res_threads, 32 * p->warps);
+}
+
+template <int MODE, int NT> static void launch(const rs_args &a, int warps, unsigned grid,
+                                               cudaStream_t s)
+{
+    rs_kernel<MODE, NT><<<grid, 32 * warps, smem_bytes<MODE, NT>(warps), s>>>(a);
+}
+
+template <int MODE> static void launch_mode(const rs_args &a, int nt, int warps, unsigned grid,
+                                            cudaStream_t s)
+{
+    if (nt == 1)
+        launch<MODE, 1>(a, warps, grid, s);
+    else if (nt == 2)
+        launch<MODE, 2>(a, warps, grid, s);
+    else
+        launch<MODE, 4>(a, warps, grid, s);
+}
+
+static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_error *err)
+{
+    const tc_kplan *b = &p->base;
+    cudaStream_t s = b->gpu->stream;
+    const rs_args a = args_for(p, b->variant, parts, B, C);
+    tc_status st = TC_OK;
+    if (b->variant == V_TC) {
+        const int64_t items = (int64_t)b->cols * (p->ldb16 / 8);
+        if (items > 0) {
+            rs_to_half<<<(unsigned)ceil_div(items, 256), 256, 0, s>>>(B, p->B16, b->cols, b->n,
+                                                                     p->ldb16);
+            st = TC_LAUNCHED(err, "rs_to_half");
+        }
+    }
+    if (st == TC_OK && p->nsplit > 0 && a.tc_blocks > 0) {
+        const int64_t items = p->nsplit * WROWS * b->n;
+        rs_zero_split<<<(unsigned)ceil_div(items, 256), 256, 0, s>>>(p->seg, p->nsplit, C, b->n);
+        st = TC_LAUNCHED(err, "rs_zero_split");
+    }
+    const int64_t grid = grid_of(p, &a);
+    if (st != TC_OK || grid == 0)
+        return st;
+    switch (b->variant) {
+    case V_TC: launch_mode<V_TC>(a, p->nt, p->warps, (unsigned)grid, s); break;
+    case V_TC_FLY: launch_mode<V_TC_FLY>(a, p->nt, p->warps, (unsigned)grid, s); break;
+    default: launch<V_CUDA, 1>(a, p->warps, (unsigned)grid, s); break;
+    }
+    return TC_LAUNCHED(err, "rs_kernel");
+}
+
+static tc_status rs_run(tc_kplan *base, const float *B, float *C, tc_error *err)
+{
+    return run_parts((rs_plan *)base, (1 << PART_TC) | (1 << PART_RESIDUAL), B, C, err);
+}
+
+static tc_status rs_run_part(tc_kplan *base, int part, const float *B, float *C, tc_error *err)
+{
+    return run_parts((rs_plan *)base, 1 << part, B, C, err);
+}
+
+static void rs_free(tc_kplan *base)
+{
+    rs_plan *p = (rs_plan *)base;
+    if (!p)
+        return;
+    tc_gpu *g = p->base.gpu;
+    tc_gpu_free(g, p->seg);
+    tc_gpu_free(g, p->bitmap);
+    tc_gpu_free(g, p->col);
+    tc_gpu_free(g, p->vstart);
+    tc_gpu_free(g, p->val);
+    tc_gpu_free(g, p->row_scale);
+    tc_gpu_free(g, p->res_row);
+    tc_gpu_free(g, p->res_off);
+    tc_gpu_free(g, p->res_col);
+    tc_gpu_free(g, p->res_val);
+    tc_gpu_free(g, p->B16);
+    free(p);
+}
+
+/* ---- host-side preparation ---- */
+
+/* Bit r of the result: row row0 + r exists and is not a residual row. */
+static uint32_t window_mask(const tc_rstile *m, const uint8_t *residual, int32_t row0)
+{
+    uint32_t mask = 0;
+    for (int r = 0; r < WROWS && row0 + r < m->base.rows; r++)
+        if (!residual[row0 + r])
+            mask |= 1u << r;
+    return mask;
+}
+
+/* Descending block count, then ascending position: the longest segments
+   start first (the shorter ones fill in behind them). */
+static int by_blocks_desc(const void *x, const void *y)
+{
+    const rs_seg *a = (const rs_seg *)x, *b = (const rs_seg *)y;
+    if (a->nblocks != b->nblocks)
+        return a->nblocks > b->nblocks ? -1 : 1;
+    return a->block < b->block ? -1 : a->block > b->block;
+}
+
+/* The device segments: the format's, plus one of no blocks for every window
+   that has rows to write but no TC block; the segments of split windows
+   first (rs_zero_split takes them as a prefix), each group by descending
+   length. */
+static tc_status build_segments(const tc_rstile *m, rs_seg **out, int64_t *nseg, int64_t *nsplit,
+                                tc_error *err)
+{
+    const int64_t nwin = ceil_div(m->base.rows, WROWS);
+    uint8_t *residual = (uint8_t *)tc_calloc_array((int64_t)m->base.rows + 1, 1, err);
+    uint8_t *has_seg = (uint8_t *)tc_calloc_array(nwin + 1, 1, err);
+    rs_seg *seg = (rs_seg *)tc_malloc_array(m->nsegments + nwin + 1, sizeof *seg, err);
+    if (!residual || !has_seg || !seg) {
+        free(residual);
+        free(has_seg);
+        free(seg);
+        return TC_ERR_NOMEM;
+    }
+    for (int64_t i = 0; i < m->nres_rows; i++)
+        residual[m->res_row_id[i]] = 1;
+    int64_t k = 0, split = 0;
+    for (int64_t i = 0; i < m->nsegments; i++) {
+        const int32_t row0 = m->row_window_id[i];
+        const int is_split = (i > 0 && m->row_window_id[i - 1] == row0) ||
+                             (i + 1 < m->nsegments && m->row_window_id[i + 1] == row0);
+        const int64_t b0 = m->row_window_offset[i];
+        seg[k].block = b0;
+        seg[k].row0 = row0;
+        seg[k].nblocks = (int32_t)(m->row_window_offset[i + 1] - b0);
+        seg[k].mask = window_mask(m, residual, row0);
+        seg[k].split = (uint32_t)is_split;
+        split += is_split;
+        has_seg[row0 / WROWS] = 1;
+        k++;
+    }
+    for (int64_t w = 0; w < nwin; w++) {
+        const uint32_t mask = window_mask(m, residual, (int32_t)(w * WROWS));
+        if (has_seg[w] || !mask)
+            continue;
+        seg[k] = (rs_seg){ 0, (int32_t)(w * WROWS), 0, mask, 0 };
+        k++;
+    }
+    /* split segments to the front, keeping order, then sort each group */
+    int64_t j = 0;
+    for (int64_t i = 0; i < k; i++)
+        if (seg[i].split) {
+            const rs_seg t = seg[i];
+            memmove(seg + j + 1, seg + j, (size_t)(i - j) * sizeof *seg);
+            seg[j++] = t;
+        }
+    qsort(seg, (size_t)split, sizeof *seg, by_blocks_desc);
+    qsort(seg + split, (size_t)(k - split), sizeof *seg, by_blocks_desc);
+    free(residual);
+    free(has_seg);
+    *out = seg;
+    *nseg = k;
+    *nsplit = split;
+    return TC_OK;
+}
+
+/* 2^e with 2^14 <= x / 2^e < 2^15: the divisor that brings a row's largest
+   magnitude x into fp16's range with room to spare (1 for 0). */
+static double scale_for(double x)
+{
+    if (!(x > 0) || !isfinite(x))
+        return 1.0;
+    int e;
+    frexp(x, &e);               /* x = f 2^e, 0.5 <= f < 1 */
+    return ldexp(1.0, e - 15);
+}
+
+/* Where each block's values start on the device (nblocks + 1 entries):
+   the format's value_offset with every block's count rounded up to 8
+   (padded_values). */
+static int64_t *padded_starts(const tc_rstile *m, tc_error *err)
+{
+    int64_t *vstart = (int64_t *)tc_malloc_array(m->nblocks + 1, sizeof *vstart, err);
+    if (!vstart)
+        return NULL;
+    vstart[0] = 0;
+    for (int64_t b = 0; b < m->nblocks; b++)
+        vstart[b + 1] = vstart[b] + padded_values((int)(m->value_offset[b + 1] - m->value_offset[b]));
+    return vstart;
+}
+
+/* The TC values in fp16 at their padded places (vstart), each divided by
+   its row's scale (row_scale, per row of A); the padding is zero. A pattern
+   matrix has neither. */
+static tc_status scaled_values(const tc_rstile *m, const int64_t *vstart, __half **val,
+                               float **row_scale, tc_error *err)
+{
+    *val = NULL;
+    *row_scale = NULL;
+    if (!m->values)
+        return TC_OK;
+    double *scale = (double *)tc_calloc_array((int64_t)m->base.rows + 1, sizeof *scale, err);
+    __half *h = (__half *)tc_calloc_array(vstart[m->nblocks] + 1, sizeof *h, err);
+    float *rs = (float *)tc_malloc_array((int64_t)m->base.rows + 1, sizeof *rs, err);
+    if (!scale || !h || !rs) {
+        free(scale);
+        free(h);
+        free(rs);
+        return TC_ERR_NOMEM;
+    }
+    /* two walks over the bitmaps in value order: row maxima, then values */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t s = 0; s < m->nsegments; s++)
+            for (int64_t b = m->row_window_offset[s]; b < m->row_window_offset[s + 1]; b++) {
+                int64_t v = m->value_offset[b], d = vstart[b];
+                for (int bit = 0; bit < WROWS * BCOLS; bit++) {
+                    if (!((m->bitmap[2 * b + bit / 64] >> (bit % 64)) & 1))
+                        continue;
+                    const int32_t row = m->row_window_id[s] + bit / BCOLS;
+                    if (pass == 0)
+                        scale[row] = fmax(scale[row], fabs(m->values[v]));
+                    else
+                        h[d++] = __float2half_rn((float)(m->values[v] / scale[row]));
+                    v++;
+                }
+            }
+        if (pass == 0)
+            for (int32_t r = 0; r < m->base.rows; r++)
+                scale[r] = scale_for(scale[r]);
+    }
+    for (int32_t r = 0; r < m->base.rows; r++)
+        rs[r] = (float)scale[r];
+    free(scale);
+    *val = h;
+    *row_scale = rs;
+    return TC_OK;
+}
+
+/* Warps per TC thread block: a power of two, about a quarter of the mean
+   blocks per segment (so that each warp's run is a few blocks long, its
+   pipeline has something to overlap, and long windows get many warps),
+   between 1 and MAX_WARPS. */
+static int segment_warps(const tc_rstile *m)
+{
+    const int64_t quarter = m->nsegments ? ceil_div(ceil_div(m->nblocks, m->nsegments), 4) : 1;
+    int w = 1;
+    while (w < MAX_WARPS && 2 * w <= quarter)
+        w *= 2;
+    return w;
+}
+
+static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
+{
+    tc_gpu *g = p->base.gpu;
+    const int64_t nr = m->res_row_offset[m->nres_rows];
+    rs_seg *seg = NULL;
+    __half *val = NULL;
+    float *row_scale = NULL;
+    int64_t *vstart = padded_starts(m, err);
+    if (!vstart)
+        return TC_ERR_NOMEM;
+    const int64_t nv = vstart[m->nblocks];
+    tc_status st = build_segments(m, &seg, &p->nseg, &p->nsplit, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, seg, p->nseg * (int64_t)sizeof *seg, (void **)&p->seg, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, m->bitmap, m->nblocks * 16, (void **)&p->bitmap, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, m->col_id, m->nblocks * BCOLS * 4, (void **)&p->col, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, vstart, (m->nblocks + 1) * 8, (void **)&p->vstart, err);
+    if (st == TC_OK)
+        st = scaled_values(m, vstart, &val, &row_scale, err);
+    if (st == TC_OK && val)
+        st = tc_gpu_upload_new(g, val, nv * 2, (void **)&p->val, err);
+    if (st == TC_OK && row_scale)
+        st = tc_gpu_upload_new(g, row_scale, (int64_t)m->base.rows * 4, (void **)&p->row_scale,
+                               err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, m->res_row_id, m->nres_rows * 4, (void **)&p->res_row, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, m->res_row_offset, (m->nres_rows + 1) * 8,
+                               (void **)&p->res_off, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, m->res_col_id, nr * 4, (void **)&p->res_col, err);
+    if (st == TC_OK && m->res_values)
+        st = tc_gpu_upload_f32(g, m->res_values, nr, &p->res_val, err);
+    if (st == TC_OK)
+        st = tc_gpu_alloc(g, (int64_t)m->base.cols * p->ldb16 * 2, (void **)&p->B16, err);
+    p->base.a_bytes = p->nseg * (int64_t)sizeof *seg + m->nblocks * (16 + BCOLS * 4 + 8) +
+                      (val ? nv * 2 + (int64_t)m->base.rows * 4 : 0) + m->nres_rows * (4 + 8) +
+                      8 + nr * (4 + (m->res_values ? 4 : 0));
+    free(vstart);
+    free(seg);
+    free(val);
+    free(row_scale);
+    return st;
+}
+
+static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
+                            const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
+{
+    (void)a;
+    if (!m || strcmp(tc_format_name(tc_fmt_format(m)), "rstile") != 0)
+        return tc_error_set(err, TC_ERR_ARG,
+                            "rstile kernel: the matrix is not in the rstile format");
+    const tc_rstile *r = (const tc_rstile *)m;
+    rs_plan *p = (rs_plan *)calloc(1, sizeof *p);
+    if (!p)
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    p->base.gpu = g;
+    p->base.n = o->n;
+    p->base.rows = r->base.rows;
+    p->base.cols = r->base.cols;
+    p->nt = tiles_for(o->n);
+    p->ldb16 = ceil_div(o->n, 8 * p->nt) * 8 * p->nt;
+    p->nres_rows = r->nres_rows;
+    p->base.nparts = NPARTS;
+    for (int i = 0; i < NPARTS; i++)
+        p->base.part_names[i] = part_names[i];
+    p->base.part_nnz[PART_TC] = r->value_offset[r->nblocks];
+    p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
+    p->warps = segment_warps(r);
+    tc_status st = upload(p, r, err);
+    if (st != TC_OK) {
+        rs_free(&p->base);
+        return st;
+    }
+    *out = &p->base;
+    return TC_OK;
+}
+
+/* A variant runs when its grids fit in one launch. */
+static tc_status rs_select(tc_kplan *base, int v, tc_error *err)
+{
+    rs_plan *p = (rs_plan *)base;
+    const rs_args a = args_for(p, v, (1 << PART_TC) | (1 << PART_RESIDUAL), NULL, NULL);
+    const int64_t to_half = ceil_div((int64_t)base->cols * p->ldb16 / 8, 256);
+    const int64_t zero = ceil_div(p->nsplit * WROWS * base->n, 256);
+    if (grid_of(p, &a) > INT32_MAX || to_half > INT32_MAX || zero > INT32_MAX)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rstile kernel %s: %lld thread blocks is more than one launch takes",
+                            variant_names[v], (long long)grid_of(p, &a));
+    base->variant = v;
+    return TC_OK;
+}
+
+extern "C" const tc_kernel tc_kernel_rstile = {
+    "rstile",
+    "RSH-SpMM: bitmap TC blocks on tensor cores (fp16 mma.m16n8k8, cp.async double buffer), "
+    "short rows on CUDA cores",
+    "fp16",
+    NVARIANTS,
+    variant_names,
+    variant_spreads,
+    rs_prepare,
+    rs_select,
+    rs_run,
+    rs_free,
+    rs_run_part,
+};

@@ -1,0 +1,582 @@
+/* jaccard.c: the `jaccard` reordering, Sylos Labini's greedy row clustering
+   as SMaT uses it (seed 004, Section IV-C) to lower the number of h x w
+   BCSR blocks, made scalable.
+
+   The paper's algorithm. A row's pattern is the set of its block columns
+   (column / w). The distance of a row to a cluster is the Jaccard distance
+   of their patterns, 1 - |P & R| / |P | R|, P the union of the patterns of
+   the cluster's rows (the formula was lost from the text; "the ratio of
+   padding to the total cluster area" is what it measures when the cluster
+   is one block row tall). Greedily: take the first row not in a cluster as
+   the seed of a new one, then go through the later rows not in a cluster,
+   in order, and merge every row whose distance to the cluster is below
+   tau, adding its pattern to P; repeat until every row is in a cluster.
+   Only rows move (SMaT's choice: the columns of B stay in place).
+
+   Our choices where the paper is silent or too slow:
+    - A cluster stops at h rows, the BCSR block height, so that it can
+      become one block row (the paper bounds no cluster; SMaT cuts the
+      reordered matrix into fixed blocks of 16 rows).
+    - Candidates come from an inverted index, block column -> rows, instead
+      of a scan of all later rows: a row that shares no block column with
+      P is at distance 1 and never merges (tau <= 1), so only rows in the
+      lists of P's block columns can; merging them in increasing row order,
+      each tested against P as it is when its turn comes, is exactly the
+      paper's scan. The lists are walked together by a heap of cursors,
+      each starting past the row last examined when its column is walked.
+    - Not every list of P is walked (prefix filtering, Bayardo et al.,
+      WWW 2007): a row closer than tau shares at least ceil((1-tau) |P|)
+      of P's block columns, so it is in one of any |P| - that + 1 of their
+      lists; the shortest lists are walked first. Exact, and at small tau
+      it walks few lists.
+    - Rows already clustered are removed from the lists with a union-find
+      over list entries ("next entry still in a list", path halving), so
+      that no walk steps over them twice.
+    - A cluster examines at most `candidates` distinct rows: with a dense
+      block column every row is a candidate of every cluster, and the
+      paper's scan is quadratic. Counting the block columns a row shares
+      with P stops as soon as the count decides, at once when the sizes
+      alone rule out a distance below tau.
+    - Clusters are laid out so that full ones fill whole block rows: the
+      clusters of h rows first, in the order of their seeds, then the
+      smaller ones in that order, then the empty rows, which belong to no
+      block and would only push other rows across block rows.
+    - Without tau (tau = 0, which would merge nothing), the clustering is
+      done for each tau of SWEEP, in threads, and the order with the fewest
+      blocks is kept; the input order when none has fewer blocks than it
+      (the paper's conf5_4-8x8, a band matrix the clustering makes worse),
+      said in the outcome's note. With tau given, its order is returned,
+      with a note when it has more blocks than the input's.
+
+   Cost: O(nnz) to build the patterns and the index; per cluster, a binary
+   search per walked block column and at most `candidates` rows examined,
+   each O(log |P|) heap steps plus O(|R|) for the distance: O(nnz log) plus
+   O(rows * candidates) in the worst case, for each tau of the sweep. No
+   array grows with rows * anything. */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reorder.h"
+#include "threads.h"
+
+extern const tc_reorder_method tc_reorder_jaccard;
+
+static const tc_param_def jaccard_params[] = {
+    { "tau", "Jaccard distance below which a row joins a cluster; 0: try each of 0.3 0.5 "
+             "0.7 0.8 0.9 and keep the fewest BCSR blocks, or the input order", 0, 0, 1, 0 },
+    { "h", "most rows per cluster: the BCSR block height", 16, 1, 1024, 1 },
+    { "w", "columns per block column of the row patterns: the BCSR block width", 16, 1, 65536,
+      1 },
+    { "candidates", "most rows a cluster examines (bounds the time when many rows share a "
+                    "block column)", 1024, 1, 1e9, 1 },
+};
+#define NPARAMS ((int)(sizeof jaccard_params / sizeof jaccard_params[0]))
+
+static const double SWEEP[] = { 0.3, 0.5, 0.7, 0.8, 0.9 };
+#define NSWEEP ((int)(sizeof SWEEP / sizeof SWEEP[0]))
+
+/* Row patterns and their inverted index. */
+typedef struct patterns {
+    int32_t rows, ncols;        /* rows; block columns ceil(cols / w) */
+    int64_t *ptr;               /* rows + 1 */
+    int32_t *idx;               /* row r's block columns, ascending: idx[ptr[r] .. ptr[r+1]) */
+    int64_t *lptr;              /* ncols + 1 */
+    int32_t *lrow;              /* the rows having block column c, ascending:
+                                   lrow[lptr[c] .. lptr[c+1]) */
+    int64_t *where;             /* entry k of idx (row r, column c): its place in lrow */
+} patterns;
+
+static void patterns_free(patterns *p)
+{
+    free(p->ptr);
+    free(p->idx);
+    free(p->lptr);
+    free(p->lrow);
+    free(p->where);
+}
+
+/* Row r's distinct block columns (its columns are sorted, so are they),
+   written to out when not NULL; returns how many. */
+static int64_t row_pattern(const tc_csr *a, int32_t r, int w, int32_t *out)
+{
+    int64_t n = 0;
+    int32_t last = -1;
+    for (int64_t k = a->rowptr[r]; k < a->rowptr[r + 1]; k++) {
+        int32_t c = a->colidx[k] / w;
+        if (c == last)
+            continue;
+        if (out)
+            out[n] = c;
+        n++;
+        last = c;
+    }
+    return n;
+}
+
+static int64_t list_length(const patterns *p, int32_t c)
+{
+    return p->lptr[c + 1] - p->lptr[c];
+}
+
+/* The patterns (a count pass and a fill pass over the rows), then the
+   index (a count pass and a fill pass over the patterns, in row order, so
+   that every list is ascending). */
+static tc_status patterns_build(const tc_csr *a, int w, patterns *p, tc_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->rows = a->rows;
+    p->ncols = (int32_t)(((int64_t)a->cols + w - 1) / w);
+    p->ptr = tc_malloc_array((int64_t)a->rows + 1, sizeof *p->ptr, err);
+    p->lptr = p->ptr ? tc_calloc_array((int64_t)p->ncols + 1, sizeof *p->lptr, err) : NULL;
+    if (!p->lptr)
+        return TC_ERR_NOMEM;
+    p->ptr[0] = 0;
+    for (int32_t r = 0; r < a->rows; r++)
+        p->ptr[r + 1] = p->ptr[r] + row_pattern(a, r, w, NULL);
+    int64_t n = p->ptr[a->rows];
+    p->idx = tc_malloc_array(n, sizeof *p->idx, err);
+    p->lrow = p->idx ? tc_malloc_array(n, sizeof *p->lrow, err) : NULL;
+    p->where = p->lrow ? tc_malloc_array(n, sizeof *p->where, err) : NULL;
+    if (!p->where)
+        return TC_ERR_NOMEM;
+    for (int32_t r = 0; r < a->rows; r++)
+        row_pattern(a, r, w, p->idx + p->ptr[r]);
+    for (int64_t k = 0; k < n; k++)
+        p->lptr[p->idx[k] + 1]++;
+    for (int32_t c = 0; c < p->ncols; c++)
+        p->lptr[c + 1] += p->lptr[c];
+    /* lptr[c] runs ahead as list c fills, ending at lptr[c + 1]; shifted
+       back below. */
+    for (int32_t r = 0; r < a->rows; r++)
+        for (int64_t k = p->ptr[r]; k < p->ptr[r + 1]; k++) {
+            int64_t at = p->lptr[p->idx[k]]++;
+            p->lrow[at] = r;
+            p->where[k] = at;
+        }
+    memmove(p->lptr + 1, p->lptr, (size_t)p->ncols * sizeof *p->lptr);
+    p->lptr[0] = 0;
+    return TC_OK;
+}
+
+static int64_t pattern_size(const patterns *p, int32_t r)
+{
+    return p->ptr[r + 1] - p->ptr[r];
+}
+
+/* The number of h-row BCSR blocks of the rows taken in `order` (NULL: the
+   input order): each block row's distinct block columns, counted with one
+   stamp per block column. */
+static int64_t count_blocks(const patterns *p, const int32_t *order, int h, int32_t *stamp)
+{
+    int64_t blocks = 0;
+    for (int32_t c = 0; c < p->ncols; c++)
+        stamp[c] = -1;
+    for (int32_t i = 0; i < p->rows; i++) {
+        int32_t r = order ? order[i] : i, g = i / h;
+        for (int64_t k = p->ptr[r]; k < p->ptr[r + 1]; k++)
+            if (stamp[p->idx[k]] != g) {
+                stamp[p->idx[k]] = g;
+                blocks++;
+            }
+    }
+    return blocks;
+}
+
+/* ------------------------------------------------------------ clustering */
+
+/* A binary min-heap on key. It holds the cursors of a cluster, one per
+   list of the index being walked (key: the row at `at`; `end`: the list's
+   end), and the block columns of P waiting for a cursor (key: the length
+   of their list, `at`: the block column). */
+typedef struct item {
+    int32_t key;
+    int64_t at, end;
+} item;
+
+typedef struct heap {
+    item *a;
+    int64_t n, cap;
+} heap;
+
+static tc_status heap_push(heap *h, item x, tc_error *err)
+{
+    if (h->n == h->cap) {
+        int64_t cap = h->cap ? 2 * h->cap : 64;
+        item *a = realloc(h->a, (size_t)cap * sizeof *a);
+        if (!a)
+            return tc_error_set(err, TC_ERR_NOMEM, "jaccard: out of memory");
+        h->a = a;
+        h->cap = cap;
+    }
+    int64_t i = h->n++;
+    for (; i > 0 && h->a[(i - 1) / 2].key > x.key; i = (i - 1) / 2)
+        h->a[i] = h->a[(i - 1) / 2];
+    h->a[i] = x;
+    return TC_OK;
+}
+
+/* Replaces the top with x, or removes it when x is NULL. */
+static void heap_replace_top(heap *h, const item *x)
+{
+    item y = x ? *x : h->a[--h->n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t l = 2 * i + 1, m = l + 1 < h->n && h->a[l + 1].key < h->a[l].key ? l + 1 : l;
+        if (l >= h->n || h->a[m].key >= y.key)
+            break;
+        h->a[i] = h->a[m];
+        i = m;
+    }
+    if (h->n > 0)
+        h->a[i] = y;
+}
+
+/* One clustering at one tau, and its scratch. */
+typedef struct clustering {
+    const patterns *p;
+    double tau;
+    int h;
+    int64_t candidates;
+    int64_t *next;          /* per index entry (and one past the end): itself
+                               while its row is not clustered, else a later
+                               entry (union-find "next entry in a list") */
+    int32_t *stamp;         /* per block column: the seed of the cluster whose
+                               pattern has it (-1: none yet) */
+    uint8_t *done;          /* per row: clustered */
+    heap cursors;           /* the lists walked for the current cluster */
+    heap waiting;           /* P's block columns without a cursor */
+    int64_t psize;          /* |P| of the current cluster */
+    int64_t walked;         /* P's block columns with a cursor (or none left) */
+    int32_t *order;         /* the result, new to old */
+    int64_t blocks;         /* its block count */
+} clustering;
+
+/* The first entry at or after e whose row is not clustered. */
+static int64_t live_at(int64_t *next, int64_t e)
+{
+    while (next[e] != e) {
+        next[e] = next[next[e]];
+        e = next[e];
+    }
+    return e;
+}
+
+/* A cursor on block column col's list, at its first live row after
+   `after` (none when there is no such row). */
+static tc_status add_cursor(clustering *c, int32_t col, int32_t after, tc_error *err)
+{
+    const patterns *p = c->p;
+    int64_t lo = p->lptr[col], hi = p->lptr[col + 1], end = hi;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (p->lrow[mid] <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t at = live_at(c->next, lo);
+    return at < end ? heap_push(&c->cursors, (item){ p->lrow[at], at, end }, err) : TC_OK;
+}
+
+/* How many of P's block columns a row closer than tau must share with P's
+   walked ones, for any choice of them, to be found: a distance below tau
+   is a similarity above t = 1 - tau, which needs |P & R| >= t |P|, so R
+   meets every set of |P| - ceil(t |P|) + 1 columns of P (prefix filtering,
+   Bayardo et al., WWW 2007). Rounded up, so that a rounding error can only
+   walk more. */
+static int64_t must_walk(const clustering *c)
+{
+    int64_t shared = (int64_t)ceil((1 - c->tau) * (double)c->psize - 1e-9);
+    int64_t n = c->psize - shared + 1;
+    return n < 1 ? 1 : n > c->psize ? c->psize : n;
+}
+
+/* Row r joins the cluster of `seed`: it leaves the index, and its block
+   columns new to P join P, waiting; then the rarest waiting ones get
+   cursors past r until enough of P is walked (must_walk): rare columns
+   have short lists, so few rows are examined in vain. */
+static tc_status take(clustering *c, int32_t seed, int32_t r, tc_error *err)
+{
+    const patterns *p = c->p;
+    tc_status st = TC_OK;
+    c->done[r] = 1;
+    for (int64_t k = p->ptr[r]; k < p->ptr[r + 1] && st == TC_OK; k++) {
+        c->next[p->where[k]] = p->where[k] + 1;
+        int32_t col = p->idx[k];
+        if (c->stamp[col] == seed)
+            continue;
+        c->stamp[col] = seed;
+        c->psize++;
+        st = heap_push(&c->waiting, (item){ (int32_t)list_length(p, col), col, 0 }, err);
+    }
+    for (; st == TC_OK && c->walked < must_walk(c) && c->waiting.n > 0; c->walked++) {
+        int32_t col = (int32_t)c->waiting.a[0].at;
+        heap_replace_top(&c->waiting, NULL);
+        st = add_cursor(c, col, r, err);
+    }
+    return st;
+}
+
+/* 1 - i / (np + nr - i): the Jaccard distance of P (np block columns) and
+   R (nr), i of them shared. */
+static double jaccard_distance(double np, double nr, double i)
+{
+    return 1 - i / (np + nr - i);
+}
+
+/* The fewest shared block columns i that bring the distance of P (np
+   block columns) and R (nr) below tau, or min(np, nr) + 1 when none does.
+   The distance falls as i grows; the closed form
+   i > (1 - tau)(np + nr) / (2 - tau) is only a first guess, corrected with
+   the very expression joins() would evaluate, so that every decision is
+   the one the full count would give. */
+static int64_t shared_needed(double tau, int64_t np, int64_t nr)
+{
+    int64_t most = np < nr ? np : nr;
+    int64_t i = (int64_t)((1 - tau) * (double)(np + nr) / (2 - tau));
+    i = i < 0 ? 0 : i > most + 1 ? most + 1 : i;
+    while (i > 0 && jaccard_distance((double)np, (double)nr, (double)(i - 1)) < tau)
+        i--;
+    while (i <= most && !(jaccard_distance((double)np, (double)nr, (double)i) < tau))
+        i++;
+    return i;
+}
+
+/* Whether row r is closer than tau to the cluster of `seed`: counts the
+   block columns it shares with P, and stops as soon as the count reaches
+   what is needed or can no longer reach it (at once when the sizes alone
+   rule it out). */
+static int joins(const clustering *c, int32_t seed, int32_t r)
+{
+    const patterns *p = c->p;
+    int64_t nr = pattern_size(p, r), need = shared_needed(c->tau, c->psize, nr), i = 0;
+    if (need > nr || need > c->psize)
+        return 0;
+    for (int64_t k = p->ptr[r], end = p->ptr[r + 1]; i < need && i + (end - k) >= need; k++)
+        i += c->stamp[p->idx[k]] == seed;
+    return i >= need;
+}
+
+/* Grows the cluster of `seed` (already taken) into members[0 ..), up to h
+   rows, walking the lists of P's walked columns in increasing row; returns
+   its size, or -1 when memory ran out. */
+static int64_t grow(clustering *c, int32_t seed, int32_t *members, tc_error *err)
+{
+    int64_t size = 1, examined = 0;
+    int32_t last = seed;
+    members[0] = seed;
+    while (size < c->h && examined < c->candidates && c->cursors.n > 0) {
+        item top = c->cursors.a[0];
+        int32_t r = top.key;
+        top.at = live_at(c->next, top.at + 1);
+        if (top.at < top.end)
+            top.key = c->p->lrow[top.at];
+        heap_replace_top(&c->cursors, top.at < top.end ? &top : NULL);
+        if (r == last)
+            continue;   /* the same row from another list of P */
+        last = r;
+        examined++;
+        if (!joins(c, seed, r))
+            continue;
+        if (take(c, seed, r, err))
+            return -1;
+        members[size++] = r;
+    }
+    return size;
+}
+
+/* The whole clustering into c->order: full clusters, then the others,
+   then the empty rows (see the top of the file). `start` marks where each
+   cluster begins in the seed-order list `members`. */
+static tc_status cluster_all(clustering *c, int32_t *members, int32_t *start, tc_error *err)
+{
+    const patterns *p = c->p;
+    int64_t at = 0, nclusters = 0;
+    for (int32_t seed = 0; seed < p->rows; seed++) {
+        if (c->done[seed] || pattern_size(p, seed) == 0)
+            continue;
+        c->psize = c->walked = c->cursors.n = c->waiting.n = 0;
+        if (take(c, seed, seed, err))
+            return TC_ERR_NOMEM;
+        int64_t n = grow(c, seed, members + at, err);
+        if (n < 0)
+            return TC_ERR_NOMEM;
+        start[nclusters++] = (int32_t)at;
+        at += n;
+    }
+    start[nclusters] = (int32_t)at;
+    int64_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t i = 0; i < nclusters; i++) {
+            int32_t n = start[i + 1] - start[i];
+            if ((n == c->h) == (pass == 0))
+                for (int32_t j = 0; j < n; j++)
+                    c->order[k++] = members[start[i] + j];
+        }
+    for (int32_t r = 0; r < p->rows; r++)
+        if (pattern_size(p, r) == 0)
+            c->order[k++] = r;
+    return TC_OK;
+}
+
+static void clustering_free(clustering *c)
+{
+    free(c->next);
+    free(c->stamp);
+    free(c->done);
+    free(c->cursors.a);
+    free(c->waiting.a);
+    free(c->order);
+}
+
+/* Clusters at c->tau and counts the blocks of the order. */
+static tc_status clustering_run(clustering *c, tc_error *err)
+{
+    const patterns *p = c->p;
+    int64_t n = p->ptr[p->rows];
+    c->next = tc_malloc_array(n + 1, sizeof *c->next, err);
+    c->stamp = tc_malloc_array(p->ncols, sizeof *c->stamp, err);
+    c->done = tc_calloc_array(p->rows, 1, err);
+    c->order = tc_malloc_array(p->rows, sizeof *c->order, err);
+    int32_t *members = tc_malloc_array(p->rows, sizeof *members, err);
+    int32_t *start = tc_malloc_array((int64_t)p->rows + 1, sizeof *start, err);
+    tc_status st = c->next && c->stamp && c->done && c->order && members && start
+                   ? TC_OK : TC_ERR_NOMEM;
+    if (st == TC_OK) {
+        for (int64_t e = 0; e <= n; e++)
+            c->next[e] = e;
+        for (int32_t col = 0; col < p->ncols; col++)
+            c->stamp[col] = -1;
+        st = cluster_all(c, members, start, err);
+    }
+    if (st == TC_OK)
+        c->blocks = count_blocks(p, c->order, c->h, c->stamp);
+    free(members);
+    free(start);
+    return st == TC_ERR_NOMEM ? tc_error_set(err, st, "jaccard: out of memory") : st;
+}
+
+/* ----------------------------------------------------------------- sweep */
+
+/* The clusterings of the sweep shared out over threads: job k runs the
+   taus k, k + n, ... */
+typedef struct sweep_job {
+    clustering *runs;
+    int first, step;
+    tc_status st;
+    tc_error err;
+    const tc_progress *prog;    /* job 0 only: it runs on the calling thread */
+} sweep_job;
+
+static void *sweep_worker(void *arg)
+{
+    sweep_job *j = arg;
+    for (int i = j->first; i < NSWEEP && j->st == TC_OK; i += j->step) {
+        j->st = clustering_run(&j->runs[i], &j->err);
+        tc_progress_report(j->prog, i + 1, NSWEEP);
+    }
+    return NULL;
+}
+
+/* Runs every tau of SWEEP; returns the index of the fewest blocks (the
+   smaller tau on a tie). */
+static tc_status sweep(clustering *runs, const tc_progress *prog, int *best, tc_error *err)
+{
+    int n = tc_default_threads();
+    n = n > NSWEEP ? NSWEEP : n < 1 ? 1 : n;
+    sweep_job jobs[NSWEEP];
+    for (int k = 0; k < n; k++)
+        jobs[k] = (sweep_job){ .runs = runs, .first = k, .step = n, .prog = k ? NULL : prog };
+    tc_run_jobs(sweep_worker, jobs, sizeof jobs[0], n);
+    for (int k = 0; k < n; k++)
+        if (jobs[k].st) {
+            *err = jobs[k].err;
+            return jobs[k].st;
+        }
+    *best = 0;
+    for (int i = 1; i < NSWEEP; i++)
+        if (runs[i].blocks < runs[*best].blocks)
+            *best = i;
+    return TC_OK;
+}
+
+/* ------------------------------------------------------------------- run */
+
+static void identity(int32_t *new2old, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        new2old[i] = i;
+}
+
+/* The swept taus, for messages: "0.1 0.3 0.5 0.7 0.9". */
+static void sweep_text(char *buf, size_t len)
+{
+    size_t at = 0;
+    for (int i = 0; i < NSWEEP && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%g", i ? " " : "", SWEEP[i]);
+}
+
+/* Chooses between the sweep's best order and the input's, and says so. */
+static void choose(const clustering *best, int64_t before, int h, int w, int32_t *new2old,
+                   tc_reorder_outcome *out)
+{
+    if (best->blocks < before) {
+        memcpy(new2old, best->order, (size_t)best->p->rows * sizeof *new2old);
+        tc_reorder_choose(out, "tau", best->tau);
+        return;
+    }
+    char taus[64];
+    sweep_text(taus, sizeof taus);
+    identity(new2old, best->p->rows);
+    out->kept_input = 1;
+    snprintf(out->note, sizeof out->note,
+             "kept the original order: no tau of %s reduced the %dx%d BCSR block count "
+             "(%lld; the best, tau=%g, gives %lld)", taus, h, w, (long long)before, best->tau,
+             (long long)best->blocks);
+}
+
+static tc_status jaccard_run(const tc_csr *a, const tc_params *prm, int32_t *new2old,
+                             tc_reorder_outcome *out, const tc_progress *prog, tc_error *err)
+{
+    const tc_reorder_method *m = &tc_reorder_jaccard;
+    double tau = tc_reorder_param(m, prm, "tau");
+    int h = (int)tc_reorder_param(m, prm, "h"), w = (int)tc_reorder_param(m, prm, "w");
+    int64_t candidates = (int64_t)tc_reorder_param(m, prm, "candidates");
+    patterns p;
+    tc_status st = patterns_build(a, w, &p, err);
+    if (st) {
+        patterns_free(&p);
+        return tc_error_set(err, st, "jaccard: out of memory");
+    }
+    clustering runs[NSWEEP];
+    int nruns = tau > 0 ? 1 : NSWEEP, best = 0;
+    for (int i = 0; i < nruns; i++)
+        runs[i] = (clustering){ .p = &p, .tau = tau > 0 ? tau : SWEEP[i], .h = h,
+                                .candidates = candidates };
+    st = tau > 0 ? clustering_run(&runs[0], err) : sweep(runs, prog, &best, err);
+    int64_t before = 0;
+    if (st == TC_OK)
+        before = count_blocks(&p, NULL, h, runs[best].stamp);
+    if (st == TC_OK && tau > 0) {
+        memcpy(new2old, runs[0].order, (size_t)a->rows * sizeof *new2old);
+        if (runs[0].blocks > before)
+            snprintf(out->note, sizeof out->note,
+                     "tau=%g gives more %dx%d BCSR blocks than the original order (%lld > %lld)",
+                     tau, h, w, (long long)runs[0].blocks, (long long)before);
+    } else if (st == TC_OK) {
+        choose(&runs[best], before, h, w, new2old, out);
+    }
+    for (int i = 0; i < nruns; i++)
+        clustering_free(&runs[i]);
+    patterns_free(&p);
+    return st;
+}
+
+const tc_reorder_method tc_reorder_jaccard = {
+    .name = "jaccard",
+    .description = "Sylos Labini's greedy Jaccard row clustering into BCSR block rows (SMaT)",
+    .params = jaccard_params,
+    .nparams = NPARAMS,
+    .run_outcome = jaccard_run,
+};

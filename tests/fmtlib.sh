@@ -1,0 +1,59 @@
+# fmtlib.sh: what the tool tests of a tensor-core format share. Source it
+# after tests/lib.sh; FORMAT names the format, /formats/FORMAT its group.
+#
+#   fmt_datasets FORMAT FILE      "NAME TYPE LENGTH" for each dataset
+#   fmt_data FORMAT FILE DATASET  its values, ", " between them
+#   fmt_attrs FORMAT FILE NAME... "NAME=VALUE " for each attribute named
+#   fmt_tampered FORMAT FILE NAME DATASET OFFSET BYTES MESSAGE
+#                                 tcstat and tcplot refuse a copy of FILE
+#                                 with BYTES written into DATASET
+#   fmt_round_trip FORMAT NAME    $T/NAME.tcf.h5 (with FORMAT) decodes to
+#                                 the .mtx that $T/NAME.mtx converts to
+#   fmt_is_png FILE
+
+fmt_datasets() {
+    h5dump -H -g "/formats/$1" "$2" | awk '
+        /DATASET "/ { split($0, q, "\""); name = q[2] }
+        name != "" && /DATATYPE/ { type = $2 }
+        name != "" && /DATASPACE/ { sub(/.*\( /, ""); sub(/ \).*/, ""); print name, type, $0; name = "" }'
+}
+
+fmt_data() {
+    h5dump -d "/formats/$1/$3" "$2" | sed -n 's/^ *([0-9]*): //p' | tr '\n' ' ' |
+        sed 's/  */ /g; s/ $//'
+}
+
+fmt_attrs() {
+    _f=$1 _file=$2; shift 2
+    for _a in "$@"; do
+        printf '%s=%s ' "$_a" "$(h5dump -a "/formats/$_f/$_a" "$_file" | sed -n 's/^ *(0): //p')"
+    done
+}
+
+# fmt_patch FORMAT FILE DATASET BYTE-OFFSET OCTAL-BYTES: overwrites bytes of
+# a contiguous (uncompressed) dataset, at its storage offset that h5dump -p
+# reports.
+fmt_patch() {
+    _at=$(h5dump -p -H -d "/formats/$1/$3" "$2" | awk '/OFFSET/ { print $2 }')
+    printf "$5" | dd of="$2" bs=1 seek=$((_at + $4)) conv=notrunc 2>/dev/null
+}
+
+fmt_tampered() {
+    cp "$2" "$T/bad.tcf.h5"
+    fmt_patch "$1" "$T/bad.tcf.h5" "$4" "$5" "$6"
+    run_fails 1 "tcstat: $T/bad.tcf.h5: /formats/$1$7" "tcstat refuses $3" \
+        -- "$TOOLS/tcstat" -f "$1" "$T/bad.tcf.h5"
+    run_fails 1 "tcplot: $T/bad.tcf.h5: /formats/$1$7" "tcplot refuses $3" \
+        -- "$TOOLS/tcplot" -f "$1" "$T/bad.tcf.h5" -o "$T/bad.png"
+    [ ! -e "$T/bad.png" ]; ok $? "  and leaves no picture"
+}
+
+fmt_round_trip() {
+    "$TOOLS/tcconv" -q "$T/$2.tcf.h5" -o "$T/$2-back.mtx" &&
+        "$TOOLS/tcconv" -q "$T/$2.mtx" -o "$T/$2-direct.mtx" &&
+        cmp -s "$T/$2-back.mtx" "$T/$2-direct.mtx"
+    ok $? "$2: .mtx -> .tcf.h5 with $1 -> .mtx gives the same file"
+}
+
+fmt_png_sig=$(printf '\211PNG' | od -An -tx1 | tr -d ' ')
+fmt_is_png() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' ')" = "$fmt_png_sig" ]; }

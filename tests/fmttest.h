@@ -1,0 +1,302 @@
+/*
+ * fmttest.h: what the tests of a tensor-core format share: the awkward
+ * shapes to build, matrices from triplets, SpMM from the format's own
+ * arrays against the CSR reference, array comparisons, .tcf.h5 files
+ * holding one format and tampering with them, and the real matrices of
+ * $TC_SHARED_DATA. Include after tap.h, testmat.h and tcsparse.h (and
+ * <hdf5.h>, <dirent.h>, <math.h>, <unistd.h>).
+ */
+#ifndef TC_FMTTEST_H
+#define TC_FMTTEST_H
+
+__attribute__((unused)) static void bail(const char *msg)
+{
+    printf("Bail out! %s\n", msg);
+    exit(1);
+}
+
+__attribute__((unused)) static tc_csr *from_coo(int32_t rows, int32_t cols, int64_t n,
+                                                const int32_t *ri, const int32_t *ci,
+                                                const double *v)
+{
+    tc_csr *a;
+    tc_error err;
+    if (tc_csr_from_coo(&a, rows, cols, n, ri, ci, v, 1, &err))
+        bail(err.msg);
+    return a;
+}
+
+/* The awkward shapes of DESIGN.md, as arguments of tap_random_matrix
+   (testmat.h): empty, 1x1, rows not a multiple of 16, a dense row of 5000
+   (a window of 625 blocks of 8 columns), a dense column, more than 65535
+   rows, pattern and real. */
+typedef struct fmt_shape {
+    const char *name;
+    int32_t rows, cols;
+    int per_row;
+    int32_t dense_row, dense_col;
+    int pattern;
+} fmt_shape;
+__attribute__((unused)) static const fmt_shape fmt_shapes[] = {
+    { "empty 0x0", 0, 0, 0, -1, -1, 0 },
+    { "no nonzeros 37x5", 37, 5, 0, -1, -1, 1 },
+    { "1x1", 1, 1, 1, -1, -1, 0 },
+    { "1x1 pattern", 1, 1, 1, -1, -1, 1 },
+    { "1000x777 (rows not a multiple of 16)", 1000, 777, 9, -1, -1, 0 },
+    { "1000x777 pattern", 1000, 777, 9, -1, -1, 1 },
+    { "a dense row of 5000", 40, 5000, 2, 17, -1, 0 },
+    { "a dense column", 3001, 60, 3, -1, 59, 1 },
+    { "dense row and column", 1025, 4099, 40, 1024, 0, 0 },
+    { "70001 rows (> 65535)", 70001, 500, 3, -1, -1, 0 },
+    { "70001 rows, pattern", 70001, 70001, 2, 3, 70000, 1 },
+    { "1x5000 one dense row", 1, 5000, 0, 0, -1, 0 },
+    { "5000x1 one dense column", 5000, 1, 0, -1, 0, 0 },
+};
+
+/* Builds format f of a with params ("name=value,..." or NULL). */
+__attribute__((unused)) static tc_fmt *build_fmt(const tc_format *f, const tc_csr *a,
+                                                 const char *params)
+{
+    tc_params p = { 0 };
+    tc_error err;
+    tc_fmt *m;
+    if ((params && tc_params_parse(&p, params, &err)) || tc_fmt_build(f, a, &p, &m, &err))
+        bail(err.msg);
+    return m;
+}
+
+/* Builds f of a with $TC_THREADS 2, 3, 8 and 64: the same arrays as
+   `one`, built with 1 (same() compares two builds). */
+__attribute__((unused)) static void check_thread_counts(const tc_format *f, const tc_csr *a,
+                                                        const tc_fmt *one,
+                                                        int (*same)(const tc_fmt *,
+                                                                    const tc_fmt *))
+{
+    const char *threads[] = { "2", "3", "8", "64" };
+    for (int i = 0; i < 4; i++) {
+        setenv("TC_THREADS", threads[i], 1);
+        tc_fmt *m = build_fmt(f, a, NULL);
+        ok(same(one, m), "TC_THREADS=%s: the same arrays as one thread", threads[i]);
+        tc_fmt_free(m);
+    }
+    unsetenv("TC_THREADS");
+}
+
+/* Largest |x - y| over n entries, relative to the largest |y|. */
+static double rel_diff(const double *x, const double *y, int64_t n)
+{
+    double worst = 0, scale = 1;
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]))
+            return INFINITY;
+        scale = fmax(scale, fabs(y[i]));
+        worst = fmax(worst, fabs(x[i] - y[i]));
+    }
+    return worst / scale;
+}
+
+/* SpMM from m's arrays against the CSR reference, n columns of B, C
+   poisoned first so that an unwritten row shows. */
+__attribute__((unused)) static double spmm_diff(const tc_csr *a, const tc_fmt *m, int32_t n)
+{
+    int64_t lb = (int64_t)a->cols * n + 1, lc = (int64_t)a->rows * n + 1;
+    double *B = malloc((size_t)lb * sizeof *B), *C = malloc((size_t)lc * sizeof *C);
+    double *R = malloc((size_t)lc * sizeof *R);
+    tc_random_fill(B, lb, 42, -1, 1);
+    for (int64_t i = 0; i < lc; i++)
+        C[i] = NAN;
+    tc_error err;
+    double d = INFINITY;
+    if (tc_fmt_spmm_ref(m, B, n, n, C, n, &err) == TC_OK &&
+        tc_spmm_ref_f64(a, B, n, n, R, n, 1, &err) == TC_OK)
+        d = rel_diff(C, R, lc - 1);
+    free(B);
+    free(C);
+    free(R);
+    return d;
+}
+
+__attribute__((unused)) static int same_i64(const int64_t *got, const int64_t *want, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            return 0;
+    return 1;
+}
+
+__attribute__((unused)) static int same_i32(const int32_t *got, const int32_t *want, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            return 0;
+    return 1;
+}
+
+/* Values arrays, NULL for a pattern matrix. */
+__attribute__((unused)) static int same_f64(const double *got, const double *want, int64_t n)
+{
+    if (!got || !want)
+        return got == want;
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            return 0;
+    return 1;
+}
+
+/* A file holding a (copied) and m (taken), uncompressed unless compress;
+   returns its path (a static buffer). */
+__attribute__((unused)) static const char *fmt_file(const tc_csr *a, tc_fmt *m, int compress)
+{
+    static char path[32];
+    snprintf(path, sizeof path, "t_fmt.XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        bail("mkstemp");
+    close(fd);
+    tc_tcf *t = tc_tcf_new();
+    tc_error err;
+    tc_h5_write_opts opts = { compress };
+    if (tc_csr_copy(a, &t->matrix, &err) || tc_tcf_add_format(t, m, &err) ||
+        tc_h5_write(path, t, &opts, &err))
+        bail(err.msg);
+    tc_tcf_free(t);
+    return path;
+}
+
+/* Format f of a built with params, written to a file and read back: the
+   same arrays (same() compares two builds). */
+__attribute__((unused)) static void check_file_round_trip(const tc_format *f, const char *name,
+                                                          const tc_csr *a, const char *params,
+                                                          int (*same)(const tc_fmt *,
+                                                                      const tc_fmt *))
+{
+    tc_fmt *want = build_fmt(f, a, params);
+    const char *path = fmt_file(a, build_fmt(f, a, params), 1);
+    tc_tcf *back = NULL;
+    tc_error err;
+    int good = tc_h5_read(path, 1, &back, &err) == TC_OK && back->nformats == 1 &&
+               same(want, back->formats[0]);
+    ok(good, "%s: the file gives the same arrays back", name);
+    if (!good)
+        diag("%s", err.msg);
+    remove(path);
+    tc_tcf_free(back);
+    tc_fmt_free(want);
+}
+
+/* Replaces dataset NAME of group GROUP with n elements of type t (removes
+   it when data is NULL). */
+__attribute__((unused)) static void put_dataset(const char *file, const char *group,
+                                                const char *name, hid_t t, hsize_t n,
+                                                const void *data)
+{
+    hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    if (H5Lexists(g, name, H5P_DEFAULT) > 0)
+        H5Ldelete(g, name, H5P_DEFAULT);
+    if (data) {
+        hid_t sp = H5Screate_simple(1, &n, NULL);
+        hid_t d = H5Dcreate2(g, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+        H5Dclose(d);
+        H5Sclose(sp);
+    }
+    H5Gclose(g);
+    H5Fclose(f);
+}
+
+/* Sets (or, with present 0, removes) the int64 attribute NAME of GROUP. */
+__attribute__((unused)) static void put_attr(const char *file, const char *group,
+                                             const char *name, int present, int64_t v)
+{
+    hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    H5Adelete(g, name);
+    if (present) {
+        hid_t sp = H5Screate(H5S_SCALAR);
+        hid_t at = H5Acreate2(g, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+        H5Awrite(at, H5T_NATIVE_INT64, &v);
+        H5Aclose(at);
+        H5Sclose(sp);
+    }
+    H5Gclose(g);
+    H5Fclose(f);
+}
+
+/* tc_h5_read refuses path with status st and "path: GROUP" + want; the
+   file is removed. */
+__attribute__((unused)) static void read_refused(const char *path, const char *group,
+                                                 tc_status st, const char *what,
+                                                 const char *want)
+{
+    tc_tcf *t = NULL;
+    tc_error err = { 0 };
+    char full[1024];
+    snprintf(full, sizeof full, "%s: %s%s", path, group, want);
+    tc_status got = tc_h5_read(path, 1, &t, &err);
+    ok(got == st && !t, "file refused: %s", what);
+    is_str(err.msg, full, "  with the message");
+    tc_tcf_free(t);
+    remove(path);
+}
+
+/* tc_fmt_build of f on a with params ("name=value,...") is refused with
+   TC_ERR_ARG, builds nothing, and says exactly want. */
+__attribute__((unused)) static void build_refused(const tc_format *f, const tc_csr *a,
+                                                  const char *params, const char *want)
+{
+    tc_params p = { 0 };
+    tc_error err = { 0 };
+    tc_fmt *m = NULL;
+    tc_params_parse(&p, params, &err);
+    ok(tc_fmt_build(f, a, &p, &m, &err) == TC_ERR_ARG && !m, "refused: %s", params);
+    is_str(err.msg, want, "  with the message");
+    tc_fmt_free(m);
+}
+
+/* Format f's validate on m against a, `what` naming it, after one change
+   to m's arrays (lvalue = bad), which is then undone: refused with exactly
+   the message want. FMT_REFUSED_LABEL describes the change by label (for
+   wrappers: their arguments reach FMT_REFUSED macro-expanded, NULL as
+   ((void *)0)). */
+#define FMT_REFUSED(f, m, a, what, lvalue, bad, want) \
+    FMT_REFUSED_LABEL(f, m, a, what, #lvalue " = " #bad, lvalue, bad, want)
+#define FMT_REFUSED_LABEL(f, m, a, what, label, lvalue, bad, want)                       \
+    do {                                                                                \
+        __typeof__(lvalue) saved_ = (lvalue);                                           \
+        (lvalue) = (bad);                                                               \
+        tc_error e_ = { 0 };                                                            \
+        tc_status st_ = (f)->validate((m), (a), (what), &e_);                          \
+        (lvalue) = saved_;                                                              \
+        ok(st_ == TC_ERR_INVALID, "refused: %s", label);                                \
+        is_str(e_.msg, want, "  with the message");                                     \
+    } while (0)
+
+/* Calls fn(name, matrix) for every .mtx.gz of $TC_SHARED_DATA, in name
+   order; one skipped test when there is none. */
+__attribute__((unused)) static void for_each_shared(void (*fn)(const char *, const tc_csr *))
+{
+    const char *dir = getenv("TC_SHARED_DATA");
+    struct dirent **list;
+    int n = dir ? scandir(dir, &list, NULL, alphasort) : -1;
+    if (n < 0) {
+        ok(1, "shared matrices # SKIP no collection (set TC_SHARED_DATA)");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (strstr(list[i]->d_name, ".mtx.gz")) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
+            tc_csr *a;
+            tc_error err;
+            if (tc_mtx_read(path, NULL, &a, NULL, NULL, &err))
+                bail(err.msg);
+            fn(list[i]->d_name, a);
+            tc_csr_free(a);
+        }
+        free(list[i]);
+    }
+    free(list);
+}
+
+#endif

@@ -1,0 +1,115 @@
+#!/bin/sh
+# The rstile kernel (kernels/rstile.cu) on the GPU: every matrix of
+# $TC_SHARED_DATA (the bundled ones when it is missing) at n = 1, 7, 32, 64,
+# 128, 256, 257, in its own order and reordered by wjaccard (C compared in
+# the original order); each variant on its own with the tails of N; awkward
+# shapes (a 5000-nonzero row, whose window is split; more than 65535 rows;
+# no nonzeros); every residual threshold forced; the format read from a
+# .tcf.h5; an Inf in row 0 of B; the parts and the baseline of --bench.
+# Skipped where there is no CUDA device. TCMUL, TCCONV and TCREORDER may
+# name the tools to run (a bundle on a GPU machine without the build tree).
+. "${top_srcdir:-.}/tests/lib.sh"
+DEVICE=gpu
+. "$top_srcdir/tests/tcmul-common.sh"
+TCCONV=${TCCONV:-$TOOLS/tcconv}
+TCREORDER=${TCREORDER:-$TOOLS/tcreorder}
+
+"$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
+
+data=$(gpu_test_matrices)
+
+# Every matrix at every n, in its order and in wjaccard's (the .tcf.h5
+# holds /permutation: tcmul takes B and gives C in the original order, and
+# --verify checks that C against A as the user numbers it).
+for m in "$data"/*.mtx.gz; do
+    name=$(basename "$m" .mtx.gz)
+    "$TCREORDER" -q -m wjaccard -o "$T/$name.wj.tcf.h5" "$m"
+    ok $? "$name: reordered by wjaccard"
+    for n in 1 7 32 64 128 256 257; do
+        verify_passes "rstile: $name, n=$n" "$m" --format rstile --cols "$n" --seed "$n" \
+            --warmup 2 --iters 10
+        diag "rstile $name n=$n: rel_fro $(figure verify rel_fro), fastest $(figure run variant)"
+        verify_passes "rstile: $name reordered, n=$n" "$T/$name.wj.tcf.h5" --format rstile \
+            --cols "$n" --seed "$n" --warmup 2 --iters 10
+    done
+    rm -f "$T/$name.wj.tcf.h5"
+done
+
+# The permutation is undone in C: the product of the reordered matrix,
+# written out, equals the product of the original one (same B, same seed).
+"$TCREORDER" -q -m wjaccard -o "$T/cora.wj.tcf.h5" "$DATA/cora.mtx.gz"
+"$TCMUL" --device gpu --format rstile --variant cuda --cols 5 --seed 3 "$DATA/cora.mtx.gz" \
+    -o "$T/c1.mtx"
+"$TCMUL" --device gpu --format rstile --variant cuda --cols 5 --seed 3 "$T/cora.wj.tcf.h5" \
+    -o "$T/c2.mtx"
+awk 'NR == FNR { if (!/^%/) a[FNR] = $1; next }
+     !/^%/ { d = $1 - a[FNR]; if (d < 0) d = -d; if (d > 1e-3) bad++ }
+     END { exit bad > 0 }' "$T/c1.mtx" "$T/c2.mtx"
+ok $? "rstile: C of the reordered matrix is C of the original, in the original order"
+
+# Each variant on its own, on matrices of different kinds, with the tails of
+# N (7: one partial n-tile; 12: two tiles, 16 columns per warp; 36: a
+# partial panel, n % 8 != 0, n % 4 == 0; 257: n % 4 != 0).
+gen_longrow "$T/longrow.mtx"
+gen_tall "$T/tall.mtx"
+gen_empty "$T/empty.mtx"
+for v in tc tc-fly cuda; do
+    for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
+        name=$(basename "$m" .mtx.gz)
+        for n in 7 12 36 257; do
+            verify_passes "rstile: $name, --variant $v, n=$n" "$m" --format rstile \
+                --variant "$v" --cols "$n" --seed $((n + 1))
+        done
+    done
+    verify_passes "rstile --variant $v: a 5000-nonzero row (split window), n=33" \
+        "$T/longrow.mtx" --format rstile --variant "$v" --cols 33
+    verify_passes "rstile --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
+        --format rstile --variant "$v" --cols 7
+    verify_passes "rstile --variant $v: a matrix without nonzeros" "$T/empty.mtx" \
+        --format rstile --variant "$v" --cols 4
+done
+
+run_fails 2 "tcmul: --variant nope: the rstile kernel's variants are tc, tc-fly, cuda" \
+    "an unknown variant is named with the kernel's" -- \
+    "$TCMUL" --device gpu --format rstile --variant nope --verify "$DATA/cora.mtx.gz" --cols 4
+
+# Every residual threshold, from nothing in the residual to most rows in it,
+# and windows split into segments of one block: built by tcconv, read back.
+for t in 0 1 2 4 8 64; do
+    "$TCCONV" -q -f rstile -p threshold=$t "$DATA/rajat01.mtx.gz" -o "$T/r.tcf.h5"
+    verify_passes "rstile, threshold=$t, n=32" "$T/r.tcf.h5" --format rstile --cols 32
+done
+"$TCCONV" -q -f rstile -p split=1 "$DATA/bcsstk13.mtx.gz" -o "$T/s.tcf.h5"
+for v in tc tc-fly cuda; do
+    verify_passes "rstile, split=1 (every window split), --variant $v, n=40" "$T/s.tcf.h5" \
+        --format rstile --variant "$v" --cols 40
+done
+
+# Inf in row 0 of B: the tensor-core variants multiply the zeros of a tile
+# by it (recorded in kernels/rstile.cu), so the choice of the fastest skips
+# them and runs "cuda", which spreads nothing; forced, they do spread.
+inf_row0 "$DATA/rajat01.mtx.gz" --format rstile
+"$TCMUL" --device gpu --verify --tsv --format rstile "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
+    > "$T/v.tsv"
+is "$(figure variants tc_ms) $(figure variants tc-fly_ms)" "skipped skipped" \
+    "rstile, B with an Inf: the tensor-core variants are skipped"
+is "$(figure run variant)" cuda "rstile, B with an Inf: cuda runs"
+
+# Values far outside fp16's range (bcsstk13 reaches 1e10 and more): the per
+# row scaling keeps them; tc forced.
+verify_passes "rstile --variant tc: values beyond fp16's range, n=64" "$DATA/bcsstk13.mtx.gz" \
+    --format rstile --variant tc --cols 64
+
+# Timed runs: the output of the last timed run is checked, the parts are
+# timed on their own, and cuSPARSE is timed in the same run.
+verify_passes "rstile --bench --verify" "$DATA/bcsstk13.mtx.gz" --format rstile --cols 32 \
+    --bench --iters 20
+share=$(figure parts tc_block_nnz_share)
+awk -v s="$share" -v t="$(figure parts tc_block_time_share)" \
+    'BEGIN { exit !(s > 0 && s <= 1 && t > 0 && t <= 1) }'
+ok $? "rstile --bench: TC part shares of nonzeros ($share) and of time"
+speedup=$(figure baseline speedup)
+awk -v s="$speedup" 'BEGIN { exit !(s > 0) }'
+ok $? "rstile --bench: speedup over cuSPARSE ($speedup, $(figure baseline variant)) in the same run"
+
+done_testing

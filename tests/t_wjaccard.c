@@ -1,0 +1,417 @@
+/* t_wjaccard: the `wjaccard` reordering (lib/reorder/wjaccard.c): its
+   parameters and their refusals, valid and deterministic permutations on
+   awkward shapes and on any thread count, scrambled block matrices coming
+   back to their block count, well ordered matrices kept, isolated rows
+   placed, the 2-opt lowering adjacent dissimilarity, progress reports. */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include "tcsparse.h"
+#include "tap.h"
+#include "testmat.h"
+
+static const tc_reorder_method *method(void)
+{
+    return tc_reorder_find("wjaccard");
+}
+
+static tc_csr *from_coo(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                        const int32_t *ci)
+{
+    tc_csr *a = NULL;
+    tc_error err;
+    if (tc_csr_from_coo(&a, rows, cols, n, ri, ci, NULL, 1, &err))
+        diag("tc_csr_from_coo: %s", err.msg);
+    return a;
+}
+
+/* wjaccard's order of a with parameters `params` (NULL: defaults), or NULL
+   with a diagnostic. */
+static tc_perm *order(const tc_csr *a, const char *params, const tc_progress *prog)
+{
+    tc_params p = { 0 };
+    tc_error err;
+    tc_perm *perm = NULL;
+    if ((params && tc_params_parse(&p, params, &err)) ||
+        tc_reorder_run(method(), a, &p, &perm, prog, &err))
+        diag("wjaccard %s: %s", params ? params : "", err.msg);
+    return perm;
+}
+
+/* 16x8 TC blocks of a with its rows in perm's order. */
+static int64_t blocks_after(const tc_csr *a, const tc_perm *perm)
+{
+    tc_csr *b;
+    tc_error err;
+    if (tc_csr_permute(a, perm, NULL, &b, &err))
+        return -1;
+    int64_t n = tc_count_tc_blocks(b, 16, 8);
+    tc_csr_free(b);
+    return n;
+}
+
+static int same_perm(const tc_perm *p, const tc_perm *q)
+{
+    return p && q && p->n == q->n &&
+           memcmp(p->new2old, q->new2old, sizeof(int32_t) * (size_t)p->n) == 0;
+}
+
+static void test_parameters(void)
+{
+    ok(method() != NULL, "wjaccard is registered");
+    int n;
+    const tc_param_def *d = tc_reorder_params(method(), &n);
+    is_int(n, 4, "four parameters");
+    ok(n == 4 && strcmp(d[0].name, "k") == 0 && d[0].def == 8 &&
+       strcmp(d[1].name, "cap") == 0 && d[1].def == 256 &&
+       strcmp(d[2].name, "rounds") == 0 && d[2].def == 1 &&
+       strcmp(d[3].name, "floor") == 0 && d[3].def == 0.05,
+       "defaults k=8, cap=256, rounds=1, floor=0.05");
+
+    static const struct { const char *given, *message; } bad[] = {
+        { "kk=3", "wjaccard has no parameter 'kk'" },
+        { "k=0", "wjaccard: k=0 is out of range [1, 64]" },
+        { "k=65", "wjaccard: k=65 is out of range [1, 64]" },
+        { "k=2.5", "wjaccard: k=2.5 must be a whole number" },
+        { "cap=0", "wjaccard: cap=0 is out of range [1, 100000]" },
+        { "rounds=-1", "wjaccard: rounds=-1 is out of range [0, 100]" },
+        { "rounds=101", "wjaccard: rounds=101 is out of range [0, 100]" },
+        { "floor=1.5", "wjaccard: floor=1.5 is out of range [0, 1]" },
+    };
+    tc_csr *a = tap_random_matrix(40, 30, 3, -1, -1, 1);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tc_params p = { 0 };
+        tc_error err;
+        tc_perm *perm = NULL;
+        tc_params_parse(&p, bad[i].given, &err);
+        tc_status st = tc_reorder_run(method(), a, &p, &perm, NULL, &err);
+        ok(st == TC_ERR_ARG && perm == NULL, "%s refused", bad[i].given);
+        is_str(err.msg, bad[i].message, "  ... with its message");
+    }
+    tc_perm *perm = order(a, "k=1,cap=1,rounds=0,floor=1", NULL);
+    ok(perm && perm->n == 40, "extreme values accepted: k=1,cap=1,rounds=0,floor=1");
+    tc_perm_free(perm);
+    tc_csr_free(a);
+}
+
+/* a without the entries of its rows i with i % 4 == 1 (freed). */
+static tc_csr *with_empty_rows(tc_csr *a)
+{
+    int32_t *ri = malloc(sizeof(int32_t) * (size_t)(a->nnz + 1));
+    int32_t *ci = malloc(sizeof(int32_t) * (size_t)(a->nnz + 1));
+    int64_t n = 0;
+    for (int32_t i = 0; i < a->rows; i++)
+        for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1] && i % 4 != 1; e++, n++)
+            ri[n] = i, ci[n] = a->colidx[e];
+    tc_csr *b = from_coo(a->rows, a->cols, n, ri, ci);
+    tc_csr_free(a);
+    free(ri);
+    free(ci);
+    return b;
+}
+
+/* The empty rows of a are among the rows that go last in original order:
+   from the first empty row on, p's order is increasing. */
+static int empty_rows_last(const tc_csr *a, const tc_perm *p)
+{
+    int32_t i = 0;
+    while (i < a->rows && a->rowptr[p->new2old[i]] != a->rowptr[p->new2old[i] + 1])
+        i++;
+    for (i++; i < a->rows; i++)
+        if (p->new2old[i] < p->new2old[i - 1])
+            return 0;
+    return 1;
+}
+
+/* Valid, the same twice, and the same on 1, 2 and 7 threads; with empty
+   rows, those last. */
+static void test_shapes(void)
+{
+    static const struct {
+        int32_t rows, cols;
+        int per_row;
+        int32_t dense_row, dense_col;
+        int holes;      /* rows 1, 5, 9, ... empty */
+    } shapes[] = {
+        { 0, 0, 0, -1, -1, 0 }, { 1, 1, 1, -1, -1, 0 }, { 1, 1, 0, -1, -1, 0 },
+        { 2, 2, 1, -1, -1, 0 }, { 17, 9, 2, 3, -1, 0 }, { 9, 17, 3, -1, 4, 1 },
+        { 1000, 1000, 3, 0, 999, 1 }, { 5003, 300, 5, 4000, -1, 0 },
+        { 4500, 20000, 40, -1, 17, 1 }, { 70001, 70001, 4, 65535, 65536, 0 },
+        { 70001, 300, 3, -1, -1, 1 }, { 300, 70001, 30, 2, -1, 0 },
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        tc_csr *a = tap_random_matrix(shapes[s].rows, shapes[s].cols, shapes[s].per_row,
+                                      shapes[s].dense_row, shapes[s].dense_col, (int)(s % 2));
+        if (shapes[s].holes)
+            a = with_empty_rows(a);
+        tc_perm *p[3] = { NULL, NULL, NULL }, *again;
+        static const char *threads[3] = { "1", "2", "7" };
+        for (int t = 0; t < 3; t++) {
+            setenv("TC_THREADS", threads[t], 1);
+            p[t] = order(a, NULL, NULL);
+        }
+        again = order(a, NULL, NULL);
+        unsetenv("TC_THREADS");
+        ok(p[0] && p[0]->n == a->rows, "%dx%d, %d a row%s%s%s: a permutation of the rows",
+           a->rows, a->cols, shapes[s].per_row, shapes[s].dense_row >= 0 ? ", a dense row" : "",
+           shapes[s].dense_col >= 0 ? ", a dense column" : "",
+           shapes[s].holes ? ", a row in 4 empty" : "");
+        ok(same_perm(p[0], p[1]) && same_perm(p[0], p[2]), "  ... the same on 1, 2 and 7 threads");
+        ok(same_perm(p[2], again), "  ... and again");
+        int64_t before = tc_count_tc_blocks(a, 16, 8), after = p[0] ? blocks_after(a, p[0]) : -1;
+        ok(after >= 0 && after <= before, "  ... TC blocks %lld -> %lld", (long long)before,
+           (long long)after);
+        if (shapes[s].holes && p[0])
+            ok(tc_perm_is_identity(p[0]) || empty_rows_last(a, p[0]),
+               "  ... %s", tc_perm_is_identity(p[0]) ? "the input order kept"
+                                                     : "the empty rows last, in order");
+        for (int t = 0; t < 3; t++)
+            tc_perm_free(p[t]);
+        tc_perm_free(again);
+        tc_csr_free(a);
+    }
+}
+
+/* groups x 16 rows, group g owning columns [g * step, g * step + width)
+   (modulo the columns, groups * step), each row holding each of its
+   group's columns with probability pct / 100 (at least one). Rows in
+   group order when scramble is NULL, else row i goes to scramble[i]. */
+static tc_csr *block_matrix(int32_t groups, int32_t step, int32_t width, uint32_t pct,
+                            const int32_t *scramble)
+{
+    int32_t rows = groups * 16, cols = groups * step;
+    int64_t cap = (int64_t)rows * width, n = 0;
+    int32_t *ri = malloc(sizeof(int32_t) * (size_t)cap), *ci = malloc(sizeof(int32_t) * (size_t)cap);
+    for (int32_t i = 0; i < rows; i++) {
+        int32_t g = i / 16, first = (int32_t)tap_rand((uint32_t)width);
+        for (int32_t c = 0; c < width; c++)
+            if (c == first || tap_rand(100) < pct) {
+                ri[n] = scramble ? scramble[i] : i;
+                ci[n++] = (g * step + c) % cols;
+            }
+    }
+    tc_csr *a = from_coo(rows, cols, n, ri, ci);
+    free(ri);
+    free(ci);
+    return a;
+}
+
+/* Rows scrambled by a random permutation come back to within 10% of the
+   block count of the group order: one window per group. Neighbouring
+   groups share columns (step < width), so the kNN graph is one tree
+   through all groups. */
+static void test_scrambled_blocks(int32_t groups, int32_t step, int32_t width, uint32_t pct)
+{
+    int32_t rows = groups * 16;
+    int32_t *scramble = malloc(sizeof(int32_t) * (size_t)rows);
+    tap_shuffle(scramble, rows);
+    tc_csr *in_order = block_matrix(groups, step, width, pct, NULL);
+    int64_t optimal = tc_count_tc_blocks(in_order, 16, 8);
+    tc_csr_free(in_order);
+    tc_csr *a = block_matrix(groups, step, width, pct, scramble);
+    int64_t scrambled = tc_count_tc_blocks(a, 16, 8);
+    tc_perm *p = order(a, NULL, NULL);
+    int64_t after = p ? blocks_after(a, p) : -1;
+    ok(after >= 0 && after * 10 <= optimal * 11,
+       "%d groups of 16 rows, %d columns each, %d shared with the next, %u%% dense, scrambled: "
+       "%lld blocks, back to %lld (group order: %lld)", groups, width, width - step, pct,
+       (long long)scrambled, (long long)after, (long long)optimal);
+    ok(scrambled >= 2 * optimal, "  ... the scramble had more than doubled them");
+    tc_perm_free(p);
+    tc_csr_free(a);
+    free(scramble);
+}
+
+/* A matrix in its best order stays as it is: the block matrix in group
+   order (no order has fewer blocks than one window per group), and a
+   matrix of one block per window whose windows draw their columns from
+   one small pool, where rows of different windows look alike and the
+   walk mixes them: wjaccard notices that its order has more blocks and
+   keeps the input's. */
+static void test_well_ordered(void)
+{
+    tc_csr *a = block_matrix(256, 16, 32, 60, NULL);
+    tc_perm *p = order(a, NULL, NULL);
+    int64_t before = tc_count_tc_blocks(a, 16, 8), after = p ? blocks_after(a, p) : -1;
+    ok(after >= 0 && after <= before, "block matrix in group order: %lld blocks, after %lld",
+       (long long)before, (long long)after);
+    tc_perm_free(p);
+    tc_csr_free(a);
+
+    int32_t rows = 4096, n = 0;
+    int32_t *ri = malloc(sizeof(int32_t) * (size_t)rows * 4), *ci = malloc(sizeof(int32_t) * (size_t)rows * 4);
+    for (int32_t w = 0; w < rows / 16; w++) {
+        int32_t cols[12];
+        tap_shuffle(cols, 12);
+        for (int32_t i = w * 16; i < w * 16 + 16; i++)
+            for (int32_t c = 0; c < 3; c++) {
+                ri[n] = i;
+                ci[n++] = cols[tap_rand(8)];
+            }
+    }
+    a = from_coo(rows, 12, n, ri, ci);
+    tc_reorder_outcome out;
+    tc_error err;
+    p = NULL;
+    if (tc_reorder_run_outcome(method(), a, NULL, &p, &out, NULL, &err))
+        diag("wjaccard: %s", err.msg);
+    before = tc_count_tc_blocks(a, 16, 8);
+    ok(before == rows / 16 && p && tc_perm_is_identity(p) && out.kept_input,
+       "one block per window (%lld), columns from a pool of 12: the input order kept",
+       (long long)before);
+    long long found = 0, original = 0;
+    char tail = 0;
+    ok(sscanf(out.note, "kept the original order: the order found gives %lld 16x8 TC blocks, "
+              "the original %lld%c", &found, &original, &tail) == 2 &&
+       found >= original && original == before, "  ... and says so: %s", out.note);
+    tc_perm_free(p);
+    tc_csr_free(a);
+    free(ri);
+    free(ci);
+}
+
+/* Scrambled disjoint groups (their order beats the input's by far, so it
+   is kept), then: row x holding 30 columns of its own and one that only
+   row m shares (J(x, m) about 0.02, under floor=0.05): right after m. Row
+   z holding 30 of its own and one shared with x alone: its closest match
+   is isolated, so z goes last, with an empty row and a row of columns no
+   other row has, in their original order. */
+static void test_isolated(void)
+{
+    int32_t groups = 64, rows = groups * 16 + 4, cols = groups * 16 + 70;
+    int32_t *scramble = malloc(sizeof(int32_t) * (size_t)(rows - 4));
+    tap_shuffle(scramble, rows - 4);
+    int64_t cap = (int64_t)(rows - 4) * 16 + 80, n = 0;
+    int32_t *ri = malloc(sizeof(int32_t) * (size_t)cap), *ci = malloc(sizeof(int32_t) * (size_t)cap);
+    for (int32_t i = 0; i < rows - 4; i++)
+        for (int32_t c = 0; c < 16; c++)
+            if (c == 0 || tap_rand(100) < 70) {
+                ri[n] = scramble[i];
+                ci[n++] = i / 16 * 16 + c;
+            }
+    /* the extra rows, in original order: empty, unique, x, z */
+    int32_t empty = rows - 4, unique = rows - 3, x = rows - 2, z = rows - 1, m = scramble[100];
+    int32_t fresh = groups * 16;
+    for (int32_t c = 0; c < 5; c++, n++)
+        ri[n] = unique, ci[n] = fresh++;
+    for (int32_t c = 0; c < 30; c++, n++)
+        ri[n] = x, ci[n] = fresh++;
+    for (int32_t c = 0; c < 30; c++, n++)
+        ri[n] = z, ci[n] = fresh++;
+    ri[n] = x, ci[n++] = fresh;             /* x and m share one column */
+    ri[n] = m, ci[n++] = fresh++;
+    ri[n] = x, ci[n++] = fresh;             /* x and z share one column */
+    ri[n] = z, ci[n++] = fresh++;
+    tc_csr *a = from_coo(rows, cols, n, ri, ci);
+    tc_perm *p = order(a, NULL, NULL);
+    ok(p && p->old2new[x] == p->old2new[m] + 1, "a row under the floor comes right after its "
+       "closest match (new rows %d and %d)", p ? p->old2new[m] : -1, p ? p->old2new[x] : -1);
+    ok(p && p->new2old[rows - 3] == empty && p->new2old[rows - 2] == unique &&
+       p->new2old[rows - 1] == z, "rows without a match in the order go last, in original order");
+    tc_perm_free(p);
+    p = order(a, "floor=0", NULL);
+    ok(p && p->old2new[x] < rows - 3 && p->new2old[rows - 2] == empty &&
+       p->new2old[rows - 1] == unique, "floor=0: x and z join the tree, the rows without "
+       "candidates still go last");
+    tc_perm_free(p);
+    tc_csr_free(a);
+    free(scramble);
+    free(ri);
+    free(ci);
+}
+
+/* The weighted Jaccard of the two rows, computed here the plain way: the
+   weight 1 / ln(e + degree) of the man page. */
+static double reference_dissimilarity(const tc_csr *a, const int64_t *degree, int32_t u,
+                                      int32_t v)
+{
+    double shared = 0, all = 0;
+    int64_t i = a->rowptr[u], j = a->rowptr[v];
+    while (i < a->rowptr[u + 1] || j < a->rowptr[v + 1]) {
+        int32_t cu = i < a->rowptr[u + 1] ? a->colidx[i] : INT32_MAX;
+        int32_t cv = j < a->rowptr[v + 1] ? a->colidx[j] : INT32_MAX;
+        int32_t c = cu < cv ? cu : cv;
+        double w = 1 / log(M_E + (double)degree[c]);
+        all += w;
+        shared += cu == cv ? w : 0;
+        i += cu == c, j += cv == c;
+    }
+    return all > 0 ? 1 - shared / all : 1;
+}
+
+static double adjacent_dissimilarity(const tc_csr *a, const tc_perm *p)
+{
+    int64_t *degree = calloc((size_t)a->cols + 1, sizeof *degree);
+    for (int64_t e = 0; e < a->nnz; e++)
+        degree[a->colidx[e]]++;
+    double sum = 0;
+    for (int32_t i = 1; i < a->rows; i++)
+        sum += reference_dissimilarity(a, degree, p->new2old[i - 1], p->new2old[i]);
+    free(degree);
+    return sum;
+}
+
+/* 2-opt rounds lower the sum of adjacent dissimilarities, and more rounds
+   do not raise it. */
+static void test_two_opt(void)
+{
+    int32_t *scramble = malloc(sizeof(int32_t) * 8192);
+    tap_shuffle(scramble, 8192);
+    tc_csr *a = block_matrix(512, 8, 24, 40, scramble);
+    tc_perm *p0 = order(a, "rounds=0", NULL), *p1 = order(a, "rounds=1", NULL);
+    tc_perm *p3 = order(a, "rounds=3", NULL);
+    double s0 = adjacent_dissimilarity(a, p0), s1 = adjacent_dissimilarity(a, p1);
+    double s3 = adjacent_dissimilarity(a, p3);
+    ok(!tc_perm_is_identity(p0) && s1 < s0 && s3 <= s1,
+       "2-opt: adjacent dissimilarity %.2f without, %.2f after 1 round, %.2f after 3", s0, s1,
+       s3);
+    tc_perm_free(p0);
+    tc_perm_free(p1);
+    tc_perm_free(p3);
+    tc_csr_free(a);
+    free(scramble);
+}
+
+typedef struct progress_log {
+    int64_t calls, last, total;
+    int monotone, same_total;
+} progress_log;
+
+static void log_progress(void *ctx, int64_t done, int64_t total)
+{
+    progress_log *l = ctx;
+    l->monotone &= done >= l->last && done <= total;
+    l->same_total &= l->calls == 0 || total == l->total;
+    l->calls++;
+    l->last = done;
+    l->total = total;
+}
+
+static void test_progress(void)
+{
+    tc_csr *a = tap_random_matrix(20000, 20000, 8, -1, -1, 1);
+    progress_log l = { 0, 0, 0, 1, 1 };
+    tc_progress prog = { log_progress, &l };
+    setenv("TC_THREADS", "2", 1);
+    tc_perm *p = order(a, NULL, &prog);
+    unsetenv("TC_THREADS");
+    ok(p && l.calls > 10 && l.monotone && l.same_total && l.last == l.total,
+       "progress: %lld reports, rising to their total", (long long)l.calls);
+    tc_perm_free(p);
+    tc_csr_free(a);
+}
+
+int main(void)
+{
+    test_parameters();
+    test_shapes();
+    test_scrambled_blocks(64, 16, 16, 70);
+    test_scrambled_blocks(256, 16, 32, 60);
+    test_scrambled_blocks(256, 12, 24, 70);
+    test_scrambled_blocks(1024, 16, 24, 50);
+    test_well_ordered();
+    test_isolated();
+    test_two_opt();
+    test_progress();
+    return done_testing();
+}

@@ -148,7 +148,7 @@ static __device__ __forceinline__ void put(const rs_args &a, const rs_seg &s, in
 
 /* Values per block on the device: each block's values start at a multiple
    of 8 halves (16 bytes), so that cp.async can stage them. */
-static __host__ __device__ __forceinline__ int64_t padded_values(int count)
+static int64_t padded_values(int count)
 {
     return (count + 7) & ~7;
 }

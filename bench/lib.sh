@@ -38,7 +38,7 @@ bench_program() {
 
 # bench_tcmul_sweep TAG OUT NS OPTIONS COLUMNS ARGS...: the GPU tables.
 # Parses ARGS as a script's own command line ([-o OUT.tsv] [-n "N..."]
-# [MATRIX...]; OUT and NS are the defaults; matrices (.mtx.gz or .tcf.h5,
+# [MATRIX...]; OUT and NS are the defaults; matrices (.mtx[.gz] or .tcf.h5,
 # named in the rows without the suffix) default to every .mtx.gz of
 # $TC_SHARED_DATA, else ../shared/data beside the tree). For
 # every matrix and n runs
@@ -77,7 +77,8 @@ bench_tcmul_sweep() {
     _status=0
     for _m in "$@"; do
         _file=$(basename "$_m")
-        _name=${_file%.mtx.gz}
+        _name=${_file%.gz}
+        _name=${_name%.mtx}
         _name=${_name%.tcf.h5}
         for _n in $_ns; do
             _args="--device gpu${_opts:+ $_opts} --bench --verify --tsv --cols $_n --seed $_n"
@@ -102,4 +103,56 @@ bench_tcmul_sweep() {
     cp "$_tmp" "$_out"
     echo "$_tag: $(($(wc -l < "$_out") - 1)) rows in $_out" >&2
     return $_status
+}
+
+# bench_reordered_sweep TAG METHOD OUT NS OPTIONS COLUMNS ARGS...: the GPU
+# table of a kernel in each matrix's own order and in METHOD's. ARGS as for
+# bench_tcmul_sweep. Every matrix is first reordered,
+#   tcreorder -q -m METHOD -o NAME.tcf.h5 NAME.mtx.gz
+# ($TCREORDER, else the build tree's tools/tcreorder), then both sets are
+# swept and written as one table with an order column (original or METHOD)
+# after the matrix; the reordered rows' command starts with the tcreorder
+# that made their input.
+bench_reordered_sweep() {
+    _rtag=$1 _method=$2 _rout=$3 _rns=$4 _ropts=$5 _rcols=$6
+    shift 6
+    OPTIND=1
+    while getopts o:n: _opt; do
+        case $_opt in
+        o) _rout=$OPTARG ;;
+        n) _rns=$OPTARG ;;
+        *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
+        esac
+    done
+    shift $((OPTIND - 1))
+    [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
+    _tcreorder=${TCREORDER:-${top_builddir:-.}/tools/tcreorder}
+    _rtmp=$(mktemp -d)
+    mkdir "$_rtmp/re"
+    _rstatus=0
+    for _m in "$@"; do
+        _name=$(basename "$_m" .mtx.gz)
+        "$_tcreorder" -q -m "$_method" -o "$_rtmp/re/$_name.tcf.h5" "$_m" ||
+            { echo "$_rtag: $_name: tcreorder failed" >&2; _rstatus=1; }
+    done
+    # (each sweep in a subshell: it sets its own EXIT trap)
+    (bench_tcmul_sweep "$_rtag" "$_rtmp/original.tsv" "$_rns" "$_ropts" "$_rcols" "$@") ||
+        _rstatus=1
+    (bench_tcmul_sweep "$_rtag" "$_rtmp/reordered.tsv" "$_rns" "$_ropts" "$_rcols" \
+        "$_rtmp"/re/*.tcf.h5) || _rstatus=1
+    awk -F '\t' -v OFS='\t' -v method="$_method" '
+        FNR == 1 { order = FILENAME ~ /reordered/ ? method : "original" }
+        FNR == 1 && NR > 1 { next }
+        {
+            o = NR == 1 ? "order" : order
+            if (order == method && NR > 1)
+                $NF = "tcreorder -q -m " method " -o " $4 ".tcf.h5 " $4 ".mtx.gz && " $NF
+            $4 = $4 OFS o
+            print
+        }' "$_rtmp/original.tsv" "$_rtmp/reordered.tsv" > "$_rtmp/all.tsv"
+    mkdir -p "$(dirname "$_rout")"
+    cp "$_rtmp/all.tsv" "$_rout"
+    rm -rf "$_rtmp"
+    echo "$_rtag: $(($(wc -l < "$_rout") - 1)) rows in $_rout" >&2
+    return $_rstatus
 }

@@ -13,12 +13,14 @@
 # threads when set, else all CPUs) and appends to bench/results/reorder.tsv
 # (or OUT.tsv) the columns
 #   host date commit matrix method seconds blocks_before blocks_after
-#   nnz_per_tcb_before nnz_per_tcb_after kept_input command
+#   nnz_per_tcb_before nnz_per_tcb_after bcsr_blocks_before
+#   bcsr_blocks_after kept_input command
 # from tcreorder's report: seconds to compute the order (reading the
 # matrix not included), 16x8 TC blocks of the 16-row windows with columns
 # compacted per window before and after, mean nonzeros per block before
-# and after, and kept_input 1 when the method found no better order and
-# returned the input's. The commit is git's HEAD, with "-dirty" when the
+# and after, 16x16 BCSR blocks (aligned, SMaT's) before and after, and
+# kept_input 1 when the method found no better order and returned the
+# input's. The commit is git's HEAD, with "-dirty" when the
 # tree has local changes, or $COMMIT (bench/lib.sh). Exits non-zero when
 # a run failed (its row is not written).
 set -eu
@@ -47,7 +49,7 @@ threads=${TC_THREADS:+TC_THREADS=$TC_THREADS }
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 mkdir -p "$(dirname "$out")"
-[ -f "$out" ] || printf 'host\tdate\tcommit\tmatrix\tmethod\tseconds\tblocks_before\tblocks_after\tnnz_per_tcb_before\tnnz_per_tcb_after\tkept_input\tcommand\n' >"$out"
+[ -f "$out" ] || printf 'host\tdate\tcommit\tmatrix\tmethod\tseconds\tblocks_before\tblocks_after\tnnz_per_tcb_before\tnnz_per_tcb_after\tbcsr_blocks_before\tbcsr_blocks_after\tkept_input\tcommand\n' >"$out"
 
 status=0
 for m in "$@"; do
@@ -64,10 +66,11 @@ for m in "$@"; do
             -v cmd="${threads}tcreorder --method $method --tsv $name.mtx.gz" '
             NR > 1 { v[$1 "." $2] = $3 }
             END {
-                printf "%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%d\t%.3f\t%.3f\t%s\t%s\n", h, d, c, m, me,
-                       v["reorder.seconds"], v["tc16x8.blocks_before"], v["tc16x8.blocks_after"],
-                       v["tc16x8.nnz_per_tcb_before"], v["tc16x8.nnz_per_tcb_after"],
-                       v["reorder.kept_input"], cmd
+                printf "%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%d\t%.3f\t%.3f\t%d\t%d\t%s\t%s\n", h, d, c,
+                       m, me, v["reorder.seconds"], v["tc16x8.blocks_before"],
+                       v["tc16x8.blocks_after"], v["tc16x8.nnz_per_tcb_before"],
+                       v["tc16x8.nnz_per_tcb_after"], v["bcsr16x16.blocks_before"],
+                       v["bcsr16x16.blocks_after"], v["reorder.kept_input"], cmd
             }' "$tmp" | tee -a "$out"
     done
 done

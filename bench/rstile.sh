@@ -24,29 +24,6 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
-out=$here/bench/results/rstile.tsv
-ns="32 64 128 256"
-while getopts o:n: opt; do
-    case $opt in
-    o) out=$OPTARG ;;
-    n) ns=$OPTARG ;;
-    *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX.mtx.gz...]" >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
-tcreorder=${TCREORDER:-${top_builddir:-.}/tools/tcreorder}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/wj"
-
-status=0
-for m in "$@"; do
-    name=$(basename "$m" .mtx.gz)
-    "$tcreorder" -q -m wjaccard -o "$tmp/wj/$name.tcf.h5" "$m" ||
-        { echo "rstile: $name: tcreorder failed" >&2; status=1; }
-done
-
 columns="
     rows=input.rows
     cols=input.cols
@@ -66,25 +43,5 @@ columns="
     cuda_ms=variants.cuda_ms
     rel_fro=verify.rel_fro
     verify=verify.result"
-# (each sweep in a subshell: it sets its own EXIT trap)
-(bench_tcmul_sweep rstile "$tmp/original.tsv" "$ns" "--format rstile" "$columns" "$@") ||
-    status=1
-(bench_tcmul_sweep rstile "$tmp/wjaccard.tsv" "$ns" "--format rstile" "$columns" \
-    "$tmp"/wj/*.tcf.h5) || status=1
-
-# One table: an order column after the matrix; the reordered rows' command
-# starts with the tcreorder that made their input.
-awk -F '\t' -v OFS='\t' '
-    FNR == 1 { order = FILENAME ~ /wjaccard/ ? "wjaccard" : "original" }
-    FNR == 1 && NR > 1 { next }
-    {
-        o = NR == 1 ? "order" : order
-        if (order == "wjaccard" && NR > 1)
-            $NF = "tcreorder -q -m wjaccard -o " $4 ".tcf.h5 " $4 ".mtx.gz && " $NF
-        $4 = $4 OFS o
-        print
-    }' "$tmp/original.tsv" "$tmp/wjaccard.tsv" > "$tmp/all.tsv"
-mkdir -p "$(dirname "$out")"
-cp "$tmp/all.tsv" "$out"
-echo "rstile: $(($(wc -l < "$out") - 1)) rows in $out" >&2
-exit $status
+bench_reordered_sweep rstile wjaccard "$here/bench/results/rstile.tsv" "32 64 128 256" \
+    "--format rstile" "$columns" "$@"

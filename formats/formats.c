@@ -8,12 +8,16 @@
 extern const tc_format tc_format_csr;
 extern const tc_format tc_format_brp;
 extern const tc_format tc_format_rstile;
+extern const tc_format tc_format_hrpb;
+extern const tc_format tc_format_bsb;
 extern const tc_format tc_format_bcsr;
 
 static const tc_format *const registry[] = {
     &tc_format_csr,
     &tc_format_brp,
     &tc_format_rstile,
+    &tc_format_hrpb,
+    &tc_format_bsb,
     &tc_format_bcsr,
 };
 #define NFORMATS ((int)(sizeof registry / sizeof registry[0]))

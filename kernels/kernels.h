@@ -193,6 +193,11 @@ const tc_kernel *tc_kernel_at(int i);
 const tc_kernel *tc_kernel_find(const char *format);
 /* cuSPARSE SpMM on CSR, the fastest of its algorithms. */
 const tc_kernel *tc_kernel_baseline(void);
+/* cuBLAS GEMM on A stored densely, fp16 in and fp32 accumulation: the
+   reference a sparse kernel must beat for sparsity to pay (SMaT, Section
+   VI-C); its prepare refuses (TC_ERR_UNSUPPORTED) a dense A that would take
+   more than half the free device memory. Not a format's kernel. */
+const tc_kernel *tc_kernel_dense(void);
 /* The variant's index, or -1. */
 int tc_kernel_variant_find(const tc_kernel *k, const char *name);
 

@@ -51,6 +51,24 @@ static __device__ __forceinline__ void tc_mma_m16n8k8_f16(float c[4], uint32_t a
         : "r"(a0), "r"(a1), "r"(b0));
 }
 
+/* c += A * B for one 16 x 8 x 16 tile in fp16 with float32 accumulation
+   (PTX ISA, "Matrix Fragments for mma.m16n8k16", .f16), lane = 4 gid + tig:
+     A (16 x 16, row-major): a0 = A[gid][2 tig .. 2 tig + 1],
+                             a1 = A[gid + 8][2 tig .. 2 tig + 1],
+                             a2 = A[gid][2 tig + 8 .. 2 tig + 9],
+                             a3 = A[gid + 8][2 tig + 8 .. 2 tig + 9]
+     B (16 x 8, column):     b0 = B[2 tig .. 2 tig + 1][gid],
+                             b1 = B[2 tig + 8 .. 2 tig + 9][gid]
+     C (16 x 8): as for tf32 above. */
+static __device__ __forceinline__ void tc_mma_m16n8k16_f16(float c[4], const uint32_t a[4],
+                                                           uint32_t b0, uint32_t b1)
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
 /* Copies 16 bytes from global to shared memory asynchronously (cp.async,
    sm_80); with `valid` 0 nothing is read and the 16 bytes are zeroed (the
    source size operand is 0), so src must then only be a valid address. */
@@ -85,6 +103,27 @@ static __device__ __forceinline__ void tc_ldmatrix_x4_trans(uint32_t r[4], const
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(a));
+}
+
+/* ldmatrix.x4 (not transposed): lane 4 gid + tig receives in r[m] the
+   elements (gid, 2 tig) and (gid, 2 tig + 1) of matrix m, which for the four
+   8 x 8 quarters of a row-major 16 x 16 A (rows 0-7 | 8-15 of columns 0-7,
+   then of columns 8-15) is the A fragment of mma.m16n8k16.f16. */
+static __device__ __forceinline__ void tc_ldmatrix_x4(uint32_t r[4], const void *row)
+{
+    const uint32_t a = (uint32_t)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(a));
+}
+
+/* Shared-memory rows of NT 16-byte chunks (NT = 1, 2 or 4): chunk q of row
+   c is stored at slot q ^ tc_swz<NT>(c), so that the eight rows one
+   ldmatrix phase reads (consecutive c, same q) fall in eight different
+   16-byte bank groups of a 128-byte line. */
+template <int NT> static __device__ __forceinline__ int tc_swz(int c)
+{
+    return (c / (8 / NT)) & (NT - 1);
 }
 
 #endif

@@ -114,6 +114,11 @@ const tc_kernel *tc_kernel_baseline(void)
     return NULL;
 }
 
+const tc_kernel *tc_kernel_dense(void)
+{
+    return NULL;
+}
+
 int tc_kernel_variant_find(const tc_kernel *k, const char *name)
 {
     return -1;

@@ -15,11 +15,14 @@
 extern const tc_kernel tc_kernel_csr;
 extern const tc_kernel tc_kernel_brp;
 extern const tc_kernel tc_kernel_rstile;
+extern const tc_kernel tc_kernel_bcsr;
+extern const tc_kernel tc_kernel_gemm;
 
 static const tc_kernel *const kernels[] = {
     &tc_kernel_csr,
     &tc_kernel_brp,
     &tc_kernel_rstile,
+    &tc_kernel_bcsr,
 };
 
 int tc_kernel_count(void)
@@ -43,6 +46,11 @@ const tc_kernel *tc_kernel_find(const char *format)
 const tc_kernel *tc_kernel_baseline(void)
 {
     return &tc_kernel_csr;
+}
+
+const tc_kernel *tc_kernel_dense(void)
+{
+    return &tc_kernel_gemm;
 }
 
 int tc_kernel_variant_find(const tc_kernel *k, const char *name)

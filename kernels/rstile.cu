@@ -61,6 +61,7 @@
 #include "gpu_internal.h"
 #include "rstile.h"
 #include "mma.cuh"
+#include "segments.h"
 
 #define WROWS TC_RSTILE_H_ROWS
 #define BCOLS TC_RSTILE_W_COLS
@@ -78,21 +79,9 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual" };
 /* "cuda": columns of C per thread block (one per lane). */
 #define CUDA_PANEL 32
 
-/* A window segment as the kernels read it: its blocks, its window's first
-   row, the rows it writes (bit r: row row0 + r is neither a residual row nor
-   past the last row) and whether its window is split (its rows are then
-   added atomically into zeroed rows). */
-typedef struct rs_seg {
-    int64_t block;
-    int32_t row0;
-    int32_t nblocks;
-    uint32_t mask;
-    uint32_t split;
-} rs_seg;
-
 /* Everything a launch reads, passed by value. */
 typedef struct rs_args {
-    const rs_seg *seg;
+    const tc_seg *seg;
     int64_t tc_blocks;          /* thread blocks of the TC part: segments x panels */
     int panels;                 /* panels of columns of C per segment */
     const uint64_t *bitmap;
@@ -127,25 +116,6 @@ static __device__ __forceinline__ float value_at(const __half *__restrict__ val,
     return val ? __half2float(val[e]) : 1.0f;
 }
 
-static __device__ __forceinline__ float scale_of(const float *__restrict__ s, int64_t row)
-{
-    return s ? s[row] : 1.0f;
-}
-
-/* Stores (or, for a split window, adds) v into C[row][c] when the segment
-   writes that row and c is inside C. */
-static __device__ __forceinline__ void put(const rs_args &a, const rs_seg &s, int r, int32_t c,
-                                           float v)
-{
-    if (!((s.mask >> r) & 1) || c >= a.n)
-        return;
-    float *dst = &a.C[(int64_t)(s.row0 + r) * a.n + c];
-    if (s.split)
-        atomicAdd(dst, v);
-    else
-        *dst = v;
-}
-
 /* Values per block on the device: each block's values start at a multiple
    of 8 halves (16 bytes), so that cp.async can stage them. */
 static int64_t padded_values(int count)
@@ -161,19 +131,13 @@ static int64_t padded_values(int count)
    ring of STAGES per warp; blocks are fetched STAGES - 1 ahead. */
 #define STAGES 4
 
-/* One stage: the 8 rows of B of a block (NT chunks of 16 bytes per row;
-   chunk q of row c at slot q ^ swz(c), so that ldmatrix's eight rows fall
-   in different banks), its values and its bitmap. */
+/* One stage: the 8 rows of B of a block (NT chunks of 16 bytes per row,
+   swizzled: tc_swz), its values and its bitmap. */
 template <int NT> struct stage {
     uint4 b[BCOLS * NT];
     uint4 v[WROWS * BCOLS / 8];
     uint64_t bitmap[2];
 };
-
-template <int NT> static __device__ __forceinline__ int swz(int c)
-{
-    return (c / (8 / NT)) & (NT - 1);
-}
 
 /* What a lane needs to start fetching block b: its column id (lanes < 8 NT:
    column lane / NT of the block) and where the block's values start and
@@ -206,7 +170,7 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT> *st, in
         const int c = lane / NT, q = lane % NT;
         const __half *src = a.B16 + (m.col >= 0 ? (int64_t)m.col * a.ldb16 : 0) +
                             (int64_t)panel * 8 * NT + 8 * q;
-        tc_cp_async16(&st->b[c * NT + (q ^ swz<NT>(c))], src, m.col >= 0);
+        tc_cp_async16(&st->b[c * NT + (q ^ tc_swz<NT>(c))], src, m.col >= 0);
     }
     if (lane < WROWS * BCOLS / 8 && m.v0 + 8 * lane < m.v1)
         tc_cp_async16(&st->v[lane], a.val + m.v0 + 8 * lane, 1);
@@ -273,7 +237,7 @@ static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int pa
         const uint32_t a1 = a_pair(w1, 8 * gid + 2 * tig, __popcll(w0), v);
         uint32_t bf[4];
         const int r = lane & 7, m = (lane >> 3) % NT;
-        tc_ldmatrix_x4_trans(bf, &cur->b[r * NT + (m ^ swz<NT>(r))]);
+        tc_ldmatrix_x4_trans(bf, &cur->b[r * NT + (m ^ tc_swz<NT>(r))]);
         for (int t = 0; t < NT; t++)
             tc_mma_m16n8k8_f16(acc[t], a0, a1, bf[t]);
         __syncwarp();           /* this stage is refilled at the next iteration */
@@ -409,11 +373,10 @@ template <int MODE, int NT> static __device__ void tc_block(const rs_args &a, in
 {
     constexpr int PW = panel_width<MODE, NT>();
     const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
-    const rs_seg s = a.seg[u / a.panels];
+    const tc_seg s = a.seg[u / a.panels];
     const int panel = (int)(u % a.panels);
-    const int64_t per = (s.nblocks + warps - 1) / warps;
-    const int64_t lo = min(s.block + w * per, s.block + s.nblocks);
-    const int64_t hi = min(lo + per, s.block + s.nblocks);
+    int64_t lo, hi;
+    tc_seg_warp_range(s, &lo, &hi);
     float *part = (float *)smem;                            /* [warps][16][PW] */
     float *mine = part + (size_t)w * WROWS * PW;
     if constexpr (MODE == V_CUDA) {
@@ -433,24 +396,10 @@ template <int MODE, int NT> static __device__ void tc_block(const rs_args &a, in
         } else {
             fly_range<NT>(a, lo, hi, panel, acc);
         }
-        const int gid = lane >> 2, tig = lane & 3;
-        for (int t = 0; t < NT; t++) {
-            const int c = 8 * t + 2 * tig;
-            mine[gid * PW + c] = acc[t][0];
-            mine[gid * PW + c + 1] = acc[t][1];
-            mine[(gid + 8) * PW + c] = acc[t][2];
-            mine[(gid + 8) * PW + c + 1] = acc[t][3];
-        }
+        tc_tile_store<NT>(mine, PW, acc);
     }
     __syncthreads();
-    for (int e = threadIdx.x; e < WROWS * PW; e += blockDim.x) {
-        float sum = 0.0f;
-        for (int k = 0; k < warps; k++)
-            sum += part[(size_t)k * WROWS * PW + e];
-        const int r = e / PW;
-        if (s.row0 + r < a.rows)
-            put(a, s, r, panel * PW + e % PW, sum * scale_of(a.row_scale, s.row0 + r));
-    }
+    tc_seg_store(s, part, PW, panel, a.row_scale, a.C, a.rows, a.n);
 }
 
 /* MODE: V_TC, V_TC_FLY or V_CUDA; NT: n-tiles of 8 columns per TC block
@@ -468,35 +417,6 @@ template <int MODE, int NT> __global__ void __launch_bounds__(MAX_WARPS * 32) rs
         residual_thread<MODE == V_TC>(a, t);
 }
 
-/* "tc": B (rows x n float32) into B16 (rows x ldb16 halves, zeros past n). */
-__global__ void rs_to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,
-                           int64_t ldb16)
-{
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;    /* 8 halves each */
-    const int64_t per_row = ldb16 / 8;
-    if (i >= rows * per_row)
-        return;
-    const int64_t r = i / per_row;
-    const int32_t c0 = (int32_t)(i % per_row) * 8;
-    __half h[8];
-    for (int j = 0; j < 8; j++)
-        h[j] = __float2half_rn(c0 + j < n ? B[r * n + c0 + j] : 0.0f);
-    *(uint4 *)(B16 + r * ldb16 + c0) = *(const uint4 *)h;
-}
-
-/* The rows of split windows that their segments add into, zeroed. */
-__global__ void rs_zero_split(const rs_seg *seg, int64_t nseg, float *C, int32_t n)
-{
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t per_seg = (int64_t)WROWS * n;
-    if (i >= nseg * per_seg)
-        return;
-    const rs_seg s = seg[i / per_seg];
-    const int r = (int)(i % per_seg / n);
-    if ((s.mask >> r) & 1)
-        C[(int64_t)(s.row0 + r) * n + i % n] = 0.0f;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Plan                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -504,7 +424,7 @@ __global__ void rs_zero_split(const rs_seg *seg, int64_t nseg, float *C, int32_t
 typedef struct rs_plan {
     tc_kplan base;
     int64_t nseg;               /* device segments (with the empty ones) */
-    rs_seg *seg;
+    tc_seg *seg;
     int64_t nsplit;             /* segments of split windows, first in seg */
     uint64_t *bitmap;
     int32_t *col;
@@ -590,19 +510,10 @@ static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_e
     cudaStream_t s = b->gpu->stream;
     const rs_args a = args_for(p, b->variant, parts, B, C);
     tc_status st = TC_OK;
-    if (b->variant == V_TC) {
-        const int64_t items = (int64_t)b->cols * (p->ldb16 / 8);
-        if (items > 0) {
-            rs_to_half<<<(unsigned)ceil_div(items, 256), 256, 0, s>>>(B, p->B16, b->cols, b->n,
-                                                                     p->ldb16);
-            st = TC_LAUNCHED(err, "rs_to_half");
-        }
-    }
-    if (st == TC_OK && p->nsplit > 0 && a.tc_blocks > 0) {
-        const int64_t items = p->nsplit * WROWS * b->n;
-        rs_zero_split<<<(unsigned)ceil_div(items, 256), 256, 0, s>>>(p->seg, p->nsplit, C, b->n);
-        st = TC_LAUNCHED(err, "rs_zero_split");
-    }
+    if (b->variant == V_TC)
+        st = tc_gpu_to_half(b->gpu, B, p->B16, b->cols, b->n, p->ldb16, err);
+    if (st == TC_OK && a.tc_blocks > 0)
+        st = tc_gpu_zero_split(b->gpu, p->seg, p->nsplit, C, b->n, err);
     const int64_t grid = grid_of(p, &a);
     if (st != TC_OK || grid == 0)
         return st;
@@ -656,27 +567,15 @@ static uint32_t window_mask(const tc_rstile *m, const uint8_t *residual, int32_t
     return mask;
 }
 
-/* Descending block count, then ascending position: the longest segments
-   start first (the shorter ones fill in behind them). */
-static int by_blocks_desc(const void *x, const void *y)
-{
-    const rs_seg *a = (const rs_seg *)x, *b = (const rs_seg *)y;
-    if (a->nblocks != b->nblocks)
-        return a->nblocks > b->nblocks ? -1 : 1;
-    return a->block < b->block ? -1 : a->block > b->block;
-}
-
 /* The device segments: the format's, plus one of no blocks for every window
-   that has rows to write but no TC block; the segments of split windows
-   first (rs_zero_split takes them as a prefix), each group by descending
-   length. */
-static tc_status build_segments(const tc_rstile *m, rs_seg **out, int64_t *nseg, int64_t *nsplit,
+   that has rows to write but no TC block, in tc_segs_order's order. */
+static tc_status build_segments(const tc_rstile *m, tc_seg **out, int64_t *nseg, int64_t *nsplit,
                                 tc_error *err)
 {
     const int64_t nwin = ceil_div(m->base.rows, WROWS);
     uint8_t *residual = (uint8_t *)tc_calloc_array((int64_t)m->base.rows + 1, 1, err);
     uint8_t *has_seg = (uint8_t *)tc_calloc_array(nwin + 1, 1, err);
-    rs_seg *seg = (rs_seg *)tc_malloc_array(m->nsegments + nwin + 1, sizeof *seg, err);
+    tc_seg *seg = (tc_seg *)tc_malloc_array(m->nsegments + nwin + 1, sizeof *seg, err);
     if (!residual || !has_seg || !seg) {
         free(residual);
         free(has_seg);
@@ -685,7 +584,7 @@ static tc_status build_segments(const tc_rstile *m, rs_seg **out, int64_t *nseg,
     }
     for (int64_t i = 0; i < m->nres_rows; i++)
         residual[m->res_row_id[i]] = 1;
-    int64_t k = 0, split = 0;
+    int64_t k = 0;
     for (int64_t i = 0; i < m->nsegments; i++) {
         const int32_t row0 = m->row_window_id[i];
         const int is_split = (i > 0 && m->row_window_id[i - 1] == row0) ||
@@ -696,7 +595,6 @@ static tc_status build_segments(const tc_rstile *m, rs_seg **out, int64_t *nseg,
         seg[k].nblocks = (int32_t)(m->row_window_offset[i + 1] - b0);
         seg[k].mask = window_mask(m, residual, row0);
         seg[k].split = (uint32_t)is_split;
-        split += is_split;
         has_seg[row0 / WROWS] = 1;
         k++;
     }
@@ -704,36 +602,15 @@ static tc_status build_segments(const tc_rstile *m, rs_seg **out, int64_t *nseg,
         const uint32_t mask = window_mask(m, residual, (int32_t)(w * WROWS));
         if (has_seg[w] || !mask)
             continue;
-        seg[k] = (rs_seg){ 0, (int32_t)(w * WROWS), 0, mask, 0 };
+        seg[k] = (tc_seg){ 0, (int32_t)(w * WROWS), 0, mask, 0 };
         k++;
     }
-    /* split segments to the front, keeping order, then sort each group */
-    int64_t j = 0;
-    for (int64_t i = 0; i < k; i++)
-        if (seg[i].split) {
-            const rs_seg t = seg[i];
-            memmove(seg + j + 1, seg + j, (size_t)(i - j) * sizeof *seg);
-            seg[j++] = t;
-        }
-    qsort(seg, (size_t)split, sizeof *seg, by_blocks_desc);
-    qsort(seg + split, (size_t)(k - split), sizeof *seg, by_blocks_desc);
+    tc_segs_order(seg, k, nsplit);
     free(residual);
     free(has_seg);
     *out = seg;
     *nseg = k;
-    *nsplit = split;
     return TC_OK;
-}
-
-/* 2^e with 2^14 <= x / 2^e < 2^15: the divisor that brings a row's largest
-   magnitude x into fp16's range with room to spare (1 for 0). */
-static double scale_for(double x)
-{
-    if (!(x > 0) || !isfinite(x))
-        return 1.0;
-    int e;
-    frexp(x, &e);               /* x = f 2^e, 0.5 <= f < 1 */
-    return ldexp(1.0, e - 15);
 }
 
 /* Where each block's values start on the device (nblocks + 1 entries):
@@ -787,7 +664,7 @@ static tc_status scaled_values(const tc_rstile *m, const int64_t *vstart, __half
             }
         if (pass == 0)
             for (int32_t r = 0; r < m->base.rows; r++)
-                scale[r] = scale_for(scale[r]);
+                scale[r] = tc_half_scale(scale[r]);
     }
     for (int32_t r = 0; r < m->base.rows; r++)
         rs[r] = (float)scale[r];
@@ -814,7 +691,7 @@ static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;
     const int64_t nr = m->res_row_offset[m->nres_rows];
-    rs_seg *seg = NULL;
+    tc_seg *seg = NULL;
     __half *val = NULL;
     float *row_scale = NULL;
     int64_t *vstart = padded_starts(m, err);
@@ -896,9 +773,7 @@ static tc_status rs_select(tc_kplan *base, int v, tc_error *err)
 {
     rs_plan *p = (rs_plan *)base;
     const rs_args a = args_for(p, v, (1 << PART_TC) | (1 << PART_RESIDUAL), NULL, NULL);
-    const int64_t to_half = ceil_div((int64_t)base->cols * p->ldb16 / 8, 256);
-    const int64_t zero = ceil_div(p->nsplit * WROWS * base->n, 256);
-    if (grid_of(p, &a) > INT32_MAX || to_half > INT32_MAX || zero > INT32_MAX)
+    if (grid_of(p, &a) > INT32_MAX || tc_half_launch_blocks(base->cols, p->ldb16) > INT32_MAX)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rstile kernel %s: %lld thread blocks is more than one launch takes",
                             variant_names[v], (long long)grid_of(p, &a));

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "synergy.h"
 #include "tcsparse.h"
 #include "threads.h"
 
@@ -156,6 +157,7 @@ static int split_windows(const tc_csr *a, int h, int64_t windows, window_range *
 typedef struct count_job {
     const tc_csr *a;
     int h, w;
+    int aligned;        /* 1: blocks at multiples of w (BCSR), not compacted */
     window_range r;
     int64_t blocks;     /* -1 when memory was short */
 } count_job;
@@ -163,7 +165,8 @@ typedef struct count_job {
 /* A window's distinct columns are counted by stamping each column with the
    window's index in an array of `cols` entries that is never cleared: a
    column is new to the window when its stamp is older. Blocks per window are
-   ceil(distinct / w), so no order is needed. */
+   ceil(distinct / w), so no order is needed. Aligned blocks stamp block
+   columns (c / w) instead: each distinct one is a block. */
 static void *count_worker(void *arg)
 {
     count_job *j = arg;
@@ -179,13 +182,13 @@ static void *count_worker(void *arg)
     for (int64_t wi = j->r.w0; wi < j->r.w1; wi++) {
         int64_t distinct = 0, end = window_first_nz(a, j->h, wi + 1);
         for (int64_t e = window_first_nz(a, j->h, wi); e < end; e++) {
-            int32_t c = a->colidx[e];
+            int32_t c = j->aligned ? a->colidx[e] / j->w : a->colidx[e];
             if (stamp[c] != (int32_t)wi) {
                 stamp[c] = (int32_t)wi;
                 distinct++;
             }
         }
-        blocks += (distinct + j->w - 1) / j->w;
+        blocks += j->aligned ? distinct : (distinct + j->w - 1) / j->w;
     }
     free(stamp);
     j->blocks = blocks;
@@ -197,7 +200,7 @@ static int64_t window_count(const tc_csr *a, int h)
     return ((int64_t)a->rows + h - 1) / h;
 }
 
-int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w)
+static int64_t count_blocks(const tc_csr *a, int h, int w, int aligned)
 {
     if (!a || h < 1 || w < 1)
         return -1;
@@ -205,7 +208,7 @@ int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w)
     count_job jobs[MAX_JOBS];
     int n = split_windows(a, h, window_count(a, h), r);
     for (int k = 0; k < n; k++)
-        jobs[k] = (count_job){ .a = a, .h = h, .w = w, .r = r[k] };
+        jobs[k] = (count_job){ .a = a, .h = h, .w = w, .aligned = aligned, .r = r[k] };
     tc_run_jobs(count_worker, jobs, sizeof jobs[0], n);
     int64_t blocks = 0;
     for (int k = 0; k < n; k++) {
@@ -214,6 +217,16 @@ int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w)
         blocks += jobs[k].blocks;
     }
     return blocks;
+}
+
+int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w)
+{
+    return count_blocks(a, h, w, 0);
+}
+
+int64_t tc_count_bcsr_blocks(const tc_csr *a, int h, int w)
+{
+    return count_blocks(a, h, w, 1);
 }
 
 /* ---- full tiling: a column sweep per range of windows ---------------------- */
@@ -558,6 +571,8 @@ tc_status tc_stats_report(const tc_csr *a, int h, int w, tc_report *r, tc_error 
         st = report_columns(a, &b, err);
     if (!st)
         st = report_tiling(a, h, w, &b, err);
+    if (!st)
+        st = tc_synergy_section(a, r, err);
     if (st == TC_ERR_NOMEM && b.st)
         tc_error_set(err, st, "out of memory filling the report");
     return st;

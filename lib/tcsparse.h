@@ -353,10 +353,43 @@ tc_status tc_tiling_stats_compute(const tc_csr *a, int h, int w, tc_tiling_stats
 /* Just the block count of that tiling (cheap; used before/after reordering):
    O(nnz + cols) per thread, no sort. -1 when h or w < 1 or memory is short. */
 int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w);
+/* The block count of BCSR with h x w blocks aligned at multiples of the
+   block shape (SMaT; the bcsr format's nblocks), the same way. */
+int64_t tc_count_bcsr_blocks(const tc_csr *a, int h, int w);
+
+/* TCU-Synergy of cuTeSpMM (seed 002, Sections 4 and 6.4; lib/synergy.c):
+   the rows cut into panels of tm rows, each panel's columns that hold a
+   nonzero compacted to the left and cut into blocks of tk, the blocks into
+   16 x 4 bricks (the A operand of the TF32 mma.m16n8k4). */
+typedef struct tc_synergy {
+    int tm, tk;                 /* panel height (16 or 32), block width */
+    int64_t nnz;
+    int64_t panels;             /* ceil(rows / tm) */
+    int64_t active_cols;        /* columns with a nonzero, summed over panels */
+    int64_t blocks;             /* tm x tk blocks */
+    int64_t strips;             /* brick columns (4 compacted columns of a
+                                   block) holding an active brick */
+    int64_t bricks;             /* active bricks (holding a nonzero) */
+    int64_t brick_cols;         /* columns of active bricks (16 entries each),
+                                   padding past a panel's last column excluded */
+    double alpha;               /* nnz / (16 * brick_cols): the mean nonzero
+                                   density of an active brick's columns */
+    double oi;                  /* 512 * alpha: modeled OI_shmem (Eq. 4) */
+    double beta;                /* bricks / strips: bricks per brick column
+                                   of a block (Eq. 5; 1 when tm = 16) */
+    double brick_density;       /* nnz / (64 * bricks) */
+    const char *level;          /* "low" (alpha < 12.5%), "medium" (< 25%) or
+                                   "high" (Table 1) */
+} tc_synergy;
+/* The figures of a in panels of tm x tk (the paper's are 16 x 16), from
+   CSR: one merge of each panel's rows, O(nnz log tm), on $TC_THREADS
+   threads, the same whatever their number. TC_ERR_ARG unless tm is 16 or
+   32 and tk a multiple of 4 from 4 to 64. */
+tc_status tc_synergy_compute(const tc_csr *a, int tm, int tk, tc_synergy *out, tc_error *err);
 
 /* All of tcstat's figures for a: shape, density, symmetry, row lengths,
-   empty rows/cols, bandwidth, and the h x w tiling (section "tcHxW");
-   appended to r. */
+   empty rows/cols, bandwidth, the h x w tiling (section "tcHxW") and the
+   TCU-Synergy at TM = TK = 16 (section "synergy"); appended to r. */
 tc_status tc_stats_report(const tc_csr *a, int h, int w, tc_report *r, tc_error *err);
 /* Adds a format's own figures (built from a) to r under "format.NAME". */
 tc_status tc_format_stats_report(const tc_fmt *m, const tc_csr *a, tc_report *r,
@@ -484,6 +517,16 @@ tc_status tc_spmm_cpu_f32(const tc_csr *a, const float *B, int64_t ldb, int32_t 
 /* The float64 reference. */
 tc_status tc_spmm_ref_f64(const tc_csr *a, const double *B, int64_t ldb, int32_t n,
                           double *C, int64_t ldc, int nthreads, tc_error *err);
+/* Sparse attention, the float64 reference of Fused3S's formula (lib/
+   attention.c): O = softmax(scale * Q K^T masked by A's pattern) V, row by
+   row over A's stored nonzeros. Q is rows x d, K and V are cols x d, O is
+   rows x d, all row-major with leading dimension d. A's values are not
+   used; a stored nonzero whose score is 0 is kept; a row with no nonzero
+   gives a zero row; max-subtracted, so large scores do not overflow.
+   nthreads <= 0: tc_default_threads(); O is bitwise the same for any. */
+tc_status tc_attention_ref_f64(const tc_csr *a, const double *Q, const double *K,
+                               const double *V, int32_t d, double scale, double *O,
+                               int nthreads, tc_error *err);
 
 typedef struct tc_compare {
     double rel_fro;         /* ||out - ref||_F / ||ref||_F (abs when ref is 0),

@@ -127,6 +127,8 @@ static void check_matrix(const char *name, const tc_csr *a, const char *params)
         diag("%s", err.msg);
     ok(tc_fmt_to_csr(&b->base, &back, &err) == TC_OK && tc_csr_equal(back, a),
        "%s, %s: to_csr gives the matrix back exactly", name, params);
+    ok(tc_count_bcsr_blocks(a, b->h, b->w) == b->nblocks,
+       "%s, %s: tc_count_bcsr_blocks gives the format's block count", name, params);
     for (int32_t n = 1; n <= 7; n += 6) {
         double d = spmm_diff(a, &b->base, n);
         ok(d < 1e-13, "%s, %s: spmm_ref equals CSR SpMM (N = %d)", name, params, n);

@@ -20,10 +20,10 @@ is "$(value matrix pattern_symmetric "$T/a.tsv")" "no" "pattern symmetry checked
 is "$(value rows nnz_mean "$T/a.tsv") $(value rows nnz_p30 "$T/a.tsv") $(value rows nnz_p40 "$T/a.tsv")" \
     "1.666666667 1 2" "row lengths: mean and nearest-rank deciles"
 is "$(value tc16x8 blocks "$T/a.tsv") $(value tc16x8 fill "$T/a.tsv")" "1 0.0390625" "16x8 tiling: 1 block, fill 5/128"
-is "$(cut -f 1 "$T/a.tsv" | uniq | tr '\n' ' ')" "section matrix rows columns tc16x8 " "sections in order"
+is "$(cut -f 1 "$T/a.tsv" | uniq | tr '\n' ' ')" "section matrix rows columns tc16x8 synergy " "sections in order"
 
 "$TCSTAT" "$T/a.mtx" > "$T/a.txt"; ok $? "text output runs"
-is "$(grep -c '^[a-z]' "$T/a.txt")" "4" "text: four section headings"
+is "$(grep -c '^[a-z]' "$T/a.txt")" "5" "text: five section headings"
 grep -q '^  nnz_per_tcb_mean  *5  nonzeros per TC block: mean$' "$T/a.txt"
 ok $? "text: aligned key, value and help"
 

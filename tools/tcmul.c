@@ -51,6 +51,8 @@ static void usage(void)
 "      --iters N            timed runs (default 100)\n"
 "      --bandwidth GBS      memory bandwidth for the floor, in GB/s (default:\n"
 "                           measured with a large copy)\n"
+"      --dense              with --bench on the GPU: also time cuBLAS GEMM on\n"
+"                           A stored densely (fp16, fp32 accumulation)\n"
 "      --tsv                figures as section/key/value lines\n"
 "      --json               figures as JSON\n"
 "  -q, --quiet              no warnings, no progress bar\n"
@@ -69,7 +71,7 @@ typedef enum { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_kind;
 
 enum {
     OPT_VARIANT = 256, OPT_GPU, OPT_LIST, OPT_VERIFY, OPT_BENCH, OPT_WARMUP, OPT_ITERS,
-    OPT_BANDWIDTH, OPT_TSV, OPT_JSON
+    OPT_BANDWIDTH, OPT_DENSE, OPT_TSV, OPT_JSON
 };
 
 typedef struct options {
@@ -82,7 +84,7 @@ typedef struct options {
     uint64_t seed;
     device_kind device;
     int gpu, threads, list_devices;
-    int verify, bench, warmup, iters;
+    int verify, bench, warmup, iters, dense;
     double bandwidth;           /* GB/s; 0: measure */
     tool_out_style style;
 } options;
@@ -156,6 +158,7 @@ static void parse_args(int argc, char **argv, options *o)
         { "warmup", required_argument, NULL, OPT_WARMUP },
         { "iters", required_argument, NULL, OPT_ITERS },
         { "bandwidth", required_argument, NULL, OPT_BANDWIDTH },
+        { "dense", no_argument, NULL, OPT_DENSE },
         { "tsv", no_argument, NULL, OPT_TSV },
         { "json", no_argument, NULL, OPT_JSON },
         TOOL_COMMON_LONGOPTS
@@ -194,6 +197,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_BANDWIDTH:
             o->bandwidth = tool_parse_double("--bandwidth", optarg, 1e-3, 1e6);
             break;
+        case OPT_DENSE: o->dense = 1; break;
         case OPT_TSV: o->style = TOOL_OUT_TSV; break;
         case OPT_JSON: o->style = TOOL_OUT_JSON; break;
         default: tool_common_option(c, argv, usage);
@@ -217,6 +221,10 @@ static void parse_args(int argc, char **argv, options *o)
         parse_b(o->b_spec, o);
     if (!tc_format_find(o->format))
         tool_usage_error("--format: unknown format '%s'", o->format);
+    if (o->dense && !o->bench)
+        tool_usage_error("--dense times cuBLAS next to the kernel: give --bench too");
+    if (o->dense && o->device == DEVICE_CPU)
+        tool_usage_error("--dense: cuBLAS runs on the GPU, not with --device cpu");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -330,6 +338,13 @@ static int all_finite(const float *x, int64_t n)
 /* Running                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A kernel timed for comparison on the same operands: its fastest
+   variant's median. */
+typedef struct reference {
+    double ms;
+    const char *variant;        /* NULL: not timed */
+} reference;
+
 /* What a run produced, for the report. */
 typedef struct run {
     const tc_csr *a;
@@ -347,8 +362,8 @@ typedef struct run {
     double bandwidth;
     const char *bandwidth_source;
     int64_t a_bytes;
-    double baseline_ms;         /* GPU --bench of a kernel other than the baseline */
-    const char *baseline_variant;
+    reference baseline;         /* GPU --bench of a kernel other than the baseline */
+    reference dense;            /* GPU --bench --dense */
     double part_ms[TC_KERNEL_MAX_PARTS];    /* GPU --bench: each part alone (median) */
 } run;
 
@@ -412,21 +427,23 @@ static tc_status kernel_fmt(const tc_format *f, const tool_matrix *in, const tc_
     return st;
 }
 
-/* The median of the fastest variant of the baseline, prepared and tuned on
-   the same operands. */
-static tc_status time_baseline(const options *o, tc_gpu *g, const tc_gpu_operands *ops,
-                               run *r, tc_error *err)
+/* The median of the fastest variant of kernel k (which runs from the CSR),
+   prepared and tuned on the same operands. */
+static tc_status time_reference(const options *o, const tc_kernel *k, tc_gpu *g,
+                                const tc_gpu_operands *ops, const run *r, reference *out,
+                                tc_error *err)
 {
     tc_kplan *p = NULL;
-    tc_status st = tc_kernel_prepare(tc_kernel_baseline(), g, NULL, r->a, ops, &p, err);
+    tc_status st = tc_kernel_prepare(k, g, NULL, r->a, ops, &p, err);
     if (!st)
         st = tc_kernel_tune(p, ops, o->warmup, o->iters, r->finite_b, err);
     if (!st) {
-        r->baseline_ms = p->variant_ms[p->variant];
-        r->baseline_variant = p->kind->variant_names[p->variant];
+        out->ms = p->variant_ms[p->variant];
+        out->variant = k->variant_names[p->variant];
     }
     tc_kernel_free(p);
-    return st ? tc_error_prefix(err, "baseline") : TC_OK;
+    return st ? tc_error_prefix(err, "%s", k == tc_kernel_baseline() ? "baseline" : "dense")
+              : TC_OK;
 }
 
 /* The median of each part of the selected variant run alone, for kernels
@@ -443,19 +460,17 @@ static tc_status time_parts(const options *o, const tc_gpu_operands *ops, run *r
     return st;
 }
 
-/* --variant NAME, or an error that lists the kernel's variants. */
-static tc_status select_variant(tc_kplan *p, const char *name, tc_error *err)
+/* --variant NAME of kernel k, checked before anything is read: a usage
+   error that lists the kernel's variants when it has no such variant. */
+static void check_variant(const tc_kernel *k, const char *name)
 {
-    const tc_kernel *k = p->kind;
-    const int v = tc_kernel_variant_find(k, name);
-    if (v >= 0)
-        return tc_kernel_select(p, v, err);
+    if (tc_kernel_variant_find(k, name) >= 0)
+        return;
     char names[512] = "";
     for (int i = 0; i < k->nvariants; i++)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
                  k->variant_names[i]);
-    return tc_error_set(err, TC_ERR_ARG, "--variant %s: the %s kernel's variants are %s", name,
-                        k->format, names);
+    tool_usage_error("--variant %s: the %s kernel's variants are %s", name, k->format, names);
 }
 
 /* Prepares the kernel, picks its variant (--variant, else the fastest),
@@ -474,7 +489,7 @@ static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, t
         return st;
     st = tc_kernel_prepare(k, g, m, r->a, &ops, &r->plan, err);
     if (!st && o->variant)
-        st = select_variant(r->plan, o->variant, err);
+        st = tc_kernel_select(r->plan, tc_kernel_variant_find(k, o->variant), err);
     else if (!st && k->nvariants > 1)
         st = tc_kernel_tune(r->plan, &ops, o->warmup, o->iters, r->finite_b, err);
     if (!st)
@@ -507,7 +522,9 @@ static tc_status run_gpu(const options *o, tc_gpu *g, const tc_fmt *m, run *r, t
     if (!st && o->bench)
         st = time_parts(o, &ops, r, err);
     if (!st && o->bench && k != tc_kernel_baseline())
-        st = time_baseline(o, g, &ops, r, err);
+        st = time_reference(o, tc_kernel_baseline(), g, &ops, r, &r->baseline, err);
+    if (!st && o->dense)
+        st = time_reference(o, tc_kernel_dense(), g, &ops, r, &r->dense, err);
     tc_gpu_operands_free(g, &ops);
     return st;
 }
@@ -573,6 +590,17 @@ static tc_status report_verify(tc_report *rep, const tool_matrix *in, const run 
     return st;
 }
 
+/* A reference's median, variant, and the kernel's speedup over it. */
+static tc_status report_reference(tc_report *rep, const char *section, const reference *ref,
+                                  double med, const char *what)
+{
+    tc_status st;
+    (void)((st = tc_report_num(rep, section, "median_ms", ref->ms, what)) ||
+           (st = tc_report_str(rep, section, "variant", ref->variant, NULL)) ||
+           (st = tc_report_num(rep, section, "speedup", ref->ms / med, NULL)));
+    return st;
+}
+
 static tc_status report_bench(tc_report *rep, const options *o, const run *r)
 {
     const double med = r->ms.decile[5];
@@ -596,11 +624,12 @@ static tc_status report_bench(tc_report *rep, const options *o, const run *r)
                                     "B/C sets rotated so that they are not timed from L2")) ||
                (st = tc_report_str(rep, "bench", "launch_gaps_hidden", r->held ? "yes" : "no",
                                    "runs queued behind a holding kernel")));
-    if (!st && r->kernel && r->baseline_variant)
-        (void)((st = tc_report_num(rep, "baseline", "median_ms", r->baseline_ms,
-                                   "cuSPARSE, fastest CSR algorithm, same operands")) ||
-               (st = tc_report_str(rep, "baseline", "variant", r->baseline_variant, NULL)) ||
-               (st = tc_report_num(rep, "baseline", "speedup", r->baseline_ms / med, NULL)));
+    if (!st && r->baseline.variant)
+        st = report_reference(rep, "baseline", &r->baseline, med,
+                              "cuSPARSE, fastest CSR algorithm, same operands");
+    if (!st && r->dense.variant)
+        st = report_reference(rep, "dense", &r->dense, med,
+                              "cuBLAS GEMM on A stored densely, same operands");
     return st;
 }
 
@@ -739,11 +768,13 @@ int main(int argc, char **argv)
     if (g) {
         if (!(r.kernel = tc_kernel_find(o.format)))
             tool_usage_error("--format: no GPU kernel for format '%s'", o.format);
-        if (o.variant && tc_kernel_variant_find(r.kernel, o.variant) < 0)
-            tool_usage_error("--variant: kernel %s has no variant '%s'", o.format, o.variant);
+        if (o.variant)
+            check_variant(r.kernel, o.variant);
     } else if (!tc_format_is_canonical(f) || o.variant) {
         tool_usage_error("the CPU runs the csr format only, with no variants");
     }
+    if (!g && o.dense)
+        tool_usage_error("--dense: cuBLAS runs on the GPU, and there is none");
 
     tc_error err;
     tool_matrix in;

@@ -272,6 +272,46 @@ static tc_status write_outputs(const options *o, const tool_matrix *in, tc_csr *
     return st;
 }
 
+/* 003 Tables 6 and 7: the spread of TC blocks per non-empty row window
+   (CV and deciles), before and after. */
+static tc_status report_window_blocks(tc_report *r, const tc_csr *a, const tc_csr *b,
+                                      tc_error *err)
+{
+    const tc_csr *m[2] = { a, b };
+    static const char *const when[2] = { "before", "after" };
+    tc_status st = TC_OK;
+    for (int i = 0; i < 2 && !st; i++) {
+        tc_tiling_stats t;
+        char key[48], help[128];
+        st = tc_tiling_stats_compute(m[i], 16, 8, &t, err);
+        snprintf(key, sizeof key, "tcb_per_window_cv_%s", when[i]);
+        snprintf(help, sizeof help, "CV of TC blocks per non-empty row window %s", when[i]);
+        if (!st)
+            st = tc_report_num(r, "tc16x8", key, t.blocks_per_window.cv, help);
+        for (int k = 0; k <= 10 && !st; k++) {
+            snprintf(key, sizeof key, "tcb_per_window_p%d_%s", 10 * k, when[i]);
+            snprintf(help, sizeof help, "TC blocks per non-empty row window %s: %dth "
+                     "percentile (003 Table 7)", when[i], 10 * k);
+            st = tc_report_num(r, "tc16x8", key, t.blocks_per_window.decile[k], help);
+        }
+    }
+    return st;
+}
+
+/* SMaT's figure (seed 004, Fig. 4): 16 x 16 BCSR blocks, aligned, before
+   and after. */
+static tc_status report_bcsr_blocks(tc_report *r, const tc_csr *a, const tc_csr *b)
+{
+    const int64_t before = tc_count_bcsr_blocks(a, 16, 16), after = tc_count_bcsr_blocks(b, 16, 16);
+    if (before < 0 || after < 0)
+        return TC_ERR_NOMEM;
+    tc_status st = tc_report_int(r, "bcsr16x16", "blocks_before", before,
+                                 "16x16 BCSR blocks before (aligned, no compaction)");
+    if (!st)
+        st = tc_report_int(r, "bcsr16x16", "blocks_after", after, "16x16 BCSR blocks after");
+    return st;
+}
+
 static tc_report *make_report(const options *o, const tc_csr *a, const tc_csr *b,
                               double seconds, const tc_reorder_outcome *outcome, tc_error *err)
 {
@@ -301,6 +341,10 @@ static tc_report *make_report(const options *o, const tc_csr *a, const tc_csr *b
     if (!st)
         st = tc_report_num(r, "tc16x8", "nnz_per_tcb_after", after ? (double)b->nnz / (double)after : 0,
                            "mean nonzeros per TC block after");
+    if (!st)
+        st = report_window_blocks(r, a, b, err);
+    if (!st)
+        st = report_bcsr_blocks(r, a, b);
     if (st) {
         tc_report_free(r);
         tc_error_set(err, TC_ERR_NOMEM, "out of memory");

@@ -16,7 +16,7 @@ static void usage(void)
 "Print density statistics of sparse matrices: shape, density, symmetry,\n"
 "row and column lengths, bandwidth, and the tensor-core tiling of 16-row\n"
 "windows with columns compacted per window (TC blocks per row window and\n"
-"nonzeros per TC block: mean, CV, deciles).\n"
+"nonzeros per TC block: mean, CV, deciles), and the TCU-Synergy of cuTeSpMM.\n"
 "\n"
 "Each MATRIX is a .mtx, .mtx.gz (read by content, not name) or .tcf.h5\n"
 "file, or - for Matrix Market on standard input.\n"

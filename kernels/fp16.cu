@@ -1,0 +1,53 @@
+/*
+ * fp16.cu: what the fp16 tensor-core kernels (rstile.cu, bcsr.cu) share to
+ * bring their operands into half precision (gpu_internal.h).
+ */
+#include <math.h>
+
+#include <cuda_fp16.h>
+
+#include "gpu_internal.h"
+
+double tc_half_scale(double x)
+{
+    if (!(x > 0) || !isfinite(x))
+        return 1.0;
+    int e;
+    frexp(x, &e);               /* x = f 2^e, 0.5 <= f < 1 */
+    return ldexp(1.0, e - 15);
+}
+
+/* Thread i: 8 halves of B16 (a 16-byte store). */
+__global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,
+                        int64_t ld)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t per_row = ld / 8;
+    if (i >= rows * per_row)
+        return;
+    const int64_t r = i / per_row;
+    const int32_t c0 = (int32_t)(i % per_row) * 8;
+    __half h[8];
+    for (int j = 0; j < 8; j++)
+        h[j] = __float2half_rn(c0 + j < n ? B[r * n + c0 + j] : 0.0f);
+    *(uint4 *)(B16 + r * ld + c0) = *(const uint4 *)h;
+}
+
+int64_t tc_half_launch_blocks(int64_t rows, int64_t ld)
+{
+    return (rows * (ld / 8) + 255) / 256;
+}
+
+tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,
+                         int64_t ld, tc_error *err)
+{
+    const int64_t grid = tc_half_launch_blocks(rows, ld);
+    if (grid == 0)
+        return TC_OK;
+    if (grid > INT32_MAX)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "converting B (%lld rows) to fp16 is more than one launch takes",
+                            (long long)rows);
+    to_half<<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, rows, n, ld);
+    return TC_LAUNCHED(err, "to_half");
+}

@@ -331,12 +331,11 @@ static tc_status bcsr_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, in
                                double *C, int64_t ldc, tc_error *err)
 {
     const tc_bcsr *b = (const tc_bcsr *)m;
-    if (n < 0 || ldb < n || ldc < n || !C || (!B && m->cols > 0))
-        return tc_error_set(err, TC_ERR_ARG, "bcsr: bad SpMM arguments (n %d, ldb %" PRId64
-                            ", ldc %" PRId64 ")", (int)n, ldb, ldc);
+    tc_status st = tc_fmt_spmm_start(m, B, ldb, n, C, ldc, err);
+    if (st != TC_OK)
+        return st;
     for (int32_t r = 0; r < m->rows; r++) {
         double *crow = C + r * ldc;
-        memset(crow, 0, (size_t)n * sizeof *crow);
         row_reader rd;
         reader_start(&rd, b, r);
         int32_t col;

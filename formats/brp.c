@@ -516,11 +516,9 @@ static tc_status brp_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int
                               double *C, int64_t ldc, tc_error *err)
 {
     const tc_brp *b = (const tc_brp *)m;
-    if (n < 0 || ldb < n || ldc < n || !C || (!B && m->cols > 0))
-        return tc_error_set(err, TC_ERR_ARG, "brp: bad SpMM arguments (n %d, ldb %" PRId64
-                            ", ldc %" PRId64 ")", (int)n, ldb, ldc);
-    for (int32_t r = 0; r < m->rows; r++)
-        memset(C + r * ldc, 0, (size_t)n * sizeof *C);
+    tc_status st = tc_fmt_spmm_start(m, B, ldb, n, C, ldc, err);
+    if (st != TC_OK)
+        return st;
     int64_t G = tc_brp_group_nnz(b);
     uint8_t lrow[MAX_BLOCK_AREA];
     local_rows(b, lrow);

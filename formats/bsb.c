@@ -334,7 +334,7 @@ static tc_status bsb_build(const tc_csr *a, const tc_params *p, tc_fmt **out, tc
 
 /* Called for every nonzero in CSR order: row by row, each row's columns
    ascending; k is its place in values (-1 when binary). */
-typedef void nz_fn(void *ctx, int32_t row, int32_t col, int64_t k);
+typedef void nz_fn(void *ctx, int64_t row, int32_t col, int64_t k);
 
 /* Row r of window w takes, block after block, the bits of its byte of the
    block's word: the columns come out ascending because sptd ascends across
@@ -373,7 +373,7 @@ typedef struct decode_ctx {
     int64_t at;
 } decode_ctx;
 
-static void decode_one(void *ctx, int32_t row, int32_t col, int64_t k)
+static void decode_one(void *ctx, int64_t row, int32_t col, int64_t k)
 {
     decode_ctx *d = ctx;
     d->a->colidx[d->at] = col;
@@ -404,23 +404,6 @@ static tc_status bsb_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
     return TC_OK;
 }
 
-typedef struct spmm_ctx {
-    const double *B, *values;
-    int64_t ldb, ldc;
-    int32_t n;
-    double *C;
-} spmm_ctx;
-
-static void multiply_one(void *ctx, int32_t row, int32_t col, int64_t k)
-{
-    const spmm_ctx *p = ctx;
-    double v = p->values ? p->values[k] : 1;
-    const double *brow = p->B + (int64_t)col * p->ldb;
-    double *crow = p->C + (int64_t)row * p->ldc;
-    for (int32_t j = 0; j < p->n; j++)
-        crow[j] += v * brow[j];
-}
-
 /* C = A*B from the blocks: each set bit multiplies the B row its sptd
    names (1 when binary, its value otherwise). Dummy slots have no bit, so
    they never read B. */
@@ -428,13 +411,11 @@ static tc_status bsb_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int
                               double *C, int64_t ldc, tc_error *err)
 {
     const tc_bsb *x = (const tc_bsb *)m;
-    if (n < 0 || ldb < n || ldc < n || !C || (!B && m->cols > 0))
-        return tc_error_set(err, TC_ERR_ARG, "bsb: bad SpMM arguments (n %d, ldb %" PRId64
-                            ", ldc %" PRId64 ")", (int)n, ldb, ldc);
-    for (int32_t r = 0; r < m->rows; r++)
-        memset(C + r * ldc, 0, (size_t)n * sizeof *C);
-    spmm_ctx p = { B, x->values, ldb, ldc, n, C };
-    visit_nonzeros(x, multiply_one, &p);
+    tc_status st = tc_fmt_spmm_start(m, B, ldb, n, C, ldc, err);
+    if (st != TC_OK)
+        return st;
+    tc_spmm_step p = { B, x->values, ldb, ldc, n, C };
+    visit_nonzeros(x, tc_spmm_step_one, &p);
     return TC_OK;
 }
 

@@ -214,3 +214,25 @@ tc_status tc_fmt_check_decodes(const tc_fmt *m, const tc_csr *a, const char *wha
     tc_csr_free(got);
     return st;
 }
+
+tc_status tc_fmt_spmm_start(const tc_fmt *m, const double *B, int64_t ldb, int32_t n,
+                            double *C, int64_t ldc, tc_error *err)
+{
+    if (n < 0 || ldb < n || ldc < n || !C || (!B && m->cols > 0))
+        return tc_error_set(err, TC_ERR_ARG, "%s: bad SpMM arguments (n %d, ldb %" PRId64
+                            ", ldc %" PRId64 ")", tc_format_name(tc_fmt_format(m)), (int)n, ldb,
+                            ldc);
+    for (int32_t r = 0; r < m->rows; r++)
+        memset(C + r * ldc, 0, (size_t)n * sizeof *C);
+    return TC_OK;
+}
+
+void tc_spmm_step_one(void *ctx, int64_t row, int32_t col, int64_t k)
+{
+    const tc_spmm_step *p = ctx;
+    const double v = p->values ? p->values[k] : 1;
+    const double *brow = p->B + (int64_t)col * p->ldb;
+    double *crow = p->C + row * p->ldc;
+    for (int32_t j = 0; j < p->n; j++)
+        crow[j] += v * brow[j];
+}

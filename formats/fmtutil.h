@@ -62,6 +62,22 @@ int64_t tc_residual_bytes(const tc_residual *r, int has_values);
 void tc_merge_framed(const uint64_t *x, int64_t nx, const uint64_t *y, int64_t ny,
                      uint64_t *out);
 
+/* The start of every spmm_ref: the arguments checked (TC_ERR_ARG "NAME:
+   bad SpMM arguments (...)") and C's rows zeroed. */
+tc_status tc_fmt_spmm_start(const tc_fmt *m, const double *B, int64_t ldb, int32_t n,
+                            double *C, int64_t ldc, tc_error *err);
+
+/* C[row] += value * B[col] for one nonzero (value values[k], 1 when values
+   is NULL): the step of the spmm_ref of a format that walks its nonzeros
+   with a visitor; ctx is a tc_spmm_step. */
+typedef struct tc_spmm_step {
+    const double *B, *values;
+    int64_t ldb, ldc;
+    int32_t n;
+    double *C;
+} tc_spmm_step;
+void tc_spmm_step_one(void *ctx, int64_t row, int32_t col, int64_t k);
+
 /* A float64 values dataset of n entries, present exactly when has_values
    (*out NULL when absent). */
 tc_status tc_fmt_read_values(tc_h5grp *g, const char *name, int64_t n, int has_values,

@@ -409,11 +409,9 @@ static tc_status hrpb_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, in
                                double *C, int64_t ldc, tc_error *err)
 {
     const tc_hrpb *h = (const tc_hrpb *)m;
-    if (n < 0 || ldb < n || ldc < n || !C || (!B && m->cols > 0))
-        return tc_error_set(err, TC_ERR_ARG, "hrpb: bad SpMM arguments (n %d, ldb %" PRId64
-                            ", ldc %" PRId64 ")", (int)n, ldb, ldc);
-    for (int32_t r = 0; r < m->rows; r++)
-        memset(C + r * ldc, 0, (size_t)n * sizeof *C);
+    tc_status st = tc_fmt_spmm_start(m, B, ldb, n, C, ldc, err);
+    if (st != TC_OK)
+        return st;
     spmm_ctx s = { h, B, ldb, ldc, n, C };
     for_each_brick(h, multiply_brick, &s);
     return TC_OK;

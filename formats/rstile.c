@@ -847,23 +847,6 @@ static tc_status rstile_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
     return TC_OK;
 }
 
-typedef struct spmm_ctx {
-    const double *B, *values;
-    int64_t ldb, ldc;
-    int32_t n;
-    double *C;
-} spmm_ctx;
-
-static void multiply_one(void *ctx, int64_t row, int32_t col, int64_t k)
-{
-    const spmm_ctx *p = ctx;
-    double v = p->values ? p->values[k] : 1;
-    const double *brow = p->B + (int64_t)col * p->ldb;
-    double *crow = p->C + row * p->ldc;
-    for (int32_t j = 0; j < p->n; j++)
-        crow[j] += v * brow[j];
-}
-
 /* C = A*B straight from the two parts, as the kernels compute it: every
    TC nonzero from its block's bitmap, column id and value, then the
    residual rows. */
@@ -871,13 +854,11 @@ static tc_status rstile_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, 
                                  double *C, int64_t ldc, tc_error *err)
 {
     const tc_rstile *x = (const tc_rstile *)m;
-    if (n < 0 || ldb < n || ldc < n || !C || (!B && m->cols > 0))
-        return tc_error_set(err, TC_ERR_ARG, "rstile: bad SpMM arguments (n %d, ldb %" PRId64
-                            ", ldc %" PRId64 ")", (int)n, ldb, ldc);
-    for (int32_t r = 0; r < m->rows; r++)
-        memset(C + r * ldc, 0, (size_t)n * sizeof *C);
-    spmm_ctx p = { B, x->values, ldb, ldc, n, C };
-    visit_tc(x, multiply_one, &p);
+    tc_status st = tc_fmt_spmm_start(m, B, ldb, n, C, ldc, err);
+    if (st != TC_OK)
+        return st;
+    tc_spmm_step p = { B, x->values, ldb, ldc, n, C };
+    visit_tc(x, tc_spmm_step_one, &p);
     const tc_residual res = TC_RESIDUAL_OF(x);
     tc_residual_spmm(&res, B, ldb, n, C, ldc);
     return TC_OK;

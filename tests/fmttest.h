@@ -9,6 +9,8 @@
 #ifndef TC_FMTTEST_H
 #define TC_FMTTEST_H
 
+#include "formats.h"
+
 __attribute__((unused)) static void bail(const char *msg)
 {
     printf("Bail out! %s\n", msg);
@@ -252,6 +254,21 @@ __attribute__((unused)) static void build_refused(const tc_format *f, const tc_c
     ok(tc_fmt_build(f, a, &p, &m, &err) == TC_ERR_ARG && !m, "refused: %s", params);
     is_str(err.msg, want, "  with the message");
     tc_fmt_free(m);
+}
+
+/* Format f's validate refuses m against a's copy with one more column,
+   saying exactly want ("m: does not encode /matrix (...)"). */
+__attribute__((unused)) static void other_matrix_refused(const tc_format *f, const tc_fmt *m,
+                                                         const tc_csr *a, const char *want)
+{
+    tc_csr *wider;
+    tc_error err = { 0 };
+    if (tc_csr_copy(a, &wider, &err))
+        bail(err.msg);
+    wider->cols++;
+    ok(f->validate(m, wider, "m", &err) == TC_ERR_INVALID, "refused: another matrix");
+    is_str(err.msg, want, "  with the message");
+    tc_csr_free(wider);
 }
 
 /* Format f's validate on m against a, `what` naming it, after one change

@@ -480,14 +480,8 @@ static void check_refusals(void)
             "m.tcf.h5: /formats/bcsr: does not encode /matrix (row 0 differs)");
     REFUSED(b->colIdx[4], 2, "m.tcf.h5: /formats/bcsr: does not encode /matrix (row 16 differs)");
     REFUSED(b->values, NULL, "m.tcf.h5: /formats/bcsr/values: absent, but has_values is 1");
-    tc_csr *wider;
-    if (tc_csr_copy(a, &wider, &err))
-        bail(err.msg);
-    wider->cols = 41;
-    ok(BCSR->validate(&b->base, wider, "m", &err) == TC_ERR_INVALID, "refused: another matrix");
-    is_str(err.msg, "m: does not encode /matrix (20x40, 6 nonzeros, has_values 1, against "
-           "20x41, 6, 1)", "  with the message");
-    tc_csr_free(wider);
+    other_matrix_refused(BCSR, &b->base, a, "m: does not encode /matrix (20x40, 6 nonzeros, "
+                         "has_values 1, against 20x41, 6, 1)");
     tc_fmt_free(&b->base);
 
     build_refused(BCSR, a, "w=12", "bcsr: w=12 is not a block width of the kernels (16 for "

@@ -516,14 +516,8 @@ static void check_refusals(void)
     REFUSED(x->values[3], 0.5, M ": does not encode /matrix (row 2 differs)");
     REFUSED(x->values[3], -0.0, M ": does not encode /matrix (row 2 differs)");
     REFUSED(x->values, NULL, M "/values: absent, but values=1 and has_values is 1");
-    tc_csr *wider;
-    if (tc_csr_copy(a, &wider, &err))
-        bail(err.msg);
-    wider->cols = 21;
-    ok(BSB->validate(&x->base, wider, "m", &err) == TC_ERR_INVALID, "refused: another matrix");
-    is_str(err.msg, "m: does not encode /matrix (20x20, 13 nonzeros, has_values 1, against "
-           "20x21, 13, 1)", "  with the message");
-    tc_csr_free(wider);
+    other_matrix_refused(BSB, &x->base, a, "m: does not encode /matrix (20x20, 13 nonzeros, "
+                         "has_values 1, against 20x21, 13, 1)");
     tc_fmt_free(&x->base);
 
     /* binary: the pattern is compared, the values are not there */

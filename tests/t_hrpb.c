@@ -608,15 +608,9 @@ static void check_refusals(void)
             "31, outside the matrix (20 rows)");
     tc_fmt_free(&h->base);
 
-    tc_csr *wider;
     h = build(a, NULL);
-    if (tc_csr_copy(a, &wider, &err))
-        bail(err.msg);
-    wider->cols = 41;
-    ok(HRPB->validate(&h->base, wider, "m", &err) == TC_ERR_INVALID, "refused: another matrix");
-    is_str(err.msg, "m: does not encode /matrix (20x40, 6 nonzeros, has_values 1, against "
-           "20x41, 6, 1)", "  with the message");
-    tc_csr_free(wider);
+    other_matrix_refused(HRPB, &h->base, a, "m: does not encode /matrix (20x40, 6 nonzeros, "
+                         "has_values 1, against 20x41, 6, 1)");
     tc_fmt_free(&h->base);
 
     build_refused(HRPB, a, "TM=24", "hrpb: TM=24 is not a panel height of the kernel (16 or 32: "

@@ -349,9 +349,11 @@ static tc_status bcsr_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, in
     return TC_OK;
 }
 
-/* The GPU layout: int64 rowPtr, int32 colIdx, and dense values in the
-   kernel's precision, half for 16 x 16 (FP16) and float for 16 x 8 (TF32),
-   a pattern matrix's ones included. The bitmap stays on the host. */
+/* The GPU layout of SMaT's kernel: int64 rowPtr, int32 colIdx, and dense
+   values in its precision, half for 16 x 16 (FP16) and float for 16 x 8
+   (TF32), a pattern matrix's ones included; no bitmap. (kernels/bcsr.cu
+   keeps half for both shapes and uploads the bitmap for its CUDA-core
+   variant.) */
 static int64_t bcsr_bytes(const tc_fmt *m)
 {
     const tc_bcsr *b = (const tc_bcsr *)m;

@@ -22,8 +22,10 @@
  * Values: dense and zero padded, h*w per block, row-major inside the block:
  * entry (r, c) of block b (0 <= r < h, 0 <= c < w) is
  * values[b*h*w + r*w + c], the matrix entry (I*h + r, colIdx[b]*w + c).
- * float64 here and in files, so that the decode is exact; the kernel
- * converts to half (16 x 16) or to float for TF32 (16 x 8). A pattern
+ * float64 here and in files, so that the decode is exact; kernels/bcsr.cu
+ * converts them to half, each row divided by a power of two (its tensor
+ * core variant takes 16 x 16 blocks; 16 x 8 blocks, the TF32 mma.m16n8k8
+ * shape, run on its CUDA-core variant, which reads the bitmap). A pattern
  * matrix has values == NULL: its nonzeros are 1 at the bitmap's bits, 0
  * elsewhere (the kernel builds that block from the bitmap).
  *

@@ -613,18 +613,6 @@ static tc_status bsb_validate(const tc_fmt *m, const tc_csr *a, const char *what
 
 /* ------------------------------------------------------------- statistics */
 
-static double ratio(int64_t x, int64_t y)
-{
-    return y ? (double)x / (double)y : 0;
-}
-
-typedef struct figure {
-    const char *key, *help;
-    int is_int;
-    int64_t i;
-    double v;
-} figure;
-
 /* Table 3 (003): BSB takes 32 (N / r + b c) + b r c bits (32-bit tro
    and sptd, the bitmap), CSR 32 (N + 2 z) (32-bit row pointers, column
    indices and values); with our int64 tro and optional values, `bytes`
@@ -642,7 +630,7 @@ static tc_status bsb_stats(const tc_fmt *m, tc_report *r, const char *s, tc_erro
         dummies += x->sptd[i] == DUMMY;
     int64_t paper = 4 * x->windows + x->nblocks * (W * 4 + H * W / 8);
     int64_t paper_csr = 4 * ((int64_t)m->rows + 2 * m->nnz);
-    const figure f[] = {
+    const tc_fmt_figure f[] = {
         { "values", "1: values stored in bitmap order; 0: binary", 1, x->values != NULL, 0 },
         { "windows", "row windows of 16 rows", 1, x->windows, 0 },
         { "empty_windows", "row windows without nonzeros", 1, empty, 0 },
@@ -650,20 +638,17 @@ static tc_status bsb_stats(const tc_fmt *m, tc_report *r, const char *s, tc_erro
           x->nblocks, 0 },
         { "tcb_per_window_max", "most TC blocks of a row window", 1, most, 0 },
         { "tcb_per_window_mean", "mean TC blocks per non-empty row window (003 Table 6)", 0, 0,
-          ratio(x->nblocks, x->windows - empty) },
+          tc_fmt_ratio(x->nblocks, x->windows - empty) },
         { "nnz_per_tcb", "mean nonzeros per TC block (003 Table 6)", 0, 0,
-          ratio(m->nnz, x->nblocks) },
-        { "fill", "nnz / (blocks * 128)", 0, 0, ratio(m->nnz, x->nblocks * H * W) },
+          tc_fmt_ratio(m->nnz, x->nblocks) },
+        { "fill", "nnz / (blocks * 128)", 0, 0, tc_fmt_ratio(m->nnz, x->nblocks * H * W) },
         { "dummy_columns", "padding slots of the windows' last blocks (sptd -1)", 1, dummies, 0 },
         { "table3_bytes", "bytes by 003 Table 3's formula: 32-bit tro and sptd, 128-bit bitmaps",
           1, paper, 0 },
         { "table3_vs_csr", "table3_bytes relative to Table 3's CSR, 32 (N + 2 nnz) bits", 0, 0,
-          ratio(paper, paper_csr) },
+          tc_fmt_ratio(paper, paper_csr) },
     };
-    tc_status st = TC_OK;
-    for (size_t i = 0; i < sizeof f / sizeof f[0] && st == TC_OK; i++)
-        st = f[i].is_int ? tc_report_int(r, s, f[i].key, f[i].i, f[i].help)
-                         : tc_report_num(r, s, f[i].key, f[i].v, f[i].help);
+    tc_status st = tc_fmt_report_figures(r, s, f, sizeof f / sizeof f[0]);
     if (st != TC_OK)
         return tc_error_set(err, st, "out of memory");
     return TC_OK;

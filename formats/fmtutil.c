@@ -236,3 +236,17 @@ void tc_spmm_step_one(void *ctx, int64_t row, int32_t col, int64_t k)
     for (int32_t j = 0; j < p->n; j++)
         crow[j] += v * brow[j];
 }
+
+double tc_fmt_ratio(int64_t x, int64_t y)
+{
+    return y ? (double)x / (double)y : 0;
+}
+
+tc_status tc_fmt_report_figures(tc_report *r, const char *s, const tc_fmt_figure *f, size_t n)
+{
+    tc_status st = TC_OK;
+    for (size_t i = 0; i < n && st == TC_OK; i++)
+        st = f[i].is_int ? tc_report_int(r, s, f[i].key, f[i].i, f[i].help)
+                         : tc_report_num(r, s, f[i].key, f[i].v, f[i].help);
+    return st;
+}

@@ -62,6 +62,19 @@ int64_t tc_residual_bytes(const tc_residual *r, int has_values);
 void tc_merge_framed(const uint64_t *x, int64_t nx, const uint64_t *y, int64_t ny,
                      uint64_t *out);
 
+/* x / y, 0 when y is 0 (the means and shares of format figures). */
+double tc_fmt_ratio(int64_t x, int64_t y);
+
+/* One figure of a format's stats: an integer (is_int) or a number. */
+typedef struct tc_fmt_figure {
+    const char *key, *help;
+    int is_int;
+    int64_t i;
+    double v;
+} tc_fmt_figure;
+/* Puts the n figures f into section s of r. */
+tc_status tc_fmt_report_figures(tc_report *r, const char *s, const tc_fmt_figure *f, size_t n);
+
 /* The start of every spmm_ref: the arguments checked (TC_ERR_ARG "NAME:
    bad SpMM arguments (...)") and C's rows zeroed. */
 tc_status tc_fmt_spmm_start(const tc_fmt *m, const double *B, int64_t ldb, int32_t n,

@@ -614,19 +614,14 @@ static void curve_sum(const worker *wk, int n, curve *out)
         }
 }
 
-static double ratio(int64_t x, int64_t y)
-{
-    return y ? (double)x / (double)y : 0;
-}
-
 /* No threshold after t up to CURVE_MAX raises either curve by more than
    PLATEAU_GAIN over its value at t. */
 static int plateau_from(const curve *cv, int t)
 {
-    double tcb = ratio(cv->tc_nnz[t], cv->blocks[t]), win = ratio(cv->tc_nnz[t], cv->windows[t]);
+    double tcb = tc_fmt_ratio(cv->tc_nnz[t], cv->blocks[t]), win = tc_fmt_ratio(cv->tc_nnz[t], cv->windows[t]);
     for (int u = t + 1; u <= CURVE_MAX; u++)
-        if (ratio(cv->tc_nnz[u], cv->blocks[u]) > tcb * (1 + PLATEAU_GAIN) ||
-            ratio(cv->tc_nnz[u], cv->windows[u]) > win * (1 + PLATEAU_GAIN))
+        if (tc_fmt_ratio(cv->tc_nnz[u], cv->blocks[u]) > tcb * (1 + PLATEAU_GAIN) ||
+            tc_fmt_ratio(cv->tc_nnz[u], cv->windows[u]) > win * (1 + PLATEAU_GAIN))
             return 0;
     return 1;
 }
@@ -636,7 +631,7 @@ static int auto_threshold(const curve *cv, int64_t nnz)
 {
     int t = 0;
     while (t < AUTO_MAX && !plateau_from(cv, t) &&
-           ratio(cv->res_nnz[t + 1], nnz) <= MAX_RESIDUAL_SHARE)
+           tc_fmt_ratio(cv->res_nnz[t + 1], nnz) <= MAX_RESIDUAL_SHARE)
         t++;
     return t;
 }
@@ -1260,21 +1255,14 @@ static tc_status report_curve(const curve *cv, int64_t nnz, tc_report *r, const 
             char key[64], help[160];
             snprintf(key, sizeof key, "%s_t%d", names[f], t);
             snprintf(help, sizeof help, "%s at threshold %d (001 Fig. 14)", helps[f], t);
-            double v = f == 0 ? ratio(cv->tc_nnz[t], cv->blocks[t])
-                     : f == 1 ? ratio(cv->tc_nnz[t], cv->windows[t])
-                     : f == 3 ? ratio(cv->res_nnz[t], nnz) : 0;
+            double v = f == 0 ? tc_fmt_ratio(cv->tc_nnz[t], cv->blocks[t])
+                     : f == 1 ? tc_fmt_ratio(cv->tc_nnz[t], cv->windows[t])
+                     : f == 3 ? tc_fmt_ratio(cv->res_nnz[t], nnz) : 0;
             st = f == 2 ? tc_report_int(r, s, key, cv->res_rows[t], help)
                         : tc_report_num(r, s, key, v, help);
         }
     return st;
 }
-
-typedef struct figure {
-    const char *key, *help;
-    int is_int;
-    int64_t i;
-    double v;
-} figure;
 
 static tc_status rstile_stats(const tc_fmt *m, tc_report *r, const char *s, tc_error *err)
 {
@@ -1287,7 +1275,7 @@ static tc_status rstile_stats(const tc_fmt *m, tc_report *r, const char *s, tc_e
         split_windows += !first && (i < 2 || x->row_window_id[i - 2] != x->row_window_id[i]);
         most = nb > most ? nb : most;
     }
-    const figure f[] = {
+    const tc_fmt_figure f[] = {
         { "threshold", "nnz threshold of the row partition (Algorithm 1)", 1, x->threshold, 0 },
         { "split", "most TC blocks per window segment (Section 3.3.3)", 1, x->split, 0 },
         { "windows", "row windows of 16 rows", 1, window_count(m->rows), 0 },
@@ -1297,19 +1285,16 @@ static tc_status rstile_stats(const tc_fmt *m, tc_report *r, const char *s, tc_e
         { "segment_blocks_max", "TC blocks of the largest segment", 1, most, 0 },
         { "blocks", "TC blocks of 16x8", 1, x->nblocks, 0 },
         { "tc_nnz", "nonzeros in the TC block part (tensor cores)", 1, ntc, 0 },
-        { "tc_share", "share of nonzeros in the TC block part", 0, 0, ratio(ntc, m->nnz) },
+        { "tc_share", "share of nonzeros in the TC block part", 0, 0, tc_fmt_ratio(ntc, m->nnz) },
         { "residual_rows", "rows in the CUDA residual part", 1, x->nres_rows, 0 },
         { "residual_nnz", "nonzeros in the CUDA residual part", 1, m->nnz - ntc, 0 },
         { "residual_share", "share of nonzeros in the CUDA residual part", 0, 0,
-          ratio(m->nnz - ntc, m->nnz) },
-        { "nnz_per_tcb", "mean nonzeros per TC block", 0, 0, ratio(ntc, x->nblocks) },
+          tc_fmt_ratio(m->nnz - ntc, m->nnz) },
+        { "nnz_per_tcb", "mean nonzeros per TC block", 0, 0, tc_fmt_ratio(ntc, x->nblocks) },
         { "nnz_per_window", "mean nonzeros per row window with TC blocks", 0, 0,
-          ratio(ntc, tc_windows) },
+          tc_fmt_ratio(ntc, tc_windows) },
     };
-    tc_status st = TC_OK;
-    for (size_t i = 0; i < sizeof f / sizeof f[0] && st == TC_OK; i++)
-        st = f[i].is_int ? tc_report_int(r, s, f[i].key, f[i].i, f[i].help)
-                         : tc_report_num(r, s, f[i].key, f[i].v, f[i].help);
+    tc_status st = tc_fmt_report_figures(r, s, f, sizeof f / sizeof f[0]);
     tc_csr *a = NULL;
     curve cv;
     if (st == TC_OK)

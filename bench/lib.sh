@@ -43,6 +43,7 @@ bench_program() {
 # $TC_SHARED_DATA, else ../shared/data beside the tree). For
 # every matrix and n runs
 #   tcmul --device gpu OPTIONS --bench --verify --tsv --cols N --seed N MATRIX
+# (--dim N instead of --cols N when $BENCH_SIZE_OPT is --dim: attention)
 # ($TCMUL, else the build tree's tools/tcmul) and writes one TSV row: device,
 # date, commit, matrix, then one column per COLUMNS word "header=section.key"
 # (a figure of tcmul's report), then the exact command. Exits non-zero when
@@ -61,6 +62,7 @@ bench_tcmul_sweep() {
     shift $((OPTIND - 1))
     [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
     _tcmul=${TCMUL:-${top_builddir:-.}/tools/tcmul}
+    _sizeopt=${BENCH_SIZE_OPT:---cols}
     _commit=$(bench_commit)
     _date=$(bench_date)
     _tmp=$(mktemp)
@@ -81,7 +83,7 @@ bench_tcmul_sweep() {
         _name=${_name%.mtx}
         _name=${_name%.tcf.h5}
         for _n in $_ns; do
-            _args="--device gpu${_opts:+ $_opts} --bench --verify --tsv --cols $_n --seed $_n"
+            _args="--device gpu${_opts:+ $_opts} --bench --verify --tsv $_sizeopt $_n --seed $_n"
             # shellcheck disable=SC2086 # _args is a word list by design
             if ! "$_tcmul" $_args "$_m" > "$_tmp.row"; then
                 echo "$_tag: $_name, n=$_n failed" >&2

@@ -278,16 +278,22 @@ tc_status tc_bsb_window_order(const int64_t *tro, int64_t n, int64_t *order, tc_
     return TC_OK;
 }
 
-/* value_offset from the bitmaps: their prefix popcounts. */
+/* The blocks' prefix popcounts: offset[b] is block b's first nonzero in
+   bsb order (nblocks + 1 entries). */
+static void prefix_popcounts(const tc_bsb *x, int64_t *offset)
+{
+    offset[0] = 0;
+    for (int64_t b = 0; b < x->nblocks; b++)
+        offset[b + 1] = offset[b] + __builtin_popcountll(x->bitmap[2 * b]) +
+                        __builtin_popcountll(x->bitmap[2 * b + 1]);
+}
+
 static tc_status derive_value_offset(tc_bsb *x, tc_error *err)
 {
     x->value_offset = tc_malloc_array(x->nblocks + 1, sizeof *x->value_offset, err);
     if (!x->value_offset)
         return TC_ERR_NOMEM;
-    x->value_offset[0] = 0;
-    for (int64_t b = 0; b < x->nblocks; b++)
-        x->value_offset[b + 1] = x->value_offset[b] + __builtin_popcountll(x->bitmap[2 * b]) +
-                                 __builtin_popcountll(x->bitmap[2 * b + 1]);
+    prefix_popcounts(x, x->value_offset);
     return TC_OK;
 }
 
@@ -338,8 +344,11 @@ typedef void nz_fn(void *ctx, int64_t row, int32_t col, int64_t k);
 
 /* Row r of window w takes, block after block, the bits of its byte of the
    block's word: the columns come out ascending because sptd ascends across
-   a window's blocks (checked by validate). */
-static void visit_nonzeros(const tc_bsb *x, nz_fn *fn, void *ctx)
+   a window's blocks (checked by validate), so the nonzeros are visited in
+   CSR order. k is the nonzero's place in bsb order (block after block,
+   ascending bit) from offset, the blocks' prefix popcounts; -1 when offset
+   is NULL. */
+static void visit_nonzeros(const tc_bsb *x, const int64_t *offset, nz_fn *fn, void *ctx)
 {
     for (int64_t w = 0; w < x->windows; w++) {
         int32_t r0, r1;
@@ -348,14 +357,34 @@ static void visit_nonzeros(const tc_bsb *x, nz_fn *fn, void *ctx)
             for (int64_t b = x->tro[w]; b < x->tro[w + 1]; b++) {
                 uint64_t word = x->bitmap[2 * b + r / 8];
                 int shift = bit_of(r, 0);
-                int64_t k = x->values ? x->value_offset[b] +
-                                            (r >= 8 ? __builtin_popcountll(x->bitmap[2 * b]) : 0) +
-                                            __builtin_popcountll(word & ((UINT64_C(1) << shift) - 1))
-                                      : -1;
+                int64_t k = offset ? offset[b] +
+                                         (r >= 8 ? __builtin_popcountll(x->bitmap[2 * b]) : 0) +
+                                         __builtin_popcountll(word & ((UINT64_C(1) << shift) - 1))
+                                   : -1;
                 for (unsigned bits = (unsigned)(word >> shift & 0xff); bits; bits &= bits - 1)
-                    fn(ctx, r0 + r, x->sptd[b * W + __builtin_ctz(bits)], x->values ? k++ : -1);
+                    fn(ctx, r0 + r, x->sptd[b * W + __builtin_ctz(bits)], offset ? k++ : -1);
             }
     }
+}
+
+typedef struct index_ctx {
+    int64_t *to_csr;
+    int64_t at;
+} index_ctx;
+
+static void index_one(void *ctx, int64_t row, int32_t col, int64_t k)
+{
+    (void)row;
+    (void)col;
+    index_ctx *c = ctx;
+    c->to_csr[k] = c->at++;
+}
+
+void tc_bsb_value_index(const tc_bsb *x, int64_t *offset, int64_t *to_csr)
+{
+    prefix_popcounts(x, offset);
+    index_ctx c = { to_csr, 0 };
+    visit_nonzeros(x, offset, index_one, &c);
 }
 
 /* The bits set in all blocks. */
@@ -397,7 +426,7 @@ static tc_status bsb_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
     if (st != TC_OK)
         return st;
     decode_ctx d = { a, x->values, 0 };
-    visit_nonzeros(x, decode_one, &d);
+    visit_nonzeros(x, x->value_offset, decode_one, &d);
     for (int32_t r = 0; r < a->rows; r++)
         a->rowptr[r + 1] = a->rowptr[r + 1] > a->rowptr[r] ? a->rowptr[r + 1] : a->rowptr[r];
     *out = a;
@@ -415,7 +444,7 @@ static tc_status bsb_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int
     if (st != TC_OK)
         return st;
     tc_spmm_step p = { B, x->values, ldb, ldc, n, C };
-    visit_nonzeros(x, tc_spmm_step_one, &p);
+    visit_nonzeros(x, x->value_offset, tc_spmm_step_one, &p);
     return TC_OK;
 }
 

@@ -92,6 +92,10 @@ typedef struct tc_bsb {
     int64_t *value_offset;      /* nblocks + 1 with values, else NULL */
 } tc_bsb;
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* tro of a as bsb would build it: tro[w + 1] - tro[w] is the number of
    TCBs of window w after its compaction (tro has ceil(rows / 16) + 1
    entries). The build's own count pass: O(16 nnz), no scratch, on
@@ -103,4 +107,15 @@ tc_status tc_bsb_count_tro(const tc_csr *a, int64_t *tro, tc_error *err);
    A counting sort: O(n + the largest count). */
 tc_status tc_bsb_window_order(const int64_t *tro, int64_t n, int64_t *order, tc_error *err);
 
+/* The order of one value per nonzero that the GPU kernels write (the SDDMM
+   of kernels/attention.cu): bsb order, block after block, ascending bit in
+   each block. offset gets the blocks' first places in it (prefix
+   popcounts, nblocks + 1 entries) and to_csr the CSR place of each (nnz
+   entries: to_csr[k] is the position, in a's CSR order, of the nonzero
+   that is k-th in bsb order). */
+void tc_bsb_value_index(const tc_bsb *x, int64_t *offset, int64_t *to_csr);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -220,6 +220,44 @@ tc_status tc_kernel_time_part(tc_kplan *p, const tc_gpu_operands *o, int part, i
                               int iters, tc_gpu_timing *t, tc_error *err);
 void tc_kernel_free(tc_kplan *p);
 
+/* ------------------------------------------------------------------------ */
+/* Sparse attention (kernels/attention.cu, Fused3S)                          */
+/* ------------------------------------------------------------------------ */
+
+/* O = softmax(scale * Q K^T masked by A) V and the SDDMM alone (S =
+   scale * Q K^T at A's nonzeros), on the GPU, by two paths:
+     TC_ATTN_FUSED    one kernel from the bsb format (fp16 operands, fp32
+                      scores, softmax and accumulation); the scores never
+                      leave the chip;
+     TC_ATTN_UNFUSED  the baseline: cusparseSDDMM into an array of nnz
+                      scores, a row-softmax kernel, cusparseSpMM (fp32).
+   Q (rows x d), K and V (cols x d each), float32 row-major, lie stacked in
+   one device array QKV in that order (the B of a tc_gpu_operands set of
+   rows + 2 cols rows and d columns); O (rows x d) is its C. The SDDMM
+   reads only Q and K of it and writes one score per nonzero to S: in bsb
+   order for the fused path (tc_bsb_value_index maps it), in A's CSR order
+   for the unfused one. Each call queues its work on the GPU's stream and
+   writes every element of its output. */
+typedef struct tc_attn tc_attn;
+typedef enum { TC_ATTN_FUSED, TC_ATTN_UNFUSED } tc_attn_path;
+
+/* mask: A in the bsb format (its values are not used); a: the same matrix
+   in CSR, which the plan keeps using (the unfused path uploads it on first
+   use); 1 <= d <= 256. */
+tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_t d,
+                          double scale, tc_attn **out, tc_error *err);
+tc_status tc_attn_run(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err);
+tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_error *err);
+/* Device bytes the path holds besides the operands QKV, O (and S): the
+   fused path's bsb arrays, schedule and fp16 copy of K and V; the unfused
+   path's CSR, its nnz scores and cuSPARSE's workspaces (0 until it ran). */
+int64_t tc_attn_device_bytes(const tc_attn *p, tc_attn_path path);
+/* The fused kernels' warps per thread block and width D (d rounded up to
+   16, 32, 64, 128 or 256). */
+int tc_attn_warps(const tc_attn *p);
+int tc_attn_width(const tc_attn *p);
+void tc_attn_free(tc_attn *p);
+
 #ifdef __cplusplus
 }
 #endif

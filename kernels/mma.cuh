@@ -35,6 +35,20 @@ static __device__ __forceinline__ void tc_mma_m16n8k8_tf32(float c[4], const uin
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+/* c += A * B for one 16 x 8 x 4 tile with tf32 inputs (PTX ISA, "Matrix
+   Fragments for mma.m16n8k4", .tf32), lane = 4 gid + tig:
+     A (16 x 4, row-major): a0 = A[gid][tig], a1 = A[gid + 8][tig]
+     B (4 x 8, column):     b0 = B[tig][gid]
+     C (16 x 8): as for m16n8k8 above. */
+static __device__ __forceinline__ void tc_mma_m16n8k4_tf32(float c[4], uint32_t a0, uint32_t a1,
+                                                           uint32_t b0)
+{
+    asm("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 "
+        "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(b0));
+}
+
 /* c += A * B for one 16 x 8 x 8 tile in fp16 with float32 accumulation
    (PTX ISA, "Matrix Fragments for mma.m16n8k8", .f16), lane = 4 gid + tig:
      A (16 x 8, row-major): a0 = A[gid][2 tig .. 2 tig + 1],
@@ -117,13 +131,13 @@ static __device__ __forceinline__ void tc_ldmatrix_x4(uint32_t r[4], const void 
                  : "r"(a));
 }
 
-/* Shared-memory rows of NT 16-byte chunks (NT = 1, 2 or 4): chunk q of row
-   c is stored at slot q ^ tc_swz<NT>(c), so that the eight rows one
+/* Shared-memory rows of NT 16-byte chunks (NT a power of two): chunk q of
+   row c is stored at slot q ^ tc_swz<NT>(c), so that the eight rows one
    ldmatrix phase reads (consecutive c, same q) fall in eight different
    16-byte bank groups of a 128-byte line. */
 template <int NT> static __device__ __forceinline__ int tc_swz(int c)
 {
-    return (c / (8 / NT)) & (NT - 1);
+    return NT >= 8 ? c & 7 : (c / (8 / (NT < 8 ? NT : 8))) & (NT - 1);
 }
 
 #endif

@@ -162,3 +162,39 @@ tc_status tc_kernel_time_part(tc_kplan *p, const tc_gpu_operands *o, int part, i
 void tc_kernel_free(tc_kplan *p)
 {
 }
+
+tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_t d,
+                          double scale, tc_attn **out, tc_error *err)
+{
+    *out = NULL;
+    return no_cuda(err);
+}
+
+tc_status tc_attn_run(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err)
+{
+    return no_cuda(err);
+}
+
+tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_error *err)
+{
+    return no_cuda(err);
+}
+
+int64_t tc_attn_device_bytes(const tc_attn *p, tc_attn_path path)
+{
+    return 0;
+}
+
+int tc_attn_warps(const tc_attn *p)
+{
+    return 0;
+}
+
+int tc_attn_width(const tc_attn *p)
+{
+    return 0;
+}
+
+void tc_attn_free(tc_attn *p)
+{
+}

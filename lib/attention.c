@@ -34,7 +34,11 @@
 /* Below this much work (multiply-adds) one thread is faster. */
 #define SERIAL_WORK (1 << 16)
 
-typedef struct attention_job {
+typedef struct attention_job attention_job;
+typedef void row_fn(const attention_job *j, int32_t i);
+
+struct attention_job {
+    row_fn *row;                /* attention_row or sddmm_row */
     const tc_csr *a;
     const double *Q, *K, *V;
     int32_t d;
@@ -42,7 +46,24 @@ typedef struct attention_job {
     double *O;
     double *score;              /* this thread's: the longest row's length */
     _Atomic int64_t *next;      /* the next chunk of rows, shared */
-} attention_job;
+};
+
+/* scale * <Q_i, K_j> of row i's nonzeros, in its order. */
+static double score(const attention_job *j, int32_t i, int64_t k)
+{
+    const double *q = j->Q + (int64_t)i * j->d, *kr = j->K + (int64_t)j->a->colidx[k] * j->d;
+    double dot = 0;
+    for (int64_t c = 0; c < j->d; c++)
+        dot += q[c] * kr[c];
+    return j->scale * dot;
+}
+
+/* SDDMM row i: its scores into O, which holds one value per nonzero. */
+static void sddmm_row(const attention_job *j, int32_t i)
+{
+    for (int64_t k = j->a->rowptr[i]; k < j->a->rowptr[i + 1]; k++)
+        j->O[k] = score(j, i, k);
+}
 
 /* Row i: scores, their maximum, exp(score - max) in place, then the
    weighted sum of V rows divided by the sum of the weights. */
@@ -50,17 +71,12 @@ static void attention_row(const attention_job *j, int32_t i)
 {
     const tc_csr *a = j->a;
     const int64_t k0 = a->rowptr[i], n = a->rowptr[i + 1] - k0, d = j->d;
-    const double *q = j->Q + i * d;
     double *o = j->O + i * d, *s = j->score, top = -INFINITY, sum = 0;
     memset(o, 0, (size_t)d * sizeof *o);
     if (n == 0)
         return;
     for (int64_t e = 0; e < n; e++) {
-        const double *kr = j->K + a->colidx[k0 + e] * d;
-        double dot = 0;
-        for (int64_t c = 0; c < d; c++)
-            dot += q[c] * kr[c];
-        s[e] = j->scale * dot;
+        s[e] = score(j, i, k0 + e);
         top = s[e] > top ? s[e] : top;
     }
     for (int64_t e = 0; e < n; e++) {
@@ -83,7 +99,7 @@ static void *attention_worker(void *arg)
             return NULL;
         int64_t r1 = r0 + CHUNK_ROWS < j->a->rows ? r0 + CHUNK_ROWS : j->a->rows;
         for (int64_t i = r0; i < r1; i++)
-            attention_row(j, (int32_t)i);
+            j->row(j, (int32_t)i);
     }
 }
 
@@ -107,6 +123,29 @@ static int64_t longest_row(const tc_csr *a)
     return most;
 }
 
+/* Rows of a over the threads, each by fn. */
+static tc_status run_rows(row_fn *fn, const tc_csr *a, const double *Q, const double *K,
+                          const double *V, int32_t d, double scale, double *O, int nthreads,
+                          tc_error *err)
+{
+    int n = attention_threads(a, d, nthreads);
+    int64_t most = fn == attention_row ? longest_row(a) : 0;
+    attention_job jobs[TC_MAX_JOBS];
+    _Atomic int64_t next;
+    atomic_init(&next, 0);
+    int made = 0;
+    for (; made < n; made++) {
+        jobs[made] = (attention_job){ fn, a, Q, K, V, d, scale, O, NULL, &next };
+        if (most && !(jobs[made].score = tc_malloc_array(most, sizeof *jobs[made].score, err)))
+            break;
+    }
+    if (made == n)
+        tc_run_jobs(attention_worker, jobs, sizeof jobs[0], n);
+    for (int i = 0; i < made; i++)
+        free(jobs[i].score);
+    return made == n ? TC_OK : TC_ERR_NOMEM;
+}
+
 tc_status tc_attention_ref_f64(const tc_csr *a, const double *Q, const double *K,
                                const double *V, int32_t d, double scale, double *O,
                                int nthreads, tc_error *err)
@@ -115,20 +154,15 @@ tc_status tc_attention_ref_f64(const tc_csr *a, const double *Q, const double *K
         (d > 0 && ((!Q && a->rows > 0) || ((!K || !V) && a->cols > 0))))
         return tc_error_set(err, TC_ERR_ARG, "attention: bad arguments (d %d, scale %g)",
                             (int)d, scale);
-    int n = attention_threads(a, d, nthreads);
-    int64_t most = longest_row(a);
-    attention_job jobs[TC_MAX_JOBS];
-    _Atomic int64_t next;
-    atomic_init(&next, 0);
-    int made = 0;
-    for (; made < n; made++) {
-        jobs[made] = (attention_job){ a, Q, K, V, d, scale, O, NULL, &next };
-        if (!(jobs[made].score = tc_malloc_array(most, sizeof *jobs[made].score, err)))
-            break;
-    }
-    if (made == n)
-        tc_run_jobs(attention_worker, jobs, sizeof jobs[0], n);
-    for (int i = 0; i < made; i++)
-        free(jobs[i].score);
-    return made == n ? TC_OK : TC_ERR_NOMEM;
+    return run_rows(attention_row, a, Q, K, V, d, scale, O, nthreads, err);
+}
+
+tc_status tc_sddmm_ref_f64(const tc_csr *a, const double *Q, const double *K, int32_t d,
+                           double scale, double *S, int nthreads, tc_error *err)
+{
+    if (!a || d < 0 || !isfinite(scale) || (!S && a->nnz > 0) ||
+        (d > 0 && ((!Q && a->rows > 0) || (!K && a->cols > 0))))
+        return tc_error_set(err, TC_ERR_ARG, "sddmm: bad arguments (d %d, scale %g)", (int)d,
+                            scale);
+    return run_rows(sddmm_row, a, Q, K, NULL, d, scale, S, nthreads, err);
 }

@@ -527,6 +527,10 @@ tc_status tc_spmm_ref_f64(const tc_csr *a, const double *B, int64_t ldb, int32_t
 tc_status tc_attention_ref_f64(const tc_csr *a, const double *Q, const double *K,
                                const double *V, int32_t d, double scale, double *O,
                                int nthreads, tc_error *err);
+/* The SDDMM of the same formula alone: S[k] = scale * <Q_i, K_j> for A's
+   k-th stored nonzero (i, j) in CSR order (nnz values). */
+tc_status tc_sddmm_ref_f64(const tc_csr *a, const double *Q, const double *K, int32_t d,
+                           double scale, double *S, int nthreads, tc_error *err);
 
 typedef struct tc_compare {
     double rel_fro;         /* ||out - ref||_F / ||ref||_F (abs when ref is 0),

@@ -6,15 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "common.h"
-#include "kernels.h"
+#include "tcmul.h"
 
 static void usage(void)
 {
     printf(
 "Usage: %s [OPTIONS] A (-B FILE[:DATASET] | --cols N) [-o C]\n"
+"       %s --op attention [OPTIONS] A (Q K V | --dim D) [-o O]\n"
+"       %s --op sddmm [OPTIONS] A (Q K | --dim D) [-o S.mtx|S.tcf.h5]\n"
 "Multiply a sparse matrix A by a dense matrix B: C = A*B, on the CPU or the\n"
-"GPU, checked against a float64 reference (--verify) and timed (--bench).\n"
+"GPU, checked against a float64 reference (--verify) and timed (--bench);\n"
+"or compute sparse attention O = softmax(scale Q K^T masked by A) V, or its\n"
+"SDDMM S = scale Q K^T at A's nonzeros, from the bsb format.\n"
 "\n"
 "A is a .mtx, .mtx.gz or .tcf.h5 file. When A was reordered (its .tcf.h5\n"
 "holds /permutation), B is taken and C is given in the original order.\n"
@@ -28,6 +31,18 @@ static void usage(void)
 "  -o, --output FILE[:DATASET]\n"
 "                           write C: FILE.h5 or FILE.hdf5 (float32 dataset,\n"
 "                           default /C) or FILE.mtx (Matrix Market array)\n"
+"\n"
+"Attention and SDDMM (Fused3S):\n"
+"      --op OP              spmm (default), attention or sddmm\n"
+"  Q K V                    FILE[:DATASET] each (default datasets /Q, /K,\n"
+"                           /V) or Matrix Market arrays: Q has A's rows, K\n"
+"                           and V A's columns, all D columns\n"
+"      --dim D              random Q, K, V of D columns in [-1, 1) (--seed)\n"
+"      --scale S            scores times S (default 1/sqrt(D) for attention,\n"
+"                           1 for sddmm)\n"
+"      --path PATH          fused (default: one kernel from bsb, fp16 inputs)\n"
+"                           or unfused (cuSPARSE SDDMM, softmax, cuSPARSE\n"
+"                           SpMM, fp32); --bench times both\n"
 "\n"
 "Where and how:\n"
 "  -d, --device DEV         cpu, gpu, or auto (default: the GPU when there is\n"
@@ -63,31 +78,16 @@ static void usage(void)
 "Examples:\n"
 "  %s graph.tcf.h5 --cols 128 --verify --bench\n"
 "  %s graph.mtx.gz -B features.h5:/X -o out.h5:/Y\n"
-"  %s --device cpu graph.mtx --cols 32 --verify --tsv\n",
-        tool_name, tool_name, tool_name, tool_name);
+"  %s --device cpu graph.mtx --cols 32 --verify --tsv\n"
+"  %s --op attention graph.tcf.h5 --dim 64 --verify --bench\n"
+"  %s --op attention graph.mtx x.h5:/Q x.h5:/K x.h5:/V -o out.h5:/O\n",
+        tool_name, tool_name, tool_name, tool_name, tool_name, tool_name, tool_name, tool_name);
 }
-
-typedef enum { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_kind;
 
 enum {
     OPT_VARIANT = 256, OPT_GPU, OPT_LIST, OPT_VERIFY, OPT_BENCH, OPT_WARMUP, OPT_ITERS,
-    OPT_BANDWIDTH, OPT_DENSE, OPT_TSV, OPT_JSON
+    OPT_BANDWIDTH, OPT_DENSE, OPT_TSV, OPT_JSON, OPT_OP, OPT_DIM, OPT_SCALE, OPT_PATH
 };
-
-typedef struct options {
-    const char *input, *b_spec, *output, *format, *variant;
-    char b_path[4096];          /* -B's file */
-    const char *b_dataset;      /* -B's HDF5 dataset, or NULL */
-    char out_path[4096];        /* -o's file */
-    const char *out_dataset;    /* -o's HDF5 dataset; NULL: Matrix Market */
-    int32_t cols;               /* random B of this many columns; 0: -B */
-    uint64_t seed;
-    device_kind device;
-    int gpu, threads, list_devices;
-    int verify, bench, warmup, iters, dense;
-    double bandwidth;           /* GB/s; 0: measure */
-    tool_out_style style;
-} options;
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -105,16 +105,22 @@ static void copy_name(char *buf, size_t size, const char *name, size_t len, cons
 }
 
 /* -o FILE[:DATASET]: a name ending in .mtx is a Matrix Market file, one
-   ending in .h5 or .hdf5 an HDF5 file (dataset /C); otherwise what follows
-   the last ':' names the dataset of an HDF5 file. */
+   ending in .h5 or .hdf5 an HDF5 file (dataset /C, or /O for attention);
+   otherwise what follows the last ':' names the dataset of an HDF5 file.
+   The SDDMM's output is sparse: a .mtx (coordinate) or .tcf.h5 file. */
 static void parse_output(const char *spec, options *o)
 {
     const char *colon = strrchr(spec, ':');
     size_t len = strlen(spec);
-    if (ends_with(spec, ".mtx")) {
+    if (o->op == OP_SDDMM) {
+        if (!ends_with(spec, ".mtx") && !ends_with(spec, ".tcf.h5"))
+            tool_usage_error("-o: the SDDMM writes a sparse matrix: expected a name ending in "
+                             ".mtx or .tcf.h5, found '%s'", spec);
+        o->out_sparse = ends_with(spec, ".tcf.h5");
+    } else if (ends_with(spec, ".mtx")) {
         o->out_dataset = NULL;
     } else if (ends_with(spec, ".h5") || ends_with(spec, ".hdf5")) {
-        o->out_dataset = "/C";
+        o->out_dataset = o->op == OP_ATTENTION ? "/O" : "/C";
     } else if (colon && colon != spec && colon[1]) {
         o->out_dataset = colon + 1;
         len = (size_t)(colon - spec);
@@ -124,20 +130,74 @@ static void parse_output(const char *spec, options *o)
     copy_name(o->out_path, sizeof o->out_path, spec, len, "-o");
 }
 
-/* -B FILE[:DATASET]: FILE:DATASET names a dataset when it is not itself a
-   file; without one, FILE is HDF5 (dataset /B) or Matrix Market by content
-   (read_b). */
-static void parse_b(const char *spec, options *o)
+/* A dense operand FILE[:DATASET] (-B, Q, K, V): FILE:DATASET names a
+   dataset when it is not itself a file; without one, FILE is HDF5 (the
+   operand's default dataset) or Matrix Market by content
+   (tcmul_read_dense). */
+static void parse_dense_spec(const char *spec, const char *what, dense_spec *d)
 {
     struct stat sb;
     const char *colon = strrchr(spec, ':');
     size_t len = strlen(spec);
-    o->b_dataset = NULL;
+    d->spec = spec;
+    d->dataset = NULL;
     if (stat(spec, &sb) != 0 && colon && colon != spec && colon[1]) {
-        o->b_dataset = colon + 1;
+        d->dataset = colon + 1;
         len = (size_t)(colon - spec);
     }
-    copy_name(o->b_path, sizeof o->b_path, spec, len, "-B");
+    copy_name(d->path, sizeof d->path, spec, len, what);
+}
+
+static tcmul_op parse_op(const char *s)
+{
+    if (strcmp(s, "spmm") == 0)
+        return OP_SPMM;
+    if (strcmp(s, "attention") == 0)
+        return OP_ATTENTION;
+    if (strcmp(s, "sddmm") == 0)
+        return OP_SDDMM;
+    tool_usage_error("--op: expected spmm, attention or sddmm, found '%s'", s);
+}
+
+/* --op spmm: A alone, B from -B or --cols. */
+static void check_spmm_args(int extra, options *o)
+{
+    if (extra)
+        tool_usage_error("more than one input file");
+    if (!o->b.spec == !o->cols)
+        tool_usage_error("give B as either -B FILE or --cols N");
+    if (o->dim || o->scale || o->path)
+        tool_usage_error("--dim, --scale and --path belong to --op attention and sddmm");
+    if (o->b.spec)
+        parse_dense_spec(o->b.spec, "-B", &o->b);
+    if (o->dense && !o->bench)
+        tool_usage_error("--dense times cuBLAS next to the kernel: give --bench too");
+    if (!o->format)
+        o->format = "csr";
+}
+
+/* --op attention: A Q K V or A --dim d; sddmm: A Q K or A --dim d. The
+   mask is multiplied from bsb. */
+static void check_attention_args(int extra, char **specs, options *o)
+{
+    static const char *const names[3] = { "Q", "K", "V" };
+    const int need = o->op == OP_ATTENTION ? 3 : 2;
+    const char *op = o->op == OP_ATTENTION ? "attention" : "sddmm";
+    if (o->b.spec || o->cols || o->dense || o->variant)
+        tool_usage_error("--op %s: -B, --cols, --dense and --variant belong to --op spmm", op);
+    if (o->format && strcmp(o->format, "bsb") != 0)
+        tool_usage_error("--op %s runs from the bsb format, not '%s'", op, o->format);
+    o->format = "bsb";
+    if (extra == 0 && !o->dim)
+        tool_usage_error("--op %s: give %s as files after A, or --dim d for random ones", op,
+                         need == 3 ? "Q, K and V" : "Q and K");
+    if (extra && o->dim)
+        tool_usage_error("--op %s: give either the operand files or --dim, not both", op);
+    if (extra && extra != need)
+        tool_usage_error("--op %s takes A and %d operand files (%s), found %d", op, need,
+                         need == 3 ? "Q K V" : "Q K", extra);
+    for (int i = 0; i < extra; i++)
+        parse_dense_spec(specs[i], names[i], &o->qkv[i]);
 }
 
 static void parse_args(int argc, char **argv, options *o)
@@ -161,17 +221,21 @@ static void parse_args(int argc, char **argv, options *o)
         { "dense", no_argument, NULL, OPT_DENSE },
         { "tsv", no_argument, NULL, OPT_TSV },
         { "json", no_argument, NULL, OPT_JSON },
+        { "op", required_argument, NULL, OPT_OP },
+        { "dim", required_argument, NULL, OPT_DIM },
+        { "scale", required_argument, NULL, OPT_SCALE },
+        { "path", required_argument, NULL, OPT_PATH },
         TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
-    o->format = "csr";
+    o->format = NULL;
     o->seed = 1;
     o->warmup = 10;
     o->iters = 100;
     int c;
     while ((c = getopt_long(argc, argv, ":B:n:s:o:d:f:t:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
-        case 'B': o->b_spec = optarg; break;
+        case 'B': o->b.spec = optarg; break;
         case 'n': o->cols = (int32_t)tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
         case 's': o->seed = (uint64_t)tool_parse_long("--seed", optarg, 0, LONG_MAX); break;
         case 'o': o->output = optarg; break;
@@ -200,6 +264,17 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_DENSE: o->dense = 1; break;
         case OPT_TSV: o->style = TOOL_OUT_TSV; break;
         case OPT_JSON: o->style = TOOL_OUT_JSON; break;
+        case OPT_OP: o->op = parse_op(optarg); break;
+        case OPT_DIM: o->dim = (int32_t)tool_parse_long("--dim", optarg, 1, INT32_MAX); break;
+        case OPT_SCALE: o->scale = tool_parse_double("--scale", optarg, 1e-30, 1e30); break;
+        case OPT_PATH:
+            if (strcmp(optarg, "fused") == 0)
+                o->path = TC_ATTN_FUSED;
+            else if (strcmp(optarg, "unfused") == 0)
+                o->path = TC_ATTN_UNFUSED;
+            else
+                tool_usage_error("--path: expected fused or unfused, found '%s'", optarg);
+            break;
         default: tool_common_option(c, argv, usage);
         }
     }
@@ -208,21 +283,19 @@ static void parse_args(int argc, char **argv, options *o)
             tool_usage_error("--list-devices takes no input file");
         return;
     }
-    if (optind != argc - 1)
-        tool_usage_error(optind == argc ? "no input file" : "more than one input file");
-    o->input = argv[optind];
-    if (!o->b_spec == !o->cols)
-        tool_usage_error("give B as either -B FILE or --cols N");
+    if (optind == argc)
+        tool_usage_error("no input file");
+    o->input = argv[optind++];
+    if (o->op == OP_SPMM)
+        check_spmm_args(argc - optind, o);
+    else
+        check_attention_args(argc - optind, argv + optind, o);
     if (!o->output && !o->verify && !o->bench)
         tool_usage_error("nothing to do: give -o FILE, --verify or --bench");
     if (o->output)
         parse_output(o->output, o);
-    if (o->b_spec)
-        parse_b(o->b_spec, o);
     if (!tc_format_find(o->format))
         tool_usage_error("--format: unknown format '%s'", o->format);
-    if (o->dense && !o->bench)
-        tool_usage_error("--dense times cuBLAS next to the kernel: give --bench too");
     if (o->dense && o->device == DEVICE_CPU)
         tool_usage_error("--dense: cuBLAS runs on the GPU, not with --device cpu");
 }
@@ -269,13 +342,13 @@ static tc_gpu *open_device(const options *o)
 /* Operands                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static tc_status read_b(const options *o, int32_t *rows, int32_t *cols, double **data,
-                        tc_error *err)
+tc_status tcmul_read_dense(const dense_spec *spec, const char *default_dataset, int32_t *rows,
+                           int32_t *cols, double **data, tc_error *err)
 {
-    if (o->b_dataset || tc_h5_is_hdf5(o->b_path))
-        return tc_h5_read_dense(o->b_path, o->b_dataset ? o->b_dataset : "/B", rows, cols, data,
-                                err);
-    return tc_mtx_read_dense(o->b_path, rows, cols, data, err);
+    if (spec->dataset || tc_h5_is_hdf5(spec->path))
+        return tc_h5_read_dense(spec->path, spec->dataset ? spec->dataset : default_dataset, rows,
+                                cols, data, err);
+    return tc_mtx_read_dense(spec->path, rows, cols, data, err);
 }
 
 /* B in A's column order, in float32 (what the kernels take) and the same
@@ -289,13 +362,13 @@ static tc_status load_b(const options *o, const tool_matrix *in, int32_t *ncols,
     int32_t rows = a->cols, n = o->cols;
     double *b = NULL;
     tc_status st = TC_OK;
-    if (o->b_spec) {
-        st = read_b(o, &rows, &n, &b, err);
+    if (o->b.spec) {
+        st = tcmul_read_dense(&o->b, "/B", &rows, &n, &b, err);
         if (!st && rows != a->cols)
             st = tc_error_set(err, TC_ERR_INVALID, "%s: B has %d rows, but A (%s) has %d columns",
-                              o->b_spec, rows, o->input, a->cols);
+                              o->b.spec, rows, o->input, a->cols);
         if (!st && n < 1)
-            st = tc_error_set(err, TC_ERR_INVALID, "%s: B has no columns", o->b_spec);
+            st = tc_error_set(err, TC_ERR_INVALID, "%s: B has no columns", o->b.spec);
     } else if ((b = tc_malloc_array((int64_t)rows * n, sizeof *b, err))) {
         tc_random_fill(b, (int64_t)rows * n, o->seed, -1.0, 1.0);
     } else {
@@ -406,11 +479,8 @@ static tc_status run_cpu(const options *o, run *r, tc_error *err)
     return st;
 }
 
-/* The tc_fmt a kernel multiplies: NULL for the canonical format (its kernel
-   runs from the CSR itself), else the one stored in the .tcf.h5, else built
-   with default parameters. *built is what the caller frees. */
-static tc_status kernel_fmt(const tc_format *f, const tool_matrix *in, const tc_fmt **m,
-                            tc_fmt **built, tc_error *err)
+tc_status tcmul_kernel_fmt(const tc_format *f, const tool_matrix *in, const tc_fmt **m,
+                           tc_fmt **built, tc_error *err)
 {
     *m = NULL;
     *built = NULL;
@@ -537,8 +607,8 @@ static tc_status report_input(tc_report *rep, const options *o, const tool_matri
                               const run *r)
 {
     char b[1024];
-    if (o->b_spec)
-        snprintf(b, sizeof b, "%s", o->b_spec);
+    if (o->b.spec)
+        snprintf(b, sizeof b, "%s", o->b.spec);
     else
         snprintf(b, sizeof b, "random, seed %llu", (unsigned long long)o->seed);
     tc_status st;
@@ -567,27 +637,35 @@ static tc_status report_run(tc_report *rep, const options *o, const run *r)
     return st;
 }
 
-static tc_status report_verify(tc_report *rep, const tool_matrix *in, const run *r,
-                               const tc_compare *c, double tol, int pass)
+int64_t tcmul_original(const tool_matrix *in, int64_t i, int cols)
 {
-    /* the row as the user numbers it: the original row of a reordered A */
-    const tc_perm *rp = in->tcf ? in->tcf->row_perm : NULL;
-    int64_t row = c->max_at < 0 ? -1 : c->max_at / r->n;
-    int64_t col = c->max_at < 0 ? -1 : c->max_at % r->n;
-    if (rp && row >= 0)
-        row = rp->new2old[row];
+    const tc_perm *p = !in->tcf ? NULL : cols ? in->tcf->col_perm : in->tcf->row_perm;
+    return p && i >= 0 ? p->new2old[i] : i;
+}
+
+tc_status tcmul_report_verify(tc_report *rep, const tc_compare *c, double tol, int pass,
+                              int64_t row, int64_t col)
+{
     tc_status st;
     (void)((st = tc_report_num(rep, "verify", "tolerance", tol,
                                "relative Frobenius, from the precision")) ||
            (st = tc_report_num(rep, "verify", "rel_fro", c->rel_fro,
-                               "||C - ref||_F / ||ref||_F, float64 reference")) ||
-           (st = tc_report_num(rep, "verify", "max_abs", c->max_abs, "largest |C - ref|")) ||
+                               "||out - ref||_F / ||ref||_F, float64 reference")) ||
+           (st = tc_report_num(rep, "verify", "max_abs", c->max_abs, "largest |out - ref|")) ||
            (st = tc_report_int(rep, "verify", "max_row", row, "where it is (0-based)")) ||
            (st = tc_report_int(rep, "verify", "max_col", col, NULL)) ||
            (st = tc_report_int(rep, "verify", "nonfinite", c->nonfinite,
                                "NaN/Inf where the reference differs")) ||
            (st = tc_report_str(rep, "verify", "result", pass ? "pass" : "FAIL", NULL)));
     return st;
+}
+
+tc_status tcmul_verify_failed(const tc_compare *c, const char *precision, tc_error *err)
+{
+    return tc_error_set(err, TC_ERR_VERIFY,
+                        "verification failed: relative Frobenius error %.3g (tolerance %.3g, "
+                        "%s), %lld non-finite where the reference differs",
+                        c->rel_fro, tc_tolerance(precision), precision, (long long)c->nonfinite);
 }
 
 /* A reference's median, variant, and the kernel's speedup over it. */
@@ -681,19 +759,19 @@ static tc_status report_variants(tc_report *rep, const run *r)
 /* Output                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* C in the original row order (/matrix row i is original row new2old[i]),
+/* x in the original row order (/matrix row i is original row new2old[i]),
    widened for the writers. */
-static tc_status write_c(const options *o, const tool_matrix *in, const run *r, tc_error *err)
+tc_status tcmul_write_rows(const options *o, const tool_matrix *in, const float *x, int32_t rows,
+                           int32_t n, tc_error *err)
 {
     const tc_perm *rp = in->tcf ? in->tcf->row_perm : NULL;
-    const int32_t rows = r->a->rows, n = r->n;
     double *c = tc_malloc_array((int64_t)rows * n, sizeof *c, err);
     if (!c)
         return TC_ERR_NOMEM;
     for (int32_t i = 0; i < rows; i++) {
         double *dst = c + (int64_t)(rp ? rp->new2old[i] : i) * n;
         for (int32_t k = 0; k < n; k++)
-            dst[k] = r->C[(int64_t)i * n + k];
+            dst[k] = x[(int64_t)i * n + k];
     }
     tc_status st = o->out_dataset
                        ? tc_h5_write_dense(o->out_path, o->out_dataset, rows, n, c, 1, err)
@@ -707,8 +785,13 @@ static tc_status write_c(const options *o, const tool_matrix *in, const run *r, 
 /* Refuses an output that would overwrite an input. */
 static void check_clobber(const options *o)
 {
-    if (o->output && (tc_same_file(o->out_path, o->input) ||
-                      (o->b_spec && tc_same_file(o->out_path, o->b_path))))
+    if (!o->output)
+        return;
+    int clobbers = tc_same_file(o->out_path, o->input) ||
+                   (o->b.spec && tc_same_file(o->out_path, o->b.path));
+    for (int i = 0; i < 3; i++)
+        clobbers |= o->qkv[i].spec && tc_same_file(o->out_path, o->qkv[i].path);
+    if (clobbers)
         tool_usage_error("-o %s would overwrite an input", o->output);
 }
 
@@ -738,8 +821,12 @@ static tc_status print_report(const options *o, const tool_matrix *in, const run
     tc_status st = report_input(rep, o, in, r);
     if (!st)
         st = report_run(rep, o, r);
+    /* where the largest error is, as the user numbers rows */
+    const int64_t at = c->max_at;
     if (!st && o->verify)
-        st = report_verify(rep, in, r, c, tc_tolerance(r->precision), pass);
+        st = tcmul_report_verify(rep, c, tc_tolerance(r->precision), pass,
+                                 tcmul_original(in, at < 0 ? -1 : at / r->n, 0),
+                                 at < 0 ? -1 : at % r->n);
     if (!st && o->bench)
         st = report_bench(rep, o, r);
     if (!st && o->bench && r->kernel && r->plan->nparts)
@@ -762,6 +849,8 @@ int main(int argc, char **argv)
     check_clobber(&o);
 
     tc_gpu *g = open_device(&o);
+    if (o.op != OP_SPMM)
+        return tcmul_attention(&o, g);
     const tc_format *f = tc_format_find(o.format);
     run r;
     memset(&r, 0, sizeof r);
@@ -794,7 +883,7 @@ int main(int argc, char **argv)
     if (!st && !(r.C = tc_malloc_array((int64_t)r.a->rows * r.n, sizeof *r.C, &err)))
         st = TC_ERR_NOMEM;
     if (!st && g)
-        st = kernel_fmt(f, &in, &m, &built, &err);
+        st = tcmul_kernel_fmt(f, &in, &m, &built, &err);
     if (!st)
         st = g ? run_gpu(&o, g, m, &r, &err) : run_cpu(&o, &r, &err);
     if (!st && o.verify) {
@@ -802,15 +891,11 @@ int main(int argc, char **argv)
         pass = !st && cmp.nonfinite == 0 && cmp.rel_fro <= tc_tolerance(r.precision);
     }
     if (!st && o.output && pass)
-        st = write_c(&o, &in, &r, &err);
+        st = tcmul_write_rows(&o, &in, r.C, r.a->rows, r.n, &err);
     if (!st && (o.verify || o.bench))
         st = print_report(&o, &in, &r, &cmp, pass);
     if (!st && !pass)
-        st = tc_error_set(&err, TC_ERR_VERIFY,
-                          "verification failed: relative Frobenius error %.3g (tolerance %.3g, "
-                          "%s), %lld non-finite where the reference differs",
-                          cmp.rel_fro, tc_tolerance(r.precision), r.precision,
-                          (long long)cmp.nonfinite);
+        st = tcmul_verify_failed(&cmp, r.precision, &err);
     tc_kernel_free(r.plan);
     tc_gpu_close(g);
     tc_fmt_free(built);

@@ -1,0 +1,74 @@
+/*
+ * tcmul.h: what tcmul's files share: its options, the dense operands' I/O,
+ * and the operations other than SpMM (tcmul_attention.c: --op attention
+ * and --op sddmm).
+ */
+#ifndef TCMUL_H
+#define TCMUL_H
+
+#include "common.h"
+#include "kernels.h"
+
+typedef enum { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_kind;
+typedef enum { OP_SPMM, OP_ATTENTION, OP_SDDMM } tcmul_op;
+
+/* A dense operand named FILE[:DATASET]. */
+typedef struct dense_spec {
+    const char *spec;           /* as given */
+    char path[4096];
+    const char *dataset;        /* NULL: the default dataset, or Matrix Market */
+} dense_spec;
+
+typedef struct options {
+    tcmul_op op;
+    const char *input, *output, *format, *variant;
+    dense_spec b;               /* -B (spec NULL: random) */
+    dense_spec qkv[3];          /* --op attention: Q, K, V; sddmm: Q, K
+                                   (spec NULL: random) */
+    char out_path[4096];        /* -o's file */
+    const char *out_dataset;    /* -o's HDF5 dataset; NULL: Matrix Market */
+    int out_sparse;             /* --op sddmm: -o names a .tcf.h5 (else .mtx) */
+    int32_t cols;               /* random B of this many columns; 0: -B */
+    int32_t dim;                /* --dim: random Q, K, V of this many columns */
+    double scale;               /* --scale; 0: the operation's default */
+    tc_attn_path path;          /* --path */
+    uint64_t seed;
+    device_kind device;
+    int gpu, threads, list_devices;
+    int verify, bench, warmup, iters, dense;
+    double bandwidth;           /* GB/s; 0: measure */
+    tool_out_style style;
+} options;
+
+/* A dense matrix from spec: an HDF5 dataset (spec's, else default_dataset)
+   or a Matrix Market array file. */
+tc_status tcmul_read_dense(const dense_spec *spec, const char *default_dataset, int32_t *rows,
+                           int32_t *cols, double **data, tc_error *err);
+
+/* Writes rows x n float32 values in the stored row order of `in` to -o
+   (HDF5 dataset or Matrix Market array) in the original row order. */
+tc_status tcmul_write_rows(const options *o, const tool_matrix *in, const float *x, int32_t rows,
+                           int32_t n, tc_error *err);
+
+/* The tc_fmt a kernel multiplies: NULL for the canonical format (its kernel
+   runs from the CSR itself), else the one stored in the .tcf.h5, else built
+   with default parameters. *built is what the caller frees. */
+tc_status tcmul_kernel_fmt(const tc_format *f, const tool_matrix *in, const tc_fmt **m,
+                           tc_fmt **built, tc_error *err);
+
+/* Row (cols 0) or column (cols 1) i of the stored A as the user numbers
+   it: the original one of a reordered A; -1 stays -1. */
+int64_t tcmul_original(const tool_matrix *in, int64_t i, int cols);
+
+/* The verify section: tolerance, errors, where the largest is (row, col,
+   or -1), non-finite count, pass or FAIL. */
+tc_status tcmul_report_verify(tc_report *rep, const tc_compare *c, double tol, int pass,
+                              int64_t row, int64_t col);
+/* The error of a failed check (TC_ERR_VERIFY), with its figures. */
+tc_status tcmul_verify_failed(const tc_compare *c, const char *precision, tc_error *err);
+
+/* --op attention and --op sddmm: the whole run after the options were
+   parsed and the device opened (g NULL: the CPU). Returns the exit status. */
+int tcmul_attention(const options *o, tc_gpu *g);
+
+#endif

@@ -268,8 +268,6 @@ template <int NQ> __global__ void __launch_bounds__(256) attention_fused(attn_ar
     for (int j = 0; j < NQ; j++)
         for (int i = 0; i < 4; i++)
             st.acc[j][i] = 0.0f;
-    if (pairs > 0)
-        load_q<NQ>(qs, a, row0);
     /* the 16 K rows, then the 16 V rows of pair p into stage s */
     auto gather = [&](int64_t p, int s) {
         const int64_t b = b0 + 2 * p;
@@ -282,6 +280,9 @@ template <int NQ> __global__ void __launch_bounds__(256) attention_fused(attn_ar
     if (w < pairs)
         gather(w, 0);
     tc_cp_async_commit();
+    /* Q_i while the first pair's rows are on their way */
+    if (pairs > 0)
+        load_q<NQ>(qs, a, row0);
     for (int64_t p = w; p < pairs; p += warps, s ^= 1) {
         if (p + warps < pairs)
             gather(p + warps, s ^ 1);
@@ -331,11 +332,11 @@ template <int NQ> __global__ void __launch_bounds__(256) sddmm_fused(attn_args a
     __half *qs = ww.qs, *ring = ww.ring;
     if (pairs == 0)
         return;
-    load_q<NQ>(qs, a, row0);
     int s = 0;
     if (w < pairs)
         tc_pair_gather<NQ>(ring, a.sptd, b0 + 2 * w, 2 * w + 1 < t, a.K, 8 * NQ);
     tc_cp_async_commit();
+    load_q<NQ>(qs, a, row0);    /* while the first pair's rows arrive */
     for (int64_t p = w; p < pairs; p += warps, s ^= 1) {
         if (p + warps < pairs)
             tc_pair_gather<NQ>(ring + (s ^ 1) * stage_halves<NQ>(), a.sptd, b0 + 2 * (p + warps),
@@ -392,6 +393,8 @@ struct tc_attn {
     int64_t nnz, windows, nblocks;
     int nq;                     /* D / 8 */
     int warps;                  /* of the fused kernels */
+    int tuned;                  /* warps measured for the fused SDDMM (1) or
+                                   attention (0); -1: not yet */
     double scale;
     /* fused: the bsb arrays, the schedule, the fp16 copy of Q, K, V */
     int64_t *tro, *offset;
@@ -459,26 +462,6 @@ static size_t smem_for(int nq, int warps)
     }
 }
 
-/* Warps per thread block: as many as the mean window has TCB pairs (a
-   warp without a pair only waits at the merge), at least 2 and at most 8.
-   While there are windows enough to keep every SM busy with several
-   thread blocks, fewer warps when so many would leave shared memory for
-   only one thread block per SM; with fewer windows than that (a few long
-   rows, as in a transformer's weights) every SM runs one window at most,
-   and its warps are all the parallelism there is: as many as fit. */
-static int choose_warps(const tc_attn *p)
-{
-    const int64_t pairs = p->windows ? (p->nblocks + p->windows) / (2 * p->windows) : 0;
-    const int few = p->windows <= 2 * (int64_t)tc_gpu_get_info(p->gpu)->sm_count;
-    const size_t cap = few ? 200 * 1024 : 100 * 1024;
-    int warps = 2;
-    while (warps < 8 && (warps < pairs || few))
-        warps *= 2;
-    while (warps > 1 && smem_for(p->nq, warps) > cap)
-        warps /= 2;
-    return warps;
-}
-
 static tc_status upload_bsb(tc_attn *p, const tc_bsb *x, tc_error *err)
 {
     int64_t *order = (int64_t *)tc_malloc_array(x->windows, sizeof *order, err);
@@ -541,7 +524,8 @@ tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_
     p->windows = x->windows;
     p->nblocks = x->nblocks;
     p->nq = width_chunks(d);
-    p->warps = choose_warps(p);
+    p->warps = 2;
+    p->tuned = -1;
     const int64_t halves = 2 * (int64_t)a->cols * 8 * p->nq;
     tc_status st = upload_bsb(p, x, err);
     if (st == TC_OK)
@@ -779,17 +763,69 @@ static tc_status run_unfused(tc_attn *p, float *QKV, float *O, tc_error *err)
     return st;
 }
 
+/* The fused kernel (the SDDMM's or attention's) with the plan's warps,
+   after K (and V) were converted. */
+static tc_status fused_launch(tc_attn *p, int sddmm, float *QKV, float *out, tc_error *err)
+{
+    attn_args a = fused_args(p, QKV);
+    if (sddmm)
+        a.S = out;
+    else
+        a.O = out;
+    a.scale = (float)(sddmm ? p->scale : p->scale * LOG2E);
+    return launch_width(p, sddmm, a, err);
+}
+
+typedef struct warp_trial {
+    tc_attn *p;
+    int sddmm;
+    float *QKV, *out;
+} warp_trial;
+
+static tc_status warp_trial_run(void *ctx, int set, tc_error *err)
+{
+    (void)set;
+    warp_trial *t = (warp_trial *)ctx;
+    return fused_launch(t->p, t->sddmm, t->QKV, t->out, err);
+}
+
+/* Warps per thread block, measured on the first run: 1, 2, 4 and 8
+   where their shared memory fits in 200 KB, each timed over a few runs,
+   the fastest kept. No rule of thumb chose well across the set: more warps
+   shorten the heaviest windows of a power-law graph (rajat01 at d = 128:
+   0.59x the unfused path with 2 warps, 1.16x with 4) while fewer leave
+   shared memory for more thread blocks per SM, which matters when every
+   window is light (TF18 at d = 128: 0.80x with 4 warps, 0.94x with 2). */
+static tc_status tune_warps(tc_attn *p, int sddmm, float *QKV, float *out, tc_error *err)
+{
+    if (p->tuned == sddmm || p->windows == 0)
+        return TC_OK;
+    warp_trial t = { p, sddmm, QKV, out };
+    double best = INFINITY;
+    int pick = 1;
+    tc_status st = TC_OK;
+    for (int w = 1; w <= 8 && st == TC_OK && smem_for(p->nq, w) <= 200 * 1024; w *= 2) {
+        tc_gpu_timing tm;
+        p->warps = w;
+        st = tc_gpu_time(p->gpu, warp_trial_run, &t, 1, 1, 5, &tm, err);
+        if (st == TC_OK && tm.ms.decile[5] < best) {
+            best = tm.ms.decile[5];
+            pick = w;
+        }
+    }
+    p->warps = pick;
+    p->tuned = st == TC_OK ? sddmm : -1;
+    return st;
+}
+
 tc_status tc_attn_run(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err)
 {
     if (path == TC_ATTN_UNFUSED)
         return run_unfused(p, QKV, O, err);
     tc_status st = kv_to_half(p, QKV, 2, err);
-    attn_args a = fused_args(p, QKV);
-    a.O = O;
-    a.scale = (float)(p->scale * LOG2E);
     if (st == TC_OK)
-        st = launch_width(p, 0, a, err);
-    return st;
+        st = tune_warps(p, 0, QKV, O, err);
+    return st == TC_OK ? fused_launch(p, 0, QKV, O, err) : st;
 }
 
 tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_error *err)
@@ -808,12 +844,9 @@ tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_
         return st;
     }
     tc_status st = kv_to_half(p, QKV, 1, err);
-    attn_args a = fused_args(p, QKV);
-    a.S = S;
-    a.scale = (float)p->scale;
     if (st == TC_OK)
-        st = launch_width(p, 1, a, err);
-    return st;
+        st = tune_warps(p, 1, QKV, S, err);
+    return st == TC_OK ? fused_launch(p, 1, QKV, S, err) : st;
 }
 
 int64_t tc_attn_device_bytes(const tc_attn *p, tc_attn_path path)

@@ -252,8 +252,8 @@ tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_
    fused path's bsb arrays, schedule and fp16 copy of K and V; the unfused
    path's CSR, its nnz scores and cuSPARSE's workspaces (0 until it ran). */
 int64_t tc_attn_device_bytes(const tc_attn *p, tc_attn_path path);
-/* The fused kernels' warps per thread block and width D (d rounded up to
-   16, 32, 64, 128 or 256). */
+/* The fused kernels' warps per thread block (measured on their first
+   run: 1, 2, 4 or 8) and width D (d rounded up to 16, 32, 64, 128 or 256). */
 int tc_attn_warps(const tc_attn *p);
 int tc_attn_width(const tc_attn *p);
 void tc_attn_free(tc_attn *p);

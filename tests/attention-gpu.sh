@@ -75,6 +75,25 @@ run_fails 1 "tcmul: $T/big.mtx: K[1][1] = 1e+06: the fused kernel takes fp16 ope
 verify_passes "attention --path unfused takes an operand beyond fp16" "$T/a3.mtx" \
     --op attention --path unfused "$T/big.mtx" "$T/big.mtx" "$T/big.mtx"
 
+# The hand-computed case of tests/attention.sh on the GPU: a structural
+# nonzero whose score is exactly 0 is kept (O row 1 = V row 2 = 7), a row
+# without nonzeros gives 0.
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 3, 3, 3
+             print 1, 1; print 1, 2; print 2, 3 }' > "$T/hand.mtx"
+for x in "q 1 0 2" "k 0 1 5" "v 2 4 7"; do
+    set -- $x
+    printf '%%%%MatrixMarket matrix array real general\n3 1\n%s\n%s\n%s\n' "$2" "$3" "$4" \
+        > "$T/$1.mtx"
+done
+"$TCMUL" --device gpu --op attention --scale 1 "$T/hand.mtx" "$T/q.mtx" "$T/k.mtx" "$T/v.mtx" \
+    -o "$T/hand-o.mtx" 2> "$T/err"
+ok $? "attention on the GPU: the hand-computed case runs"
+tail -n 3 "$T/hand-o.mtx" | awk 'BEGIN { e = exp(1); want[1] = (2 + 4 * e) / (1 + e)
+                                         want[2] = 7; want[3] = 0 }
+    { d = $1 - want[NR]; if (d < 0) d = -d; if (d > 1e-2 * (1 + want[NR])) bad = 1 }
+    END { exit bad || NR != 3 }'
+ok $? "attention on the GPU: O = ((2 + 4e) / (1 + e), 7, 0) within fp16"
+
 # bsb SpMM: real matrices with values beyond fp16 (bcsstk13), tails of n,
 # a 5000-nonzero row, many rows, no nonzeros.
 gen_longrow "$T/longrow.mtx"

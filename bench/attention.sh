@@ -34,8 +34,7 @@ columns="
     warps=run.warps
     fused_peak_bytes=memory.fused_peak_bytes
     unfused_peak_bytes=memory.unfused_peak_bytes
-    rel_fro=verify.rel_fro
-    verify=verify.result"
+    $BENCH_CHECK_COLUMNS"
 BENCH_SIZE_OPT=--dim
 bench_reordered_sweep attention tcbsort "$here/bench/results/attention.tsv" "64 128" \
     "--op attention" "$columns" "$@"

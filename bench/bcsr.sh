@@ -51,24 +51,14 @@ band=$(bench_program BAND band)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-columns="
-    rows=input.rows
-    cols=input.cols
-    nnz=input.nnz
-    n=input.n
-    median_ms=bench.median_ms
-    gflops=bench.gflops
-    cusparse_ms=baseline.median_ms
-    cusparse_algorithm=baseline.variant
-    speedup=baseline.speedup
+columns="$BENCH_SPMM_COLUMNS
     dense_ms=dense.median_ms
     dense_speedup=dense.speedup
     floor_fraction=bench.floor_fraction
     variant=run.variant
     tc_ms=variants.tc_ms
     cuda_ms=variants.cuda_ms
-    rel_fro=verify.rel_fro
-    verify=verify.result"
+    $BENCH_CHECK_COLUMNS"
 status=0
 (bench_reordered_sweep bcsr jaccard "$tmp/real.tsv" "$ns" "--format bcsr" "$columns" "$@") ||
     status=1

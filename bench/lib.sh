@@ -36,6 +36,23 @@ bench_program() {
     echo "$_p"
 }
 
+# The columns every SpMM table starts with (the shape, n, the kernel's
+# median and GFLOP/s, cuSPARSE's median, algorithm and the speedup over
+# it) and ends with (the verification), as bench_tcmul_sweep's COLUMNS.
+BENCH_SPMM_COLUMNS="
+    rows=input.rows
+    cols=input.cols
+    nnz=input.nnz
+    n=input.n
+    median_ms=bench.median_ms
+    gflops=bench.gflops
+    cusparse_ms=baseline.median_ms
+    cusparse_algorithm=baseline.variant
+    speedup=baseline.speedup"
+BENCH_CHECK_COLUMNS="
+    rel_fro=verify.rel_fro
+    verify=verify.result"
+
 # bench_tcmul_sweep TAG OUT NS OPTIONS COLUMNS ARGS...: the GPU tables.
 # Parses ARGS as a script's own command line ([-o OUT.tsv] [-n "N..."]
 # [MATRIX...]; OUT and NS are the defaults; matrices (.mtx[.gz] or .tcf.h5,

@@ -24,16 +24,7 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
-columns="
-    rows=input.rows
-    cols=input.cols
-    nnz=input.nnz
-    n=input.n
-    median_ms=bench.median_ms
-    gflops=bench.gflops
-    cusparse_ms=baseline.median_ms
-    cusparse_algorithm=baseline.variant
-    speedup=baseline.speedup
+columns="$BENCH_SPMM_COLUMNS
     floor_fraction=bench.floor_fraction
     tc_nnz_share=parts.tc_block_nnz_share
     tc_time_share=parts.tc_block_time_share
@@ -41,7 +32,6 @@ columns="
     tc_ms=variants.tc_ms
     tc_fly_ms=variants.tc-fly_ms
     cuda_ms=variants.cuda_ms
-    rel_fro=verify.rel_fro
-    verify=verify.result"
+    $BENCH_CHECK_COLUMNS"
 bench_reordered_sweep rstile wjaccard "$here/bench/results/rstile.tsv" "32 64 128 256" \
     "--format rstile" "$columns" "$@"

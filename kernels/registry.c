@@ -16,6 +16,7 @@ extern const tc_kernel tc_kernel_csr;
 extern const tc_kernel tc_kernel_brp;
 extern const tc_kernel tc_kernel_rstile;
 extern const tc_kernel tc_kernel_bcsr;
+extern const tc_kernel tc_kernel_hrpb;
 extern const tc_kernel tc_kernel_bsb;
 extern const tc_kernel tc_kernel_gemm;
 
@@ -24,6 +25,7 @@ static const tc_kernel *const kernels[] = {
     &tc_kernel_brp,
     &tc_kernel_rstile,
     &tc_kernel_bcsr,
+    &tc_kernel_hrpb,
     &tc_kernel_bsb,
 };
 

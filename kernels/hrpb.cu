@@ -1,0 +1,668 @@
+/*
+ * hrpb.cu: the GPU kernel of the hrpb format (cuTeSpMM, seed 002, Algorithm
+ * 1 and Section 5), on the arrays of formats/hrpb.h.
+ *
+ * Work (Section 3.3): the unit is a row panel, or a virtual panel when
+ * Section 5's load balancing cut a heavy panel into several (below), times
+ * TN = 32 columns of C: one warp, 4 n-tiles of 8 (the paper's warp
+ * coarsening: 4 MMAs per brick). The warps of a thread block (WARPS of
+ * them) take consecutive units: for N = 128 that is the paper's thread
+ * block of one panel and 128 columns; for N <= 32 (one unit per panel) it
+ * puts 4 panels in a block, which is the paper's "fewer warps for small N"
+ * (N / (4 * 8) warps per panel) without the limit of 32 thread blocks per
+ * SM that 1-warp blocks would meet. Each warp walks its panel's blocks in
+ * order and keeps its 16 x 32 tile of C in registers (c_frag), written once
+ * at the end (Algorithm 1 line 46) with 16-byte stores; only the virtual
+ * panels of a split panel add theirs with atomics, into rows that a short
+ * launch zeroed first (one thread block per split panel: its rows are
+ * contiguous in C). A panel without a block still gets its warps, which
+ * write its zeros.
+ *
+ * Per block (Algorithm 1 lines 14-41): its packed bytes (hrpb.h: colPtr,
+ * rows, patterns, float32 values; at most BLOCK_BYTES, 16-byte aligned) are
+ * copied to shared memory 16 bytes per lane, coalesced (line 17), and the
+ * 16 rows of B of its active columns, the warp's 32 columns of each, next
+ * to them (lines 19-22; a dummy column of the panel's last block (-1)
+ * fills its row with zeros and reads nothing, so no padding slot reads a
+ * row of B). Then for each brick column, its B fragments come out of
+ * shared memory (line 27) and its brick's A fragment is decoded from the
+ * 64-bit pattern with popc prefix counts: lane L holds a0 = bit L, a1 =
+ * bit L + 32 (lines 31-37, hrpb.h); A and B are rounded with
+ * cvt.rna.tf32.f32, and 4 mma.m16n8k4 add the brick into c_frag (lines
+ * 40-41). With TM = 16 a brick column has one brick at most, always in
+ * brick row 0, so its `rows` entry is not read.
+ *
+ * Unlike Algorithm 1, each warp stages its own copy of the block and its
+ * own 32 columns of B, in its own part of shared memory, so that warps
+ * never wait on each other (no __syncthreads): the block's bytes are read
+ * once per warp (from L2 after the first), about a quarter of what the warp
+ * reads of B.
+ *
+ * Load balancing (Section 5): Total_thread_blocks is what the panels
+ * would take unsplit, and the device holds NUM_SMs * NUM_THREAD_BLK_PER_SM
+ * of them at once: the SM count of the GPU present (tc_gpu_get_info) times
+ * what cudaOccupancyMaxActiveBlocksPerMultiprocessor says for this
+ * variant's kernel with its real block size and shared memory. num_waves
+ * = Total_thread_blocks / that; a panel of nb blocks has num_loads = nb /
+ * AVG_BLK_ROW_PANEL (Eq. 6, the mean over all panels) and partition_ratio
+ * = num_loads / num_waves (Eq. 7), and is cut into that many virtual panels
+ * of nearly equal block counts. Where the paper is silent we chose, and
+ * measured on the H200 (bench/NOTES.md, "hrpb"):
+ *   - num_waves is not rounded up, so that a matrix that does not fill the
+ *     device (fewer than one wave) has its panels cut until it does: the
+ *     32 panels of 128 blocks of dlmc_transformer ran 2-8x faster so;
+ *   - the ratio is rounded to the nearest: with ceil, every panel just
+ *     above the mean was cut in two (kim1: all panels 6-7 blocks);
+ *   - a virtual panel keeps at least MIN_PIECE blocks: single-block pieces
+ *     were 8-55% slower than pieces of 4 or more on dlmc_transformer,
+ *     bcsstk17, kim1 and rajat01 (bcsstk13 the exception): every piece
+ *     pays its atomics and a first block whose loads nothing overlaps;
+ *   - the paper keeps panels in their order (for the reuse of B between
+ *     neighbours) and relies on a heavy panel starting early; ours start
+ *     the virtual panels of heavy panels (num_loads >= 2) first, in order,
+ *     then all the others in order: 3dtube's three panels of 149 blocks
+ *     (12 times the mean) otherwise started late and ran alone at the end.
+ *
+ * Variants (timed by tc_kernel_tune):
+ *   "tc"      a ring of STAGES blocks per warp: block b + 1's bytes and rows
+ *             of B are fetched with cp.async while block b is decoded and
+ *             multiplied, and each fetch's metadata (sizePtr, activeCols)
+ *             are loaded LEAD blocks ahead of it.
+ *   "tc-sync" one stage: each block is fetched, waited for, then
+ *             multiplied, as Algorithm 1 orders it (line 22's barrier);
+ *             the metadata one block ahead. Half the shared memory of
+ *             "tc" and fewer registers, so more warps per SM.
+ *   "cuda"    CUDA cores, float32: a lane per column of C, 16 sums per
+ *             lane; each brick's set bits only, one FMA each. The
+ *             tensor-core variants multiply a brick's zeros by its columns'
+ *             rows of B (0 * Inf = NaN in rows that do not use that row:
+ *             the padding pitfall of DESIGN.md, which the dummy columns
+ *             avoid but the zeros inside a brick cannot), so they are
+ *             marked in variant_spreads and tcmul runs "cuda" when B is not
+ *             all finite.
+ * When N is not a multiple of 4, rows of B are not 16-byte aligned: the
+ * tensor-core variants then stage B with plain 4-byte loads (no cp.async),
+ * and only the block's bytes are in flight ahead.
+ *
+ * Shapes: the paper's TM = 16, TK = 16 only (its evaluation runs TM = 16
+ * throughout); select refuses others with TC_ERR_UNSUPPORTED. Precision
+ * "tf32": A and B rounded to TF32, products summed in float32.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include "gpu_internal.h"
+#include "segments.h"
+#include "hrpb.h"
+#include "mma.cuh"
+
+#define TM TC_SEG_ROWS          /* panel rows: one brick row */
+#define TK 16                   /* compacted columns per block */
+#define STRIPS (TK / TC_BRICK_K)        /* brick columns per block */
+#define TN 32                   /* columns of C per warp (Section 3.3) */
+#define WARPS 4                 /* warps per thread block */
+#define STAGES 2                /* "tc": blocks in flight per warp */
+#define LEAD 2                  /* "tc": steps by which metadata lead fetches */
+#define MIN_PIECE 4             /* the fewest blocks of a virtual panel */
+/* The largest block: colPtr (5 bytes) and rows (4) padded to 16, 4
+   patterns, 256 values: tc_hrpb_block_bytes(16, 4, 256). */
+#define BLOCK_BYTES 1072
+/* Row pitch of a stage's B (floats): the 8 lanes of a quarter warp read
+   16 bytes each at row tig, column 4 gid (multiply); a pitch of 8 mod 32
+   banks puts them in 8 different 16-byte bank groups. */
+#define B_PITCH (TN + 8)
+
+enum { V_TC, V_TC_SYNC, V_CUDA, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "tc", "tc-sync", "cuda" };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 0 };
+
+/* Everything a launch reads, passed by value. */
+typedef struct hr_args {
+    const tc_seg *seg;
+    int64_t units;              /* virtual panels * tiles */
+    int tiles;                  /* TN-column tiles of C: ceil(N / TN) */
+    const int64_t *sizePtr;
+    const int32_t *activeCols;
+    const uint8_t *packed;
+    const float *B;
+    float *C;
+    int32_t n;
+} hr_args;
+
+/* Where a block's patterns start: hrpb.h's tc_hrpb_patterns_at(TK, nb),
+   which the device cannot call. */
+static __device__ __forceinline__ int patterns_at(int nb)
+{
+    return (STRIPS + 1 + nb + 7) / 8 * 8;
+}
+
+/* ------------------------------------------------------------------------ */
+/* "tc", "tc-sync"                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* One stage of a warp's ring: a block's bytes and its 16 rows of B (the
+   warp's 32 columns). */
+struct stage {
+    uint4 a[BLOCK_BYTES / 16];
+    float b[TK * B_PITCH];
+};
+
+/* What a fetch reads from global memory before it can start: where the
+   block's bytes are, their 16-byte chunks, and, in lane L, the matrix
+   column of compacted column L % 16. */
+struct meta {
+    int64_t at;
+    int chunks;
+    int32_t col;
+};
+
+static __device__ __forceinline__ meta meta_of(const hr_args &a, int64_t blk, int lane)
+{
+    const int64_t at = a.sizePtr[blk];
+    return { at, (int)((a.sizePtr[blk + 1] - at) / 16),
+             a.activeCols[blk * TK + (lane & (TK - 1))] };
+}
+
+/* Starts copying block m into st (one cp.async group): its bytes, lane l
+   the 16-byte chunks l, l + 32, l + 64; then B's rows. VEC (N % 4 == 0):
+   16 rows of 8 chunks, lane l chunk l % 8 of rows l / 8 + 4 j; else lane l
+   column l of each row, loaded now. Columns at or past N, and dummy
+   columns, are zeros. */
+template <bool VEC>
+static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, stage *st,
+                                             int32_t tile0, int lane)
+{
+    const uint4 *src = (const uint4 *)(a.packed + m.at);
+#pragma unroll
+    for (int j = 0; j < (BLOCK_BYTES / 16 + 31) / 32; j++)
+        if (lane + 32 * j < m.chunks)
+            tc_cp_async16(&st->a[lane + 32 * j], src + lane + 32 * j, 1);
+    if (VEC) {
+#pragma unroll
+        for (int j = 0; j < TK * TN / 4 / 32; j++) {
+            const int k = lane / 8 + 4 * j, c = 4 * (lane % 8);
+            const int32_t col = __shfl_sync(0xffffffffu, m.col, k);
+            const bool in = col != TC_HRPB_DUMMY_COL && tile0 + c < a.n;
+            tc_cp_async16(&st->b[k * B_PITCH + c],
+                          a.B + (in ? (int64_t)col * a.n + tile0 + c : 0), in);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < TK; k++) {
+            const int32_t col = __shfl_sync(0xffffffffu, m.col, k);
+            const bool in = col != TC_HRPB_DUMMY_COL && tile0 + lane < a.n;
+            st->b[k * B_PITCH + lane] = in ? __ldg(a.B + (int64_t)col * a.n + tile0 + lane) : 0.0f;
+        }
+    }
+    tc_cp_async_commit();
+}
+
+/* acc += the block in st times its rows of B (Algorithm 1 lines 23-41).
+   - The pattern's 32-bit halves: lane L's a0 is bit L of the low one, its
+     a1 bit L of the high one, so the prefix counts are popc of the halves
+     under (1 << L) - 1. Both values are read whatever the bits (an index
+     past the brick's values stays inside the stage) and replaced by 0
+     where the bit is clear, so that no lane branches.
+   - n-tile t of the warp takes the tile's columns 4 j + t (j = 0..7): lane
+     (gid, tig) then needs columns 4 gid .. 4 gid + 3 of B row 4 bc + tig,
+     one 16-byte load, and its C fragments end up holding 8 consecutive
+     columns of each of its two rows (store_tile). */
+static __device__ __forceinline__ void multiply(const stage *st, int lane, float acc[4][4])
+{
+    const uint8_t *blk = (const uint8_t *)st->a;
+    const int gid = lane >> 2, tig = lane & 3;
+    const uint64_t head = *(const uint64_t *)blk;       /* colPtr[0 .. STRIPS] */
+    const int nb = (int)(head >> (8 * STRIPS)) & 0xff, pa = patterns_at(nb);
+    const uint2 *pattern = (const uint2 *)(blk + pa);
+    const float *value = (const float *)(blk + pa + 8 * nb);
+    const uint32_t below = (1u << lane) - 1;
+    int offset = 0;             /* nnz_offset: the brick's first value */
+#pragma unroll
+    for (int bc = 0; bc < STRIPS; bc++) {
+        const int j = (int)(head >> (8 * bc)) & 0xff;
+        if (j == ((int)(head >> (8 * bc + 8)) & 0xff))
+            continue;
+        const uint2 p = pattern[j];
+        const int low = __popc(p.x);
+        const float v0 = value[offset + __popc(p.x & below)];
+        const float v1 = value[offset + low + __popc(p.y & below)];
+        const uint32_t a0 = tc_tf32((p.x >> lane) & 1 ? v0 : 0.0f);
+        const uint32_t a1 = tc_tf32((p.y >> lane) & 1 ? v1 : 0.0f);
+        offset += low + __popc(p.y);
+        const float4 b = *(const float4 *)&st->b[(TC_BRICK_K * bc + tig) * B_PITCH + 4 * gid];
+        tc_mma_m16n8k4_tf32(acc[0], a0, a1, tc_tf32(b.x));
+        tc_mma_m16n8k4_tf32(acc[1], a0, a1, tc_tf32(b.y));
+        tc_mma_m16n8k4_tf32(acc[2], a0, a1, tc_tf32(b.z));
+        tc_mma_m16n8k4_tf32(acc[3], a0, a1, tc_tf32(b.w));
+    }
+}
+
+/* The warp's ring over blocks [lo, hi): block f is fetched at step f (the
+   first S - 1 before any multiply), block b multiplied at step b + S - 1
+   once its group has landed; the metadata of block f are read at step
+   f - D into a queue of D, so that a fetch does not wait on a load that
+   was issued only one short step before. */
+template <int S, int D, bool VEC>
+static __device__ void tc_range(const hr_args &a, int64_t lo, int64_t hi, int32_t tile0,
+                                stage *ring, float acc[4][4])
+{
+    const int lane = threadIdx.x & 31;
+    meta q[D];
+#pragma unroll
+    for (int i = 0; i < D; i++)
+        q[i] = lo + i < hi ? meta_of(a, lo + i, lane) : meta{ 0, 0, 0 };
+    int fs = 0, bs = 0;         /* the stages of the next fetch and multiply */
+    int64_t f = lo;
+    for (int64_t b = lo - (S - 1); b < hi; b++, f++) {
+        if (f < hi) {
+            const meta m = q[0];
+#pragma unroll
+            for (int i = 0; i + 1 < D; i++)
+                q[i] = q[i + 1];
+            if (f + D < hi)
+                q[D - 1] = meta_of(a, f + D, lane);
+            fetch<VEC>(a, m, &ring[fs], tile0, lane);
+            fs = fs + 1 == S ? 0 : fs + 1;
+        } else {
+            tc_cp_async_commit();
+        }
+        if (b < lo)
+            continue;
+        tc_cp_async_wait<S - 1>();
+        __syncwarp();
+        multiply(&ring[bs], lane, acc);
+        bs = bs + 1 == S ? 0 : bs + 1;
+        __syncwarp();           /* this stage is refilled S - 1 steps on */
+    }
+    tc_cp_async_wait<0>();
+}
+
+/* Stores (or, for a split panel, adds) v into C[row0 + r][c .. c + 3]
+   (VEC: N % 4 == 0, so the four are 16-byte aligned and all inside C or
+   all past it; else one by one, tc_seg_put). */
+template <bool VEC>
+static __device__ __forceinline__ void put4(const tc_seg &s, const hr_args &a, int r, int32_t c,
+                                            float4 v)
+{
+    if (!VEC) {
+        tc_seg_put(s, a.C, a.n, r, c, v.x);
+        tc_seg_put(s, a.C, a.n, r, c + 1, v.y);
+        tc_seg_put(s, a.C, a.n, r, c + 2, v.z);
+        tc_seg_put(s, a.C, a.n, r, c + 3, v.w);
+        return;
+    }
+    if (!((s.mask >> r) & 1) || c >= a.n)
+        return;
+    float4 *dst = (float4 *)&a.C[(int64_t)(s.row0 + r) * a.n + c];
+    if (!s.split) {
+        *dst = v;
+        return;
+    }
+#if __CUDA_ARCH__ >= 900
+    atomicAdd(dst, v);
+#else
+    atomicAdd(&dst->x, v.x);
+    atomicAdd(&dst->y, v.y);
+    atomicAdd(&dst->z, v.z);
+    atomicAdd(&dst->w, v.w);
+#endif
+}
+
+/* The warp's 16 x TN tile of C from multiply's fragments: lane (gid, tig)
+   holds columns tile0 + 8 tig + 4 h + t of row gid (acc[t][h]) and of row
+   gid + 8 (acc[t][2 + h]), t = 0..3, h = 0, 1. */
+template <bool VEC>
+static __device__ __forceinline__ void store_tile(const tc_seg &s, const hr_args &a,
+                                                  int32_t tile0, int lane, const float acc[4][4])
+{
+    const int gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+    for (int e = 0; e < 4; e++)         /* row gid + 8 (e / 2), h = e % 2 */
+        put4<VEC>(s, a, gid + 8 * (e >> 1), tile0 + 8 * tig + 4 * (e & 1),
+                  make_float4(acc[0][e], acc[1][e], acc[2][e], acc[3][e]));
+}
+
+/* ------------------------------------------------------------------------ */
+/* "cuda"                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* acc[r] += row r of blocks [lo, hi) times column c of B: each brick's set
+   bits only (bit 4 r + j: row r, its brick column's compacted column j),
+   values in the bits' order. */
+static __device__ void cuda_range(const hr_args &a, int64_t lo, int64_t hi, int32_t c,
+                                  float acc[TM])
+{
+    const bool in = c < a.n;
+    for (int64_t b = lo; b < hi; b++) {
+        const uint8_t *blk = a.packed + a.sizePtr[b];
+        const int nb = blk[STRIPS], pa = patterns_at(nb);
+        const uint64_t *pattern = (const uint64_t *)(blk + pa);
+        const float *value = (const float *)(blk + pa + 8 * nb);
+        int offset = 0;
+        for (int bc = 0; bc < STRIPS; bc++) {
+            if (blk[bc] == blk[bc + 1])
+                continue;
+            const uint64_t p = pattern[blk[bc]];
+            float x[TC_BRICK_K];
+#pragma unroll
+            for (int j = 0; j < TC_BRICK_K; j++) {
+                const int32_t col = a.activeCols[b * TK + TC_BRICK_K * bc + j];
+                x[j] = in && col != TC_HRPB_DUMMY_COL ? a.B[(int64_t)col * a.n + c] : 0.0f;
+            }
+#pragma unroll
+            for (int r = 0; r < TM; r++)
+#pragma unroll
+                for (int j = 0; j < TC_BRICK_K; j++)
+                    if ((p >> (TC_BRICK_K * r + j)) & 1)
+                        acc[r] = fmaf(value[offset++], x[j], acc[r]);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The launch                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Warp w of thread block u: unit i = u * WARPS + w, which is the TN
+   columns of C from (i % tiles) * TN of virtual panel i / tiles. S:
+   stages, D: metadata lead (0, 0 for "cuda"). */
+template <int S, int D, bool VEC>
+__global__ void __launch_bounds__(WARPS * 32) hr_kernel(hr_args a)
+{
+    extern __shared__ uint4 smem[];
+    const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const int64_t unit = (int64_t)blockIdx.x * WARPS + w;
+    if (unit >= a.units)
+        return;
+    const tc_seg s = a.seg[unit / a.tiles];
+    const int32_t tile0 = (int32_t)(unit % a.tiles) * TN;
+    if constexpr (S == 0) {
+        float acc[TM];
+#pragma unroll
+        for (int r = 0; r < TM; r++)
+            acc[r] = 0.0f;
+        cuda_range(a, s.block, s.block + s.nblocks, tile0 + lane, acc);
+#pragma unroll
+        for (int r = 0; r < TM; r++)
+            tc_seg_put(s, a.C, a.n, r, tile0 + lane, acc[r]);
+    } else {
+        float acc[TN / 8][4] = {};
+        tc_range<S, D, VEC>(a, s.block, s.block + s.nblocks, tile0, (stage *)smem + S * w, acc);
+        store_tile<VEC>(s, a, tile0, lane, acc);
+    }
+}
+
+static int stages_of(int v)
+{
+    return v == V_TC ? STAGES : v == V_TC_SYNC ? 1 : 0;
+}
+
+typedef void (*kernel_fn)(hr_args);
+
+/* The kernel of variant v for N (VEC when N % 4 == 0). */
+static kernel_fn kernel_of(int v, int32_t n)
+{
+    const bool vec = n % 4 == 0;
+    if (v == V_TC)
+        return vec ? hr_kernel<STAGES, LEAD, true> : hr_kernel<STAGES, LEAD, false>;
+    if (v == V_TC_SYNC)
+        return vec ? hr_kernel<1, 1, true> : hr_kernel<1, 1, false>;
+    return hr_kernel<0, 0, false>;
+}
+
+static size_t smem_of(int v)
+{
+    return (size_t)WARPS * (size_t)stages_of(v) * sizeof(stage);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Plan                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Zeroes the rows of split panel blockIdx.x, which its virtual panels add
+   into: its valid rows, contiguous in C from row row0[blockIdx.x]. */
+__global__ void zero_panels(const int32_t *row0, int32_t rows, float *C, int32_t n)
+{
+    const int32_t r0 = row0[blockIdx.x];
+    float *c = C + (int64_t)r0 * n;
+    const int64_t count = (int64_t)min(TM, rows - r0) * n;
+    for (int64_t i = threadIdx.x; i < count; i += blockDim.x)
+        c[i] = 0.0f;
+}
+
+#define ZERO_THREADS 256
+
+/* ------------------------------------------------------------------------ */
+/* Plan                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* A variant's work (their occupancies differ, so do their splits). */
+typedef struct hr_work {
+    tc_seg *seg;                /* the virtual panels, in panel order */
+    int64_t nseg;
+    int32_t *split_row0;        /* the first rows of the split panels */
+    int64_t nsplit;
+} hr_work;
+
+typedef struct hr_plan {
+    tc_kplan base;
+    int tm, tk;
+    int tiles;
+    int32_t *activeCols;
+    int64_t *sizePtr;
+    uint8_t *packed;
+    hr_work work[NVARIANTS];
+} hr_plan;
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static hr_args args_for(const hr_plan *p, const float *B, float *C)
+{
+    const hr_work *w = &p->work[p->base.variant];
+    return hr_args{ w->seg, w->nseg * p->tiles, p->tiles, p->sizePtr, p->activeCols,
+                    p->packed, B, C, p->base.n };
+}
+
+static tc_status hr_run(tc_kplan *base, const float *B, float *C, tc_error *err)
+{
+    hr_plan *p = (hr_plan *)base;
+    const int v = base->variant;
+    const hr_work *w = &p->work[v];
+    cudaStream_t s = base->gpu->stream;
+    if (w->nsplit) {
+        zero_panels<<<(unsigned)w->nsplit, ZERO_THREADS, 0, s>>>(w->split_row0, base->rows, C,
+                                                                base->n);
+        tc_status st = TC_LAUNCHED(err, "zero_panels");
+        if (st != TC_OK)
+            return st;
+    }
+    const int64_t grid = ceil_div(w->nseg * p->tiles, WARPS);
+    if (grid == 0)
+        return TC_OK;
+    kernel_of(v, base->n)<<<(unsigned)grid, 32 * WARPS, smem_of(v), s>>>(args_for(p, B, C));
+    return TC_LAUNCHED(err, "hr_kernel");
+}
+
+static void hr_free(tc_kplan *base)
+{
+    hr_plan *p = (hr_plan *)base;
+    if (!p)
+        return;
+    tc_gpu *g = p->base.gpu;
+    tc_gpu_free(g, p->activeCols);
+    tc_gpu_free(g, p->sizePtr);
+    tc_gpu_free(g, p->packed);
+    for (int v = 0; v < NVARIANTS; v++) {
+        tc_gpu_free(g, p->work[v].seg);
+        tc_gpu_free(g, p->work[v].split_row0);
+    }
+    free(p);
+}
+
+/* ---- host-side preparation ---- */
+
+/* The blocks a virtual panel should hold (Section 5, above): num_waves
+   times AVG_BLK_ROW_PANEL, from the thread blocks variant v's kernel keeps
+   resident on the device present. */
+static tc_status panel_share(const hr_plan *p, const tc_hrpb *h, int v, double *share,
+                             tc_error *err)
+{
+    int per_sm = 0;
+    tc_status st = TC_CUDA(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                    &per_sm, kernel_of(v, p->base.n), 32 * WARPS, smem_of(v)));
+    if (st != TC_OK)
+        return st;
+    const int64_t resident = (int64_t)tc_gpu_get_info(p->base.gpu)->sm_count * per_sm;
+    if (resident < 1)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "hrpb kernel %s: no thread block fits on an SM", variant_names[v]);
+    const double waves = (double)ceil_div(h->npanels * p->tiles, WARPS) / (double)resident;
+    *share = waves * (double)h->nblocks / (double)h->npanels;
+    return TC_OK;
+}
+
+/* Panel p's virtual panels: its partition_ratio rounded to the nearest (a
+   panel just above its share stays whole), at least one, at most one per
+   MIN_PIECE blocks. */
+static int64_t pieces_of(const tc_hrpb *h, int64_t p, double share)
+{
+    const int64_t nb = h->blockedRowPtr[p + 1] - h->blockedRowPtr[p];
+    const int64_t most = nb / MIN_PIECE;
+    const double k = floor((double)nb / share + 0.5);
+    return most <= 1 || k <= 1 ? 1 : k >= (double)most ? most : (int64_t)k;
+}
+
+/* Panel p is heavy: at least twice AVG_BLK_ROW_PANEL (num_loads >= 2). */
+static int heavy(const tc_hrpb *h, int64_t p)
+{
+    return (h->blockedRowPtr[p + 1] - h->blockedRowPtr[p]) * h->npanels >= 2 * h->nblocks;
+}
+
+/* Variant v's virtual panels (heavy panels' first, then the others, each
+   in panel order) and split panels: a count pass, then a fill pass. */
+static tc_status build_work(hr_plan *p, const tc_hrpb *h, int v, tc_error *err)
+{
+    hr_work *w = &p->work[v];
+    double share = 1;
+    tc_status st = h->npanels ? panel_share(p, h, v, &share, err) : TC_OK;
+    if (st != TC_OK)
+        return st;
+    int64_t total = 0, nheavy = 0, nsplit = 0;
+    for (int64_t i = 0; i < h->npanels; i++) {
+        const int64_t k = pieces_of(h, i, share);
+        total += k;
+        nheavy += heavy(h, i) ? k : 0;
+        nsplit += k > 1;
+    }
+    tc_seg *seg = (tc_seg *)tc_malloc_array(total, sizeof *seg, err);
+    int32_t *split = (int32_t *)tc_malloc_array(nsplit, sizeof *split, err);
+    if (!seg || !split) {
+        free(seg);
+        free(split);
+        return TC_ERR_NOMEM;
+    }
+    int64_t at_heavy = 0, at_light = nheavy, ns = 0;
+    for (int64_t i = 0; i < h->npanels; i++) {
+        const int64_t lo = h->blockedRowPtr[i], nb = h->blockedRowPtr[i + 1] - lo;
+        const int64_t k = pieces_of(h, i, share);
+        const int32_t row0 = (int32_t)(i * TM);
+        const int valid = h->base.rows - row0 < TM ? h->base.rows - row0 : TM;
+        int64_t *at = heavy(h, i) ? &at_heavy : &at_light;
+        for (int64_t j = 0; j < k; j++)
+            seg[(*at)++] = tc_seg{ lo + nb * j / k, row0, (int32_t)(nb * (j + 1) / k - nb * j / k),
+                                   (1u << valid) - 1, (uint32_t)(k > 1) };
+        if (k > 1)
+            split[ns++] = row0;
+    }
+    st = tc_gpu_upload_new(p->base.gpu, seg, total * (int64_t)sizeof *seg, (void **)&w->seg, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(p->base.gpu, split, nsplit * 4, (void **)&w->split_row0, err);
+    free(seg);
+    free(split);
+    w->nseg = total;
+    w->nsplit = nsplit;
+    return st;
+}
+
+static tc_status upload(hr_plan *p, const tc_hrpb *h, tc_error *err)
+{
+    tc_gpu *g = p->base.gpu;
+    const int64_t bytes = h->sizePtr[h->nblocks];
+    tc_status st = tc_gpu_upload_new(g, h->activeCols, h->nblocks * h->tk * 4,
+                                     (void **)&p->activeCols, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, h->sizePtr, (h->nblocks + 1) * 8, (void **)&p->sizePtr, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, h->packedBlocks, bytes, (void **)&p->packed, err);
+    /* the shapes the kernels are written for only (hr_select says why not) */
+    for (int v = 0; st == TC_OK && p->tm == TM && p->tk == TK && v < NVARIANTS; v++)
+        st = build_work(p, h, v, err);
+    p->base.a_bytes = bytes + h->nblocks * h->tk * 4 + (h->nblocks + 1) * 8 +
+                      p->work[V_TC].nseg * (int64_t)sizeof(tc_seg) + p->work[V_TC].nsplit * 4;
+    return st;
+}
+
+static tc_status hr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
+                            const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
+{
+    (void)a;
+    if (!m || strcmp(tc_format_name(tc_fmt_format(m)), "hrpb") != 0)
+        return tc_error_set(err, TC_ERR_ARG, "hrpb kernel: the matrix is not in the hrpb format");
+    const tc_hrpb *h = (const tc_hrpb *)m;
+    hr_plan *p = (hr_plan *)calloc(1, sizeof *p);
+    if (!p)
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    p->base.gpu = g;
+    p->base.n = o->n;
+    p->base.rows = h->base.rows;
+    p->base.cols = h->base.cols;
+    p->tm = h->tm;
+    p->tk = h->tk;
+    p->tiles = (int)ceil_div(o->n, TN);
+    tc_status st = upload(p, h, err);
+    if (st != TC_OK) {
+        hr_free(&p->base);
+        return st;
+    }
+    *out = &p->base;
+    return TC_OK;
+}
+
+/* TM = 16 and TK = 16 only (the paper's); a variant runs when its grid
+   fits in one launch. */
+static tc_status hr_select(tc_kplan *base, int v, tc_error *err)
+{
+    hr_plan *p = (hr_plan *)base;
+    if (p->tm != TM || p->tk != TK)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "hrpb kernel: needs TM = 16 and TK = 16 (the paper's), the matrix has "
+                            "TM = %d, TK = %d (convert with -p TM=16,TK=16)",
+                            p->tm, p->tk);
+    const int64_t grid = ceil_div(p->work[v].nseg * p->tiles, WARPS);
+    if (grid > INT32_MAX || p->work[v].nsplit > INT32_MAX)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "hrpb kernel %s: %lld thread blocks is more than one launch takes",
+                            variant_names[v], (long long)grid);
+    base->variant = v;
+    return TC_OK;
+}
+
+extern "C" const tc_kernel tc_kernel_hrpb = {
+    "hrpb",
+    "cuTeSpMM: row panels of 16x4 bricks with 64-bit patterns on tensor cores (tf32 "
+    "mma.m16n8k4, popc decode, cp.async ring), heavy panels split by GPU waves",
+    "tf32",
+    NVARIANTS,
+    variant_names,
+    variant_spreads,
+    hr_prepare,
+    hr_select,
+    hr_run,
+    hr_free,
+    NULL,
+};

@@ -21,16 +21,7 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
-bench_tcmul_sweep brp "$here/bench/results/brp.tsv" "32 64 128 256" "--format brp" "
-    rows=input.rows
-    cols=input.cols
-    nnz=input.nnz
-    n=input.n
-    median_ms=bench.median_ms
-    gflops=bench.gflops
-    cusparse_ms=baseline.median_ms
-    cusparse_algorithm=baseline.variant
-    speedup=baseline.speedup
+bench_tcmul_sweep brp "$here/bench/results/brp.tsv" "32 64 128 256" "--format brp" "$BENCH_SPMM_COLUMNS
     floor_fraction=bench.floor_fraction
     tc_nnz_share=parts.tc_block_nnz_share
     tc_time_share=parts.tc_block_time_share
@@ -39,5 +30,4 @@ bench_tcmul_sweep brp "$here/bench/results/brp.tsv" "32 64 128 256" "--format br
     tc_wide_ms=variants.tc-wide_ms
     tc_window_ms=variants.tc-window_ms
     cuda_ms=variants.cuda_ms
-    rel_fro=verify.rel_fro
-    verify=verify.result" "$@"
+    $BENCH_CHECK_COLUMNS" "$@"

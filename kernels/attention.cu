@@ -237,17 +237,21 @@ static __device__ void merge_and_store(const warp_state<NQ> &st, float *sm, cons
 /* The window of this thread block (the schedule's blockIdx.x-th) and
    where its Q_i and this warp's ring lie in shared memory. */
 template <int NQ> struct window_work {
+    int warps, w;               /* the block's warps, this warp */
     int32_t row0;
-    int64_t b0, t;              /* first block, blocks */
+    int64_t b0, t, pairs;       /* first block, blocks, TCB pairs */
     __half *qs, *ring;
     __device__ window_work(const attn_args &a, unsigned char *smem)
     {
         const int32_t win = a.order[blockIdx.x];
+        warps = blockDim.x / 32;
+        w = threadIdx.x / 32;
         row0 = win * WROWS;
         b0 = a.tro[win];
         t = a.tro[win + 1] - b0;
+        pairs = (t + 1) / 2;
         qs = (__half *)smem;
-        ring = qs + WROWS * 8 * NQ + (threadIdx.x / 32) * warp_halves<NQ>();
+        ring = qs + WROWS * 8 * NQ + w * warp_halves<NQ>();
     }
 };
 
@@ -255,9 +259,8 @@ template <int NQ> __global__ void __launch_bounds__(256) attention_fused(attn_ar
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const window_work<NQ> ww(a, smem);
-    const int warps = blockDim.x / 32, w = threadIdx.x / 32;
-    const int32_t row0 = ww.row0;
-    const int64_t b0 = ww.b0, t = ww.t, pairs = (t + 1) / 2;
+    const int warps = ww.warps, w = ww.w;
+    const int64_t b0 = ww.b0, t = ww.t, pairs = ww.pairs;
     __half *qs = ww.qs, *ring = ww.ring;
     __half *es = ring + STAGES * stage_halves<NQ>();
     warp_state<NQ> st;
@@ -282,7 +285,7 @@ template <int NQ> __global__ void __launch_bounds__(256) attention_fused(attn_ar
     tc_cp_async_commit();
     /* Q_i while the first pair's rows are on their way */
     if (pairs > 0)
-        load_q<NQ>(qs, a, row0);
+        load_q<NQ>(qs, a, ww.row0);
     for (int64_t p = w; p < pairs; p += warps, s ^= 1) {
         if (p + warps < pairs)
             gather(p + warps, s ^ 1);
@@ -303,7 +306,7 @@ template <int NQ> __global__ void __launch_bounds__(256) attention_fused(attn_ar
         __syncwarp();           /* the stage and E are reused */
     }
     tc_cp_async_wait<0>();
-    merge_and_store<NQ>(st, (float *)smem, a, row0);
+    merge_and_store<NQ>(st, (float *)smem, a, ww.row0);
 }
 
 /* The scores of a set bit of block b (its word `half`, its entries i = 0,
@@ -326,9 +329,8 @@ template <int NQ> __global__ void __launch_bounds__(256) sddmm_fused(attn_args a
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const window_work<NQ> ww(a, smem);
-    const int warps = blockDim.x / 32, w = threadIdx.x / 32;
-    const int32_t row0 = ww.row0;
-    const int64_t b0 = ww.b0, t = ww.t, pairs = (t + 1) / 2;
+    const int warps = ww.warps, w = ww.w;
+    const int64_t b0 = ww.b0, t = ww.t, pairs = ww.pairs;
     __half *qs = ww.qs, *ring = ww.ring;
     if (pairs == 0)
         return;
@@ -336,7 +338,7 @@ template <int NQ> __global__ void __launch_bounds__(256) sddmm_fused(attn_args a
     if (w < pairs)
         tc_pair_gather<NQ>(ring, a.sptd, b0 + 2 * w, 2 * w + 1 < t, a.K, 8 * NQ);
     tc_cp_async_commit();
-    load_q<NQ>(qs, a, row0);    /* while the first pair's rows arrive */
+    load_q<NQ>(qs, a, ww.row0);    /* while the first pair's rows arrive */
     for (int64_t p = w; p < pairs; p += warps, s ^= 1) {
         if (p + warps < pairs)
             tc_pair_gather<NQ>(ring + (s ^ 1) * stage_halves<NQ>(), a.sptd, b0 + 2 * (p + warps),

@@ -3,26 +3,40 @@
 # build dependencies (as root), bootstraps, configures, builds, runs
 # `make check`, and ends with a line "N passed, M failed, K skipped" counting
 # TAP test points; exits non-zero when anything failed.
+#
+#   ./check.sh [configure arguments...]     in _build/
+#   ./check.sh --sanitize                   in _build-sanitize/: everything
+#       built with AddressSanitizer and UndefinedBehaviorSanitizer (no CUDA:
+#       the sanitizers do not see into device code), any report fails the
+#       test that triggered it, leaks included
 set -u
 cd "$(dirname "$0")"
 . ./setup.sh
+if [ "${1:-}" = "--sanitize" ]; then
+    shift
+    export TC_BUILD=_build-sanitize
+    san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+    set -- --without-cuda CFLAGS="-O1 -g $san" LDFLAGS="$san" "$@"
+fi
+b=${TC_BUILD:-_build}
 setup_build "$@"
 
-echo "check: make check"
-make -C _build -j"$(nproc 2>/dev/null || echo 2)" check >_build/check.log 2>&1
+echo "check: make check in $b/"
+make -C "$b" -j"$(nproc 2>/dev/null || echo 2)" check >"$b/check.log" 2>&1
 rc=$?
-grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' _build/check.log | grep -v '^PASS' || true
+grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' "$b/check.log" | grep -v '^PASS' || true
 # Every .trs holds one ":test-result:" line per TAP test point.
-counts=$(cat _build/tests/*.trs 2>/dev/null | awk '
+counts=$(cat "$b"/tests/*.trs 2>/dev/null | awk '
     /^:test-result: (PASS|XFAIL)/ { p++ }
     /^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
     /^:test-result: SKIP/ { s++ }
     END { printf "%d %d %d", p, f, s }')
 read -r passed failed skipped <<<"$counts"
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
-    tail -n 30 _build/check.log
+    tail -n 30 "$b/check.log"
     failed=1   # make itself failed (a build error, a crashed test program)
 fi
-[ "$failed" -gt 0 ] && echo "check: details in _build/test-suite.log and _build/tests/*.log"
+[ "$failed" -gt 0 ] && echo "check: details in $b/test-suite.log and $b/tests/*.log"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

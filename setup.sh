@@ -1,6 +1,7 @@
 # setup.sh: sourced by demo.sh and check.sh. Installs the Debian build
 # dependencies that are missing (as root; otherwise prints the apt-get line
-# and stops), bootstraps, configures and builds in _build/.
+# and stops), bootstraps, configures and builds in $TC_BUILD (default
+# _build/).
 #
 #   setup_build [configure arguments...]
 
@@ -36,19 +37,20 @@ tc_install_dependencies() {
 }
 
 setup_build() {
+    local b=${TC_BUILD:-_build}
     tc_install_dependencies
     if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
         echo "setup: bootstrapping"
         ./bootstrap >/dev/null 2>&1 || { ./bootstrap; exit 1; }
     fi
-    mkdir -p _build
+    mkdir -p "$b"
     local want="$*" have=""
-    [ -f _build/.configure-args ] && have=$(cat _build/.configure-args)
-    if [ ! -f _build/Makefile ] || [ "$want" != "$have" ] || [ configure -nt _build/Makefile ]; then
+    [ -f "$b/.configure-args" ] && have=$(cat "$b/.configure-args")
+    if [ ! -f "$b/Makefile" ] || [ "$want" != "$have" ] || [ configure -nt "$b/Makefile" ]; then
         echo "setup: configuring${want:+ ($want)}"
-        (cd _build && ../configure -q "$@") || exit 1
-        echo "$want" > _build/.configure-args
+        (cd "$b" && ../configure -q "$@") || exit 1
+        echo "$want" > "$b/.configure-args"
     fi
-    echo "setup: building in _build/"
-    make -s -C _build -j"$(nproc 2>/dev/null || echo 2)" || exit 1
+    echo "setup: building in $b/"
+    make -s -C "$b" -j"$(nproc 2>/dev/null || echo 2)" || exit 1
 }

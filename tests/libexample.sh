@@ -10,7 +10,11 @@ lib=$top_builddir/lib/.libs
 sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$top_srcdir/man/libtcsparse.3" |
     sed -n '/^\.nf/,/^\.fi/p' | sed '1d;$d' | sed 's/\\e/\\/g; s/\\-/-/g' > "$T/ex.c"
 grep -q 'tc_h5_write' "$T/ex.c"; ok $? "the example was extracted from the man page"
-cc -std=c11 -Wall -Werror -I"$top_srcdir/lib" "$T/ex.c" -o "$T/ex" -L"$lib" -ltcsparse 2> "$T/cc.err"
+# (with the build's own CFLAGS and LDFLAGS: a sanitized library needs a
+# sanitized program)
+# shellcheck disable=SC2086 # the flags are word lists
+cc -std=c11 -Wall -Werror ${TC_CFLAGS:-} -I"$top_srcdir/lib" "$T/ex.c" -o "$T/ex" -L"$lib" \
+    -ltcsparse ${TC_LDFLAGS:-} 2> "$T/cc.err"
 ok $? "it compiles without warnings"; [ -s "$T/cc.err" ] && diag "$(cat "$T/cc.err")"
 (cd "$T" && LD_LIBRARY_PATH=$lib ./ex "$DATA/cora.mtx.gz" > out.txt)
 ok $? "it runs"

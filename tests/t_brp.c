@@ -353,7 +353,6 @@ static void check_bad_files(void)
     tc_csr *a = hand_matrix();
     static const uint8_t lid[15] = { 0 };
     static const int32_t four[4] = { 0, 1, 2, 2 }, nine[9] = { 0 };
-    static const double val[24] = { 0 };
     const char *p = fmt_file(a, build_fmt(BRP, a, "h=4,w=4,g=2"), 0);
     put_dataset(p, GROUP, "local_id", H5T_NATIVE_UINT8, 15, lid);
     read_refused(p, GROUP, TC_ERR_FORMAT, "local_id of 15", "/local_id: expected 16 entries, found 15");
@@ -380,8 +379,10 @@ static void check_bad_files(void)
     tc_csr_free(a);
 
     a = tap_random_matrix(40, 30, 3, -1, -1, 1);
+    double *val = calloc((size_t)a->nnz, sizeof *val);   /* one per nonzero, all 0 */
     p = fmt_file(a, build_fmt(BRP, a, NULL), 0);
     put_dataset(p, GROUP, "res_values", H5T_NATIVE_DOUBLE, (hsize_t)a->nnz, val);
+    free(val);
     read_refused(p, GROUP, TC_ERR_FORMAT, "res_values in a pattern file", "/res_values: present, but has_values is 0");
     tc_csr_free(a);
 }

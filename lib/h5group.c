@@ -63,6 +63,11 @@ void tc_h5_set_verbose(int on)
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+void tc_h5_skip_exit_cleanup(void)
+{
+    H5dont_atexit();
+}
+
 void tc_h5_quiet(void)
 {
     if (!h5_verbose)

@@ -491,6 +491,12 @@ tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
 int tc_h5_is_hdf5(const char *path);
 /* HDF5's own error stack printing: off unless enabled (tools' -v). */
 void tc_h5_set_verbose(int on);
+/* For programs that close every HDF5 object they open (the tools): skips
+   HDF5's own clean-up at exit, which after a write that failed for lack of
+   space (HDF5 1.10: a dataset whose flush failed at close is closed again
+   at exit) crashes the process after the error was reported. Call before
+   any other function of the library; later, it does nothing. */
+void tc_h5_skip_exit_cleanup(void);
 
 /* Dense 2-D datasets (row-major) in any HDF5 file: "file.h5:/path/B"
    (lib/h5dense.c). */

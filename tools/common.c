@@ -29,6 +29,7 @@ void tool_init(const char *name, int argc, char **argv)
     copy[saved_argc] = NULL;
     saved_argv = copy;
     opterr = 0;   /* getopt's own messages name the binary's path */
+    tc_h5_skip_exit_cleanup();
     tc_atomic_install_signal_handlers();
 }
 

@@ -116,6 +116,11 @@ static void parse_args(int argc, char **argv, options *o)
         tool_usage_error("nothing to draw: give -o FILE and/or --blocks FILE");
     if (o->spy && o->blocks && strcmp(o->spy, o->blocks) == 0)
         tool_usage_error("-o and --blocks name the same file '%s'", o->spy);
+    /* a picture in place of the matrix would lose it */
+    if (o->spy && tc_same_file(o->spy, o->input))
+        tool_usage_error("-o %s would overwrite the input", o->spy);
+    if (o->blocks && tc_same_file(o->blocks, o->input))
+        tool_usage_error("--blocks %s would overwrite the input", o->blocks);
     const tc_format *list[8];
     int n;
     tc_error err;

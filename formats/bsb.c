@@ -383,6 +383,8 @@ static void index_one(void *ctx, int64_t row, int32_t col, int64_t k)
 void tc_bsb_value_index(const tc_bsb *x, int64_t *offset, int64_t *to_csr)
 {
     prefix_popcounts(x, offset);
+    if (!to_csr)
+        return;
     index_ctx c = { to_csr, 0 };
     visit_nonzeros(x, offset, index_one, &c);
 }

@@ -110,9 +110,9 @@ tc_status tc_bsb_window_order(const int64_t *tro, int64_t n, int64_t *order, tc_
 /* The order of one value per nonzero that the GPU kernels write (the SDDMM
    of kernels/attention.cu): bsb order, block after block, ascending bit in
    each block. offset gets the blocks' first places in it (prefix
-   popcounts, nblocks + 1 entries) and to_csr the CSR place of each (nnz
-   entries: to_csr[k] is the position, in a's CSR order, of the nonzero
-   that is k-th in bsb order). */
+   popcounts, nblocks + 1 entries) and to_csr, unless NULL, the CSR place of
+   each (nnz entries: to_csr[k] is the position, in a's CSR order, of the
+   nonzero that is k-th in bsb order). */
 void tc_bsb_value_index(const tc_bsb *x, int64_t *offset, int64_t *to_csr);
 
 #ifdef __cplusplus

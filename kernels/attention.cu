@@ -470,15 +470,13 @@ static tc_status upload_bsb(tc_attn *p, const tc_bsb *x, tc_error *err)
     int32_t *order32 = order ? (int32_t *)tc_malloc_array(x->windows, sizeof *order32, err) : NULL;
     int64_t *offset = order32 ? (int64_t *)tc_malloc_array(x->nblocks + 1, sizeof *offset, err)
                               : NULL;
-    int64_t *to_csr = offset ? (int64_t *)tc_malloc_array(x->base.nnz, sizeof *to_csr, err)
-                             : NULL;
-    tc_status st = to_csr || (offset && x->base.nnz == 0) ? TC_OK : TC_ERR_NOMEM;
+    tc_status st = offset ? TC_OK : TC_ERR_NOMEM;
     if (st == TC_OK)
         st = tc_bsb_window_order(x->tro, x->windows, order, err);
     if (st == TC_OK) {
         for (int64_t i = 0; i < x->windows; i++)
             order32[i] = (int32_t)order[i];
-        tc_bsb_value_index(x, offset, to_csr);
+        tc_bsb_value_index(x, offset, NULL);
     }
     const int64_t tro_b = (x->windows + 1) * 8, sptd_b = x->nblocks * TC_BSB_W_COLS * 4;
     const int64_t bitmap_b = x->nblocks * 16, order_b = x->windows * 4;
@@ -496,7 +494,6 @@ static tc_status upload_bsb(tc_attn *p, const tc_bsb *x, tc_error *err)
     free(order);
     free(order32);
     free(offset);
-    free(to_csr);
     return st;
 }
 

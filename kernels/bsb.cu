@@ -190,12 +190,11 @@ static tc_status upload_arrays(bsb_plan *p, const tc_bsb *x, const tc_csr *a, tc
 {
     tc_gpu *g = p->base.gpu;
     int64_t *voff = (int64_t *)tc_malloc_array(x->nblocks + 1, sizeof *voff, err);
-    int64_t *to_csr = (int64_t *)tc_malloc_array(x->base.nnz, sizeof *to_csr, err);
     int64_t *order = (int64_t *)tc_malloc_array(x->windows, sizeof *order, err);
     int32_t *order32 = (int32_t *)tc_malloc_array(x->windows, sizeof *order32, err);
     __half *val = NULL;
     float *scale = NULL;
-    tc_status st = voff && (to_csr || !x->base.nnz) && ((order && order32) || !x->windows)
+    tc_status st = voff && ((order && order32) || !x->windows)
                        ? TC_OK
                        : TC_ERR_NOMEM;
     if (st == TC_OK)
@@ -203,7 +202,7 @@ static tc_status upload_arrays(bsb_plan *p, const tc_bsb *x, const tc_csr *a, tc
     if (st == TC_OK)
         st = tc_bsb_window_order(x->tro, x->windows, order, err);
     if (st == TC_OK) {
-        tc_bsb_value_index(x, voff, to_csr);
+        tc_bsb_value_index(x, voff, NULL);
         for (int64_t i = 0; i < x->windows; i++)
             order32[i] = (int32_t)order[i];
     }
@@ -217,7 +216,6 @@ static tc_status upload_arrays(bsb_plan *p, const tc_bsb *x, const tc_csr *a, tc
         p->base.a_bytes += bytes[i];
     }
     free(voff);
-    free(to_csr);
     free(order);
     free(order32);
     free(val);

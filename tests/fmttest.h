@@ -118,6 +118,32 @@ __attribute__((unused)) static double spmm_diff(const tc_csr *a, const tc_fmt *m
     return d;
 }
 
+/* What every format passes on a matrix it was built from: m validates
+   against a, to_csr gives ref back exactly (a itself, or what the format
+   keeps of it: the pattern of a binary format), and spmm_ref agrees with
+   ref's CSR SpMM at N = 1 and 7 within tol. `what` opens each test's name
+   ("cora, h=16"). */
+__attribute__((unused)) static void check_decodes(const tc_fmt *m, const tc_csr *a,
+                                                  const tc_csr *ref, double tol,
+                                                  const char *what)
+{
+    tc_error err;
+    tc_csr *back = NULL;
+    int valid = tc_fmt_format(m)->validate(m, a, "t", &err) == TC_OK;
+    ok(valid, "%s: validates against the matrix", what);
+    if (!valid)
+        diag("%s", err.msg);
+    ok(tc_fmt_to_csr(m, &back, &err) == TC_OK && tc_csr_equal(back, ref),
+       "%s: to_csr gives the %s back exactly", what, ref == a ? "matrix" : "pattern");
+    for (int32_t n = 1; n <= 7; n += 6) {
+        double d = spmm_diff(ref, m, n);
+        ok(d <= tol, "%s: spmm_ref equals CSR SpMM (N = %d)", what, n);
+        if (!(d <= tol))
+            diag("relative difference %g", d);
+    }
+    tc_csr_free(back);
+}
+
 __attribute__((unused)) static int same_i64(const int64_t *got, const int64_t *want, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)

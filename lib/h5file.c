@@ -60,6 +60,22 @@ static tc_status params_add(tc_params *p, const char *name, double v, const char
 /* Writing a .tcf.h5                                                         */
 /* ------------------------------------------------------------------------ */
 
+tc_status tc_h5_matrix_attrs(tc_h5grp *g, const tc_csr *a, tc_error *err)
+{
+    hsize_t two = 2;
+    int64_t shape[2] = { a->rows, a->cols };
+    tc_status st = tc_h5grp_put_attr_str(g, "encoding-type", "csr_matrix", err);
+    if (st == TC_OK)
+        st = tc_h5grp_put_attr_str(g, "encoding-version", "0.1.0", err);
+    if (st == TC_OK)
+        st = tc_h5attr_write(g, "shape", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, two, shape, err);
+    if (st == TC_OK)
+        st = tc_h5grp_put_attr_str(g, "field", tc_field_name(a->field), err);
+    if (st == TC_OK)
+        st = tc_h5grp_put_attr_str(g, "symmetry", tc_symmetry_name(a->symmetry), err);
+    return st;
+}
+
 static tc_status write_matrix(hid_t file, const char *fname, const tc_csr *a, int compress,
                               tc_error *err)
 {
@@ -67,17 +83,7 @@ static tc_status write_matrix(hid_t file, const char *fname, const tc_csr *a, in
     tc_status st = tc_h5grp_create_at(&g, file, fname, NULL, "matrix", compress, err);
     if (st != TC_OK)
         return st;
-    hsize_t two = 2;
-    int64_t shape[2] = { a->rows, a->cols };
-    st = tc_h5grp_put_attr_str(&g, "encoding-type", "csr_matrix", err);
-    if (st == TC_OK)
-        st = tc_h5grp_put_attr_str(&g, "encoding-version", "0.1.0", err);
-    if (st == TC_OK)
-        st = tc_h5attr_write(&g, "shape", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, two, shape, err);
-    if (st == TC_OK)
-        st = tc_h5grp_put_attr_str(&g, "field", tc_field_name(a->field), err);
-    if (st == TC_OK)
-        st = tc_h5grp_put_attr_str(&g, "symmetry", tc_symmetry_name(a->symmetry), err);
+    st = tc_h5_matrix_attrs(&g, a, err);
     if (st == TC_OK && a->val)
         st = tc_h5grp_put(&g, "data", TC_F64, a->nnz, a->val, err);
     if (st == TC_OK)
@@ -158,8 +164,8 @@ static tc_status write_formats(hid_t file, const char *fname, const tc_tcf *f, i
     return st;
 }
 
-static tc_status write_provenance(hid_t file, const char *fname, const tc_provenance *p,
-                                  tc_error *err)
+tc_status tc_h5_write_provenance(hid_t file, const char *fname, const tc_provenance *p,
+                                 tc_error *err)
 {
     const char *names[] = { "creator", "created", "command", "source", "banner", "comments" };
     const char *values[] = { p->creator, p->created, p->command, p->source, p->banner,
@@ -170,6 +176,18 @@ static tc_status write_provenance(hid_t file, const char *fname, const tc_proven
         if (values[i])
             st = tc_h5grp_put_attr_str(&g, names[i], values[i], err);
     tc_h5grp_release(&g);
+    return st;
+}
+
+tc_status tc_h5_write_layout_version(hid_t file, const char *fname, tc_error *err)
+{
+    tc_h5grp root = { .file = file };
+    snprintf(root.where, sizeof root.where, "%s: /", fname);
+    root.id = H5Gopen2(file, "/", H5P_DEFAULT);
+    if (root.id < 0)
+        return tc_h5_fail(err, TC_ERR_IO, "%s: cannot open the root group", fname);
+    tc_status st = tc_h5grp_put_attr_str(&root, "tcf_layout_version", TC_LAYOUT_VERSION, err);
+    tc_h5grp_release(&root);
     return st;
 }
 
@@ -184,13 +202,7 @@ static tc_status write_tcf(hid_t file, const char *fname, void *ctx, tc_error *e
     const struct tcf_job *job = ctx;
     const tc_tcf *f = job->f;
     int compress = job->compress;
-    tc_h5grp root = { .file = file };
-    snprintf(root.where, sizeof root.where, "%s: /", fname);
-    root.id = H5Gopen2(file, "/", H5P_DEFAULT);
-    if (root.id < 0)
-        return tc_h5_fail(err, TC_ERR_IO, "%s: cannot open the root group", fname);
-    tc_status st = tc_h5grp_put_attr_str(&root, "tcf_layout_version", TC_LAYOUT_VERSION, err);
-    tc_h5grp_release(&root);
+    tc_status st = tc_h5_write_layout_version(file, fname, err);
     if (st == TC_OK)
         st = write_matrix(file, fname, f->matrix, compress, err);
     if (st == TC_OK && (f->row_perm || f->col_perm))
@@ -198,7 +210,7 @@ static tc_status write_tcf(hid_t file, const char *fname, void *ctx, tc_error *e
     if (st == TC_OK)
         st = write_formats(file, fname, f, compress, err);
     if (st == TC_OK)
-        st = write_provenance(file, fname, &f->prov, err);
+        st = tc_h5_write_provenance(file, fname, &f->prov, err);
     return st;
 }
 

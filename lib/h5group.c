@@ -316,17 +316,19 @@ const char *tc_h5grp_path(const tc_h5grp *g)
 /* Datasets                                                                  */
 /* ------------------------------------------------------------------------ */
 
-tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int rank,
-                        const hsize_t *dims, const void *data, tc_error *err)
+/* Creates dataset `name` of g with its full extent: chunked, shuffled and
+   deflated when g->compress and the dataset is 1-D and large; contiguous
+   otherwise. */
+static tc_status dataset_create(tc_h5grp *g, const char *name, hid_t ft, int rank,
+                                const hsize_t *dims, const char *what, hid_t *out,
+                                tc_error *err)
 {
-    char what[WHERE_MAX];
-    tc_h5grp_member(g, name, what, sizeof what);
     tc_status st = TC_OK;
     size_t size = H5Tget_size(ft);
     hsize_t n = rank == 1 ? dims[0] : dims[0] * dims[1];
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    hid_t ds = -1;
+    *out = -1;
     if (space < 0 || dcpl < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 ||
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) {
         st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot set up", what);
@@ -340,16 +342,60 @@ tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int r
             goto out;
         }
     }
-    ds = H5Dcreate2(g->id, name, ft, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (ds < 0)
+    *out = H5Dcreate2(g->id, name, ft, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (*out < 0)
         st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot create dataset", what);
-    else if (n > 0 && H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-        st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot write", what);
 out:
-    tc_h5_close(ds);
     tc_h5_close(dcpl);
     tc_h5_close(space);
     return st;
+}
+
+tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int rank,
+                        const hsize_t *dims, const void *data, tc_error *err)
+{
+    char what[WHERE_MAX];
+    tc_h5grp_member(g, name, what, sizeof what);
+    hsize_t n = rank == 1 ? dims[0] : dims[0] * dims[1];
+    hid_t ds;
+    tc_status st = dataset_create(g, name, ft, rank, dims, what, &ds, err);
+    if (st == TC_OK && n > 0 && H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+        st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot write", what);
+    tc_h5_close(ds);
+    return st;
+}
+
+tc_status tc_h5ds_create_1d(tc_h5grp *g, const char *name, tc_dtype t, int64_t n, hid_t *ds,
+                            tc_error *err)
+{
+    char what[WHERE_MAX];
+    tc_h5grp_member(g, name, what, sizeof what);
+    if (n < 0)
+        return tc_error_set(err, TC_ERR_ARG, "%s: negative length %" PRId64, what, n);
+    hsize_t dim = (hsize_t)n;
+    return dataset_create(g, name, dtype_file(t), 1, &dim, what, ds, err);
+}
+
+tc_status tc_h5ds_write_at(tc_h5grp *g, const char *name, hid_t ds, tc_dtype t, int64_t at,
+                           int64_t count, const void *data, tc_error *err)
+{
+    if (count == 0)
+        return TC_OK;
+    char what[WHERE_MAX];
+    tc_h5grp_member(g, name, what, sizeof what);
+    hsize_t start = (hsize_t)at, n = (hsize_t)count;
+    hid_t fspace = H5Dget_space(ds);
+    hid_t mspace = H5Screate_simple(1, &n, NULL);
+    herr_t r = fspace < 0 || mspace < 0 ||
+                       H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &n, NULL) < 0
+                   ? -1
+                   : H5Dwrite(ds, dtype_mem(t), mspace, fspace, H5P_DEFAULT, data);
+    tc_h5_close(mspace);
+    tc_h5_close(fspace);
+    if (r < 0)
+        return tc_h5_fail(err, TC_ERR_IO, "%s: cannot write entries %" PRId64 " to %" PRId64,
+                          what, at, at + count - 1);
+    return TC_OK;
 }
 
 tc_status tc_h5grp_put(tc_h5grp *g, const char *name, tc_dtype t, int64_t n,

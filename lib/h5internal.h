@@ -65,6 +65,14 @@ hid_t tc_h5_gcpl_new(void);
    dataset is 1-D and large; contiguous otherwise. */
 tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int rank,
                         const hsize_t *dims, const void *data, tc_error *err);
+/* Creates 1-D dataset `name` of n elements of type t (laid out as
+   tc_h5ds_write would), to be filled piece by piece with tc_h5ds_write_at;
+   the caller closes *ds. */
+tc_status tc_h5ds_create_1d(tc_h5grp *g, const char *name, tc_dtype t, int64_t n, hid_t *ds,
+                            tc_error *err);
+/* Writes elements at .. at + count - 1 of ds from data (memory type t). */
+tc_status tc_h5ds_write_at(tc_h5grp *g, const char *name, hid_t ds, tc_dtype t, int64_t at,
+                           int64_t count, const void *data, tc_error *err);
 /* Opens dataset `name` of g for reading as type t: a hard link to a dataset
    whose data lives in this file, of a class that converts to t without loss
    of kind (integers from integer datasets only; floats from integer or
@@ -115,5 +123,16 @@ typedef tc_status (*tc_h5_fill_fn)(hid_t file, const char *target, void *ctx, tc
    modification times), which is synced and renamed into place only when
    fill succeeded. Nothing is left behind on failure. */
 tc_status tc_h5_write_atomic(const char *target, tc_h5_fill_fn fill, void *ctx, tc_error *err);
+
+/* Pieces of the container that tc_h5_write (h5file.c) and the streaming
+   tc_h5_write_rows (h5stream.c) both write. */
+
+/* The root's tcf_layout_version attribute. */
+tc_status tc_h5_write_layout_version(hid_t file, const char *fname, tc_error *err);
+/* /matrix's attributes (encoding, shape, field, symmetry) from a's header. */
+tc_status tc_h5_matrix_attrs(tc_h5grp *g, const tc_csr *a, tc_error *err);
+/* The /provenance group. */
+tc_status tc_h5_write_provenance(hid_t file, const char *fname, const tc_provenance *p,
+                                 tc_error *err);
 
 #endif

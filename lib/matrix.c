@@ -356,6 +356,32 @@ tc_status tc_csr_from_coo(tc_csr **out, int32_t rows, int32_t cols, int64_t n,
                                err);
 }
 
+tc_status tc_csr_validate_rows(const int64_t *rowptr, const int32_t *colidx, int32_t r0,
+                               int32_t r1, int32_t cols, int64_t nnz, const char *what,
+                               tc_error *err)
+{
+    const int64_t off = rowptr[r0];
+    for (int32_t i = r0; i < r1; i++) {
+        int64_t s = rowptr[i], e = rowptr[i + 1];
+        if (e < s || e > nnz)
+            return tc_error_set(err, TC_ERR_INVALID,
+                                "%s: row pointers not monotone at row %d (%lld then %lld, nnz %lld)",
+                                what, i, (long long)s, (long long)e, (long long)nnz);
+        for (int64_t k = s; k < e; k++) {
+            int32_t c = colidx[k - off];
+            if (c < 0 || c >= cols)
+                return tc_error_set(err, TC_ERR_INVALID,
+                                    "%s: row %d: column index %d outside 0..%d", what, i, c,
+                                    cols - 1);
+            if (k > s && c <= colidx[k - 1 - off])
+                return tc_error_set(err, TC_ERR_INVALID,
+                                    "%s: row %d: column indices not strictly increasing (%d after %d)",
+                                    what, i, c, colidx[k - 1 - off]);
+        }
+    }
+    return TC_OK;
+}
+
 tc_status tc_csr_validate(const tc_csr *a, const char *what, tc_error *err)
 {
     if (a->rows < 0 || a->cols < 0 || a->nnz < 0)
@@ -363,24 +389,10 @@ tc_status tc_csr_validate(const tc_csr *a, const char *what, tc_error *err)
     if (a->rowptr[0] != 0)
         return tc_error_set(err, TC_ERR_INVALID, "%s: row pointer 0 is %lld, expected 0", what,
                             (long long)a->rowptr[0]);
-    for (int32_t i = 0; i < a->rows; i++) {
-        int64_t s = a->rowptr[i], e = a->rowptr[i + 1];
-        if (e < s || e > a->nnz)
-            return tc_error_set(err, TC_ERR_INVALID,
-                                "%s: row pointers not monotone at row %d (%lld then %lld, nnz %lld)",
-                                what, i, (long long)s, (long long)e, (long long)a->nnz);
-        for (int64_t k = s; k < e; k++) {
-            int32_t c = a->colidx[k];
-            if (c < 0 || c >= a->cols)
-                return tc_error_set(err, TC_ERR_INVALID,
-                                    "%s: row %d: column index %d outside 0..%d", what, i, c,
-                                    a->cols - 1);
-            if (k > s && c <= a->colidx[k - 1])
-                return tc_error_set(err, TC_ERR_INVALID,
-                                    "%s: row %d: column indices not strictly increasing (%d after %d)",
-                                    what, i, c, a->colidx[k - 1]);
-        }
-    }
+    tc_status st = tc_csr_validate_rows(a->rowptr, a->colidx, 0, a->rows, a->cols, a->nnz, what,
+                                        err);
+    if (st != TC_OK)
+        return st;
     if (a->rowptr[a->rows] != a->nnz)
         return tc_error_set(err, TC_ERR_INVALID, "%s: last row pointer is %lld, expected nnz %lld",
                             what, (long long)a->rowptr[a->rows], (long long)a->nnz);

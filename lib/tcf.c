@@ -19,7 +19,7 @@ tc_tcf *tc_tcf_new(void)
     return calloc(1, sizeof(tc_tcf));
 }
 
-static void provenance_clear(tc_provenance *p)
+void tc_provenance_clear(tc_provenance *p)
 {
     free(p->creator);
     free(p->created);
@@ -41,7 +41,7 @@ void tc_tcf_free(tc_tcf *f)
     for (int i = 0; i < f->nformats; i++)
         tc_fmt_free(f->formats[i]);
     free(f->formats);
-    provenance_clear(&f->prov);
+    tc_provenance_clear(&f->prov);
     free(f);
 }
 

@@ -142,6 +142,12 @@ tc_status tc_csr_from_coo_sym(tc_csr **out, int32_t rows, int32_t cols, int64_t 
 /* Checks every invariant listed at tc_csr; `what` names the source in the
    message (e.g. "m.tcf.h5: /matrix"). */
 tc_status tc_csr_validate(const tc_csr *a, const char *what, tc_error *err);
+/* The same checks on rows r0 .. r1 - 1 alone, for matrices produced piece
+   by piece: rowptr is the whole matrix's, colidx holds entries rowptr[r0]
+   .. rowptr[r1] - 1 (colidx[0] is entry rowptr[r0]). */
+tc_status tc_csr_validate_rows(const int64_t *rowptr, const int32_t *colidx, int32_t r0,
+                               int32_t r1, int32_t cols, int64_t nnz, const char *what,
+                               tc_error *err);
 
 /* 1 when a and b have the same shape, pattern and (bitwise) values. */
 int tc_csr_equal(const tc_csr *a, const tc_csr *b);
@@ -468,6 +474,8 @@ void tc_tcf_free(tc_tcf *f);
    (may be NULL), replacing what they held. */
 tc_status tc_provenance_set(tc_provenance *p, int argc, char **argv, const char *source,
                             tc_error *err);
+/* Frees what p holds and empties it. */
+void tc_provenance_clear(tc_provenance *p);
 /* Takes ownership of m (freed on failure too), keeping f->formats in
    registry order; a format added twice is refused. */
 tc_status tc_tcf_add_format(tc_tcf *f, tc_fmt *m, tc_error *err);
@@ -483,6 +491,21 @@ typedef struct tc_h5_write_opts {
    seekable file). */
 tc_status tc_h5_write(const char *path, const tc_tcf *f, const tc_h5_write_opts *opts,
                       tc_error *err);
+/* Produces rows r0 .. r1 - 1 of a matrix being streamed to a file: their
+   column indices into colidx and, for a matrix with values, the values
+   into val (NULL for a pattern matrix); entry rowptr[r0] goes to index 0. */
+typedef tc_status (*tc_rows_fn)(void *ctx, int32_t r0, int32_t r1, int32_t *colidx,
+                                double *val, tc_error *err);
+/* Writes a .tcf.h5 holding /matrix and /provenance for a matrix too large
+   to hold in memory (lib/h5stream.c): shape gives rows, cols, nnz, rowptr,
+   field and symmetry (its colidx and val are not read), and fill produces
+   the rows slab by slab, about 16 million entries at a time (a longer row
+   is one slab of its own), each slab checked like tc_csr_validate before
+   it is written. Memory stays at the row pointers plus one slab. Written
+   atomically like tc_h5_write; progress counts entries. */
+tc_status tc_h5_write_rows(const char *path, const tc_csr *shape, tc_rows_fn fill, void *ctx,
+                           const tc_provenance *prov, const tc_h5_write_opts *opts,
+                           const tc_progress *progress, tc_error *err);
 /* Reads and validates a .tcf.h5. With formats == 0 the /formats groups are
    not read. */
 tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err);

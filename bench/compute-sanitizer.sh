@@ -1,0 +1,111 @@
+#!/bin/sh
+# compute-sanitizer.sh: every GPU kernel of tcmul under NVIDIA's
+# compute-sanitizer (issue 8: "memcheck and racecheck report nothing for
+# every kernel on the ../shared/data matrices at N = 7 and 128, and the
+# attention kernel at d = 64").
+#
+#   bench/compute-sanitizer.sh [-o OUT.tsv] [-t "TOOL..."] [-j JOBS] [MATRIX...]
+#
+# For each TOOL (default "memcheck racecheck"), matrix (default every
+# .mtx.gz of $TC_SHARED_DATA, else ../shared/data) and case, runs
+#   compute-sanitizer --tool TOOL --error-exitcode 99 \
+#       tcmul --device gpu CASE --verify --warmup 0 --iters 1 MATRIX
+# where the cases are every format with a GPU kernel (csr, i.e. cuSPARSE,
+# included) at --cols 7 and --cols 128, and --op attention and --op sddmm
+# at --dim 64. --warmup 0 --iters 1 makes the variant tuning run every
+# variant of a kernel once, so each variant is checked, not only the one
+# kept; the run then verifies its result. JOBS (default 8) runs go at once
+# on the one GPU. Each matrix is first converted once (tcconv, all
+# formats) so that the runs spend their time in the checked code.
+#
+# Writes bench/results/compute-sanitizer.tsv (or OUT.tsv), one row per run:
+#   device date commit tool matrix case errors exit command
+# errors is the sanitizer's ERROR SUMMARY count, exit tcmul's status under
+# it (99: the sanitizer found something). Exits non-zero when any run
+# reported an error or failed. Programs: $TCMUL, $TCCONV, else the build
+# tree's tools/; compute-sanitizer from $COMPUTE_SANITIZER or the PATH.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=$here/bench/results/compute-sanitizer.tsv
+tools="memcheck racecheck"
+jobs=8
+while getopts o:t:j: opt; do
+    case $opt in
+    o) out=$OPTARG ;;
+    t) tools=$OPTARG ;;
+    j) jobs=$OPTARG ;;
+    *) echo "usage: $0 [-o OUT.tsv] [-t \"TOOL...\"] [-j JOBS] [MATRIX...]" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
+. "$here/bench/lib.sh"
+tcmul=${TCMUL:-${top_builddir:-.}/tools/tcmul}
+tcconv=${TCCONV:-${top_builddir:-.}/tools/tcconv}
+cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer ||
+    echo /usr/local/cuda/bin/compute-sanitizer)}
+[ -x "$cs" ] || { echo "$0: compute-sanitizer not found: set COMPUTE_SANITIZER" >&2; exit 1; }
+commit=$(bench_commit)
+date=$(bench_date)
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+formats="csr brp rstile bcsr hrpb bsb"
+cases=
+for f in $formats; do
+    cases="$cases --format=$f,--cols=7 --format=$f,--cols=128"
+done
+cases="$cases --op=attention,--dim=64 --op=sddmm,--dim=64"
+
+# One line per run: TOOL MATRIX-FILE CASE (the case's words joined by ",").
+mkdir "$work/m" "$work/runs"
+for m in "$@"; do
+    name=$(basename "$m")
+    name=${name%.gz}
+    name=${name%.mtx}
+    "$tcconv" -q -f all "$m" -o "$work/m/$name.tcf.h5"
+    for t in $tools; do
+        for c in $cases; do
+            echo "$t $name $c"
+        done
+    done
+done > "$work/list"
+
+# run TOOL NAME CASE: one row into $work/runs/.
+run() {
+    _args=$(echo "$3" | tr ',' ' ')
+    _id=$(echo "$1-$2-$3" | tr -c 'A-Za-z0-9_.\n-' '_')
+    _rc=0
+    # shellcheck disable=SC2086 # _args is a word list by design
+    timeout 300 "$cs" --tool "$1" --error-exitcode 99 --print-limit 10 \
+        "$tcmul" --device gpu $_args --verify --warmup 0 --iters 1 -q "$work/m/$2.tcf.h5" \
+        > "$work/runs/$_id.log" 2>&1 || _rc=$?
+    _errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$work/runs/$_id.log" |
+              tail -n 1)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$device" "$date" "$commit" "$1" "$2" \
+        "$_args" "${_errors:-?}" "$_rc" \
+        "compute-sanitizer --tool $1 --error-exitcode 99 tcmul --device gpu $_args --verify --warmup 0 --iters 1 $2.tcf.h5" \
+        > "$work/runs/$_id.tsv"
+    if [ "$_rc" -ne 0 ] || [ "${_errors:-?}" != 0 ]; then
+        echo "== $1 $2 $_args: exit $_rc, errors ${_errors:-?}" >&2
+        head -n 40 "$work/runs/$_id.log" >&2
+    fi
+}
+
+i=0
+while read -r t name c; do
+    run "$t" "$name" "$c" &
+    i=$((i + 1))
+    [ $((i % jobs)) -ne 0 ] || wait
+done < "$work/list"
+wait
+
+mkdir -p "$(dirname "$out")"
+{
+    printf 'device\tdate\tcommit\ttool\tmatrix\tcase\terrors\texit\tcommand\n'
+    cat "$work"/runs/*.tsv | sort -t "$(printf '\t')" -k4,4 -k5,5 -k6,6
+} > "$out"
+bad=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0)' "$out" | wc -l)
+echo "compute-sanitizer: $(($(wc -l < "$out") - 1)) runs, $bad with errors or failures, in $out" >&2
+[ "$bad" -eq 0 ]

@@ -20,7 +20,8 @@
 #
 # Writes bench/results/compute-sanitizer.tsv (or OUT.tsv), one row per run:
 #   device date commit tool matrix case errors exit command
-# errors is the sanitizer's ERROR SUMMARY count, exit tcmul's status under
+# errors is the sanitizer's count (memcheck's ERROR SUMMARY; racecheck's
+# errors plus warnings), exit tcmul's status under
 # it (99: the sanitizer found something). Exits non-zero when any run
 # reported an error or failed. Programs: $TCMUL, $TCCONV, else the build
 # tree's tools/; compute-sanitizer from $COMPUTE_SANITIZER or the PATH.
@@ -58,19 +59,24 @@ for f in $formats; do
 done
 cases="$cases --op=attention,--dim=64 --op=sddmm,--dim=64"
 
-# One line per run: TOOL MATRIX-FILE CASE (the case's words joined by ",").
+# One line per run: TOOL MATRIX-FILE CASE (the case's words joined by ","),
+# the matrices converted JOBS at a time.
 mkdir "$work/m" "$work/runs"
+i=0
 for m in "$@"; do
     name=$(basename "$m")
     name=${name%.gz}
     name=${name%.mtx}
-    "$tcconv" -q -f all "$m" -o "$work/m/$name.tcf.h5"
+    "$tcconv" -q -f all "$m" -o "$work/m/$name.tcf.h5" &
+    i=$((i + 1))
+    [ $((i % jobs)) -ne 0 ] || wait
     for t in $tools; do
         for c in $cases; do
             echo "$t $name $c"
         done
     done
 done > "$work/list"
+wait
 
 # run TOOL NAME CASE: one row into $work/runs/.
 run() {
@@ -81,8 +87,12 @@ run() {
     timeout 300 "$cs" --tool "$1" --error-exitcode 99 --print-limit 10 \
         "$tcmul" --device gpu $_args --verify --warmup 0 --iters 1 -q "$work/m/$2.tcf.h5" \
         > "$work/runs/$_id.log" 2>&1 || _rc=$?
-    _errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$work/runs/$_id.log" |
-              tail -n 1)
+    # memcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY:
+    # H hazards displayed (N errors, W warnings)", counted as N + W
+    _errors=$(awk '/ERROR SUMMARY: [0-9]+ error/ { n = $(NF - 1) }
+                   /RACECHECK SUMMARY:/ { s = $0; sub(/.*\(/, "", s); split(s, w, " ");
+                                          n = w[1] + w[3] }
+                   END { print n }' "$work/runs/$_id.log")
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$device" "$date" "$commit" "$1" "$2" \
         "$_args" "${_errors:-?}" "$_rc" \
         "compute-sanitizer --tool $1 --error-exitcode 99 tcmul --device gpu $_args --verify --warmup 0 --iters 1 $2.tcf.h5" \

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # compute-sanitizer.sh: every GPU kernel of tcmul under NVIDIA's
 # compute-sanitizer (issue 8: "memcheck and racecheck report nothing for
 # every kernel on the ../shared/data matrices at N = 7 and 128, and the
@@ -18,7 +18,9 @@
 # on the one GPU. Each matrix is first converted once (tcconv, all
 # formats) so that the runs spend their time in the checked code.
 #
-# Writes bench/results/compute-sanitizer.tsv (or OUT.tsv), one row per run:
+# Writes bench/results/compute-sanitizer.tsv (or OUT.tsv), one row per run
+# as each ends (so that a run cut short keeps what was checked), sorted at
+# the end:
 #   device date commit tool matrix case errors exit command
 # errors is the sanitizer's count (memcheck's ERROR SUMMARY; racecheck's
 # errors plus warnings), exit tcmul's status under
@@ -52,6 +54,14 @@ device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+mkdir -p "$(dirname "$out")"
+printf 'device\tdate\tcommit\ttool\tmatrix\tcase\terrors\texit\tcommand\n' > "$out"
+# Rows in the order of the runs' ends; sorted once all are in.
+sort_rows() {
+    { head -n 1 "$out"; tail -n +2 "$out" | sort -t "$(printf '\t')" -k4,4 -k5,5 -k6,6; } \
+        > "$work/sorted" && cat "$work/sorted" > "$out"
+}
+
 formats="csr brp rstile bcsr hrpb bsb"
 cases=
 for f in $formats; do
@@ -59,17 +69,25 @@ for f in $formats; do
 done
 cases="$cases --op=attention,--dim=64 --op=sddmm,--dim=64"
 
+# Returns once fewer than JOBS children started by it run.
+running=0
+wait_for_slot() {
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    running=$((running + 1))
+}
+
 # One line per run: TOOL MATRIX-FILE CASE (the case's words joined by ","),
 # the matrices converted JOBS at a time.
 mkdir "$work/m" "$work/runs"
-i=0
 for m in "$@"; do
     name=$(basename "$m")
     name=${name%.gz}
     name=${name%.mtx}
+    wait_for_slot
     "$tcconv" -q -f all "$m" -o "$work/m/$name.tcf.h5" &
-    i=$((i + 1))
-    [ $((i % jobs)) -ne 0 ] || wait
     for t in $tools; do
         for c in $cases; do
             echo "$t $name $c"
@@ -77,6 +95,7 @@ for m in "$@"; do
     done
 done > "$work/list"
 wait
+running=0
 
 # run TOOL NAME CASE: one row into $work/runs/.
 run() {
@@ -96,26 +115,20 @@ run() {
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$device" "$date" "$commit" "$1" "$2" \
         "$_args" "${_errors:-?}" "$_rc" \
         "compute-sanitizer --tool $1 --error-exitcode 99 tcmul --device gpu $_args --verify --warmup 0 --iters 1 $2.tcf.h5" \
-        > "$work/runs/$_id.tsv"
+        >> "$out"
     if [ "$_rc" -ne 0 ] || [ "${_errors:-?}" != 0 ]; then
         echo "== $1 $2 $_args: exit $_rc, errors ${_errors:-?}" >&2
         head -n 40 "$work/runs/$_id.log" >&2
     fi
 }
 
-i=0
 while read -r t name c; do
+    wait_for_slot
     run "$t" "$name" "$c" &
-    i=$((i + 1))
-    [ $((i % jobs)) -ne 0 ] || wait
 done < "$work/list"
 wait
+sort_rows
 
-mkdir -p "$(dirname "$out")"
-{
-    printf 'device\tdate\tcommit\ttool\tmatrix\tcase\terrors\texit\tcommand\n'
-    cat "$work"/runs/*.tsv | sort -t "$(printf '\t')" -k4,4 -k5,5 -k6,6
-} > "$out"
 bad=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0)' "$out" | wc -l)
 echo "compute-sanitizer: $(($(wc -l < "$out") - 1)) runs, $bad with errors or failures, in $out" >&2
 [ "$bad" -eq 0 ]

@@ -4,15 +4,17 @@
 # every kernel on the ../shared/data matrices at N = 7 and 128, and the
 # attention kernel at d = 64").
 #
-#   bench/compute-sanitizer.sh [-o OUT.tsv] [-t "TOOL..."] [-j JOBS] [MATRIX...]
+#   bench/compute-sanitizer.sh [-o OUT.tsv] [-t "TOOL..."] [-f "FORMAT..."]
+#                              [-j JOBS] [-T SECONDS] [MATRIX...]
 #
 # For each TOOL (default "memcheck racecheck"), matrix (default every
 # .mtx.gz of $TC_SHARED_DATA, else ../shared/data) and case, runs
 #   compute-sanitizer --tool TOOL --error-exitcode 99 \
 #       tcmul --device gpu CASE --verify --warmup 0 --iters 1 MATRIX
-# where the cases are every format with a GPU kernel (csr, i.e. cuSPARSE,
-# included) at --cols 7 and --cols 128, and --op attention and --op sddmm
-# at --dim 64. --warmup 0 --iters 1 makes the variant tuning run every
+# where the cases are every FORMAT (default: every format with a GPU
+# kernel, csr, i.e. cuSPARSE, included) at --cols 7 and --cols 128, and
+# --op attention and --op sddmm at --dim 64. A run taking more than SECONDS
+# (default 300) is stopped and recorded with exit 124. --warmup 0 --iters 1 makes the variant tuning run every
 # variant of a kernel once, so each variant is checked, not only the one
 # kept; the run then verifies its result. JOBS (default 8) runs go at once
 # on the one GPU. Each matrix is first converted once (tcconv, all
@@ -32,12 +34,17 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out=$here/bench/results/compute-sanitizer.tsv
 tools="memcheck racecheck"
 jobs=8
-while getopts o:t:j: opt; do
+limit=300
+formats="csr brp rstile bcsr hrpb bsb"
+while getopts o:t:f:j:T: opt; do
     case $opt in
     o) out=$OPTARG ;;
     t) tools=$OPTARG ;;
+    f) formats=$OPTARG ;;
     j) jobs=$OPTARG ;;
-    *) echo "usage: $0 [-o OUT.tsv] [-t \"TOOL...\"] [-j JOBS] [MATRIX...]" >&2; exit 2 ;;
+    T) limit=$OPTARG ;;
+    *) echo "usage: $0 [-o OUT.tsv] [-t \"TOOL...\"] [-f \"FORMAT...\"] [-j JOBS] [-T SECONDS] [MATRIX...]" >&2
+       exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -62,7 +69,6 @@ sort_rows() {
         > "$work/sorted" && cat "$work/sorted" > "$out"
 }
 
-formats="csr brp rstile bcsr hrpb bsb"
 cases=
 for f in $formats; do
     cases="$cases --format=$f,--cols=7 --format=$f,--cols=128"
@@ -103,7 +109,7 @@ run() {
     _id=$(echo "$1-$2-$3" | tr -c 'A-Za-z0-9_.\n-' '_')
     _rc=0
     # shellcheck disable=SC2086 # _args is a word list by design
-    timeout 300 "$cs" --tool "$1" --error-exitcode 99 --print-limit 10 \
+    timeout "$limit" "$cs" --tool "$1" --error-exitcode 99 --print-limit 10 \
         "$tcmul" --device gpu $_args --verify --warmup 0 --iters 1 -q "$work/m/$2.tcf.h5" \
         > "$work/runs/$_id.log" 2>&1 || _rc=$?
     # memcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY:

@@ -33,22 +33,6 @@ __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, 
     *(uint4 *)(B16 + r * ld + c0) = *(const uint4 *)h;
 }
 
-/* Thread i: elements 8i .. 8i + 7 of a B whose rows are exactly ld = n
-   wide (attention's K and V, and any n that is a multiple of 8): two
-   16-byte loads and one 16-byte store, no index division. Expected to bring
-   the pass to the copy bandwidth, where to_half's eight 4-byte loads and
-   64-bit divisions per thread did not. */
-__global__ void to_half_flat(const float4 *__restrict__ B, uint4 *B16, int64_t groups)
-{
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= groups)
-        return;
-    const float4 a = B[2 * i], b = B[2 * i + 1];
-    const __half2 h[4] = { __floats2half2_rn(a.x, a.y), __floats2half2_rn(a.z, a.w),
-                           __floats2half2_rn(b.x, b.y), __floats2half2_rn(b.z, b.w) };
-    B16[i] = *(const uint4 *)h;
-}
-
 int64_t tc_half_launch_blocks(int64_t rows, int64_t ld)
 {
     return (rows * (ld / 8) + 255) / 256;
@@ -64,11 +48,6 @@ tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "converting B (%lld rows) to fp16 is more than one launch takes",
                             (long long)rows);
-    if (ld == n && (uintptr_t)B % 16 == 0) {
-        to_half_flat<<<(unsigned)grid, 256, 0, g->stream>>>((const float4 *)B, (uint4 *)B16,
-                                                            rows * (ld / 8));
-        return TC_LAUNCHED(err, "to_half_flat");
-    }
     to_half<<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, rows, n, ld);
     return TC_LAUNCHED(err, "to_half");
 }

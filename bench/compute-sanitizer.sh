@@ -5,7 +5,7 @@
 # attention kernel at d = 64").
 #
 #   bench/compute-sanitizer.sh [-o OUT.tsv] [-t "TOOL..."] [-f "FORMAT..."]
-#                              [-j JOBS] [-T SECONDS] [MATRIX...]
+#                              [-a "OP..."] [-j JOBS] [-T SECONDS] [MATRIX...]
 #
 # For each TOOL (default "memcheck racecheck"), matrix (default every
 # .mtx.gz of $TC_SHARED_DATA, else ../shared/data) and case, runs
@@ -13,7 +13,7 @@
 #       tcmul --device gpu CASE --verify --warmup 0 --iters 1 MATRIX
 # where the cases are every FORMAT (default: every format with a GPU
 # kernel, csr, i.e. cuSPARSE, included) at --cols 7 and --cols 128, and
-# --op attention and --op sddmm at --dim 64. A run taking more than SECONDS
+# each OP (default "attention sddmm"; "" for none) as --op OP --dim 64. A run taking more than SECONDS
 # (default 300) is stopped and recorded with exit 124. --warmup 0 --iters 1 makes the variant tuning run every
 # variant of a kernel once, so each variant is checked, not only the one
 # kept; the run then verifies its result. JOBS (default 8) runs go at once
@@ -36,14 +36,16 @@ tools="memcheck racecheck"
 jobs=8
 limit=300
 formats="csr brp rstile bcsr hrpb bsb"
-while getopts o:t:f:j:T: opt; do
+ops="attention sddmm"
+while getopts o:t:f:a:j:T: opt; do
     case $opt in
     o) out=$OPTARG ;;
     t) tools=$OPTARG ;;
     f) formats=$OPTARG ;;
+    a) ops=$OPTARG ;;
     j) jobs=$OPTARG ;;
     T) limit=$OPTARG ;;
-    *) echo "usage: $0 [-o OUT.tsv] [-t \"TOOL...\"] [-f \"FORMAT...\"] [-j JOBS] [-T SECONDS] [MATRIX...]" >&2
+    *) echo "usage: $0 [-o OUT.tsv] [-t \"TOOL...\"] [-f \"FORMAT...\"] [-a \"OP...\"] [-j JOBS] [-T SECONDS] [MATRIX...]" >&2
        exit 2 ;;
     esac
 done
@@ -73,7 +75,9 @@ cases=
 for f in $formats; do
     cases="$cases --format=$f,--cols=7 --format=$f,--cols=128"
 done
-cases="$cases --op=attention,--dim=64 --op=sddmm,--dim=64"
+for op in $ops; do
+    cases="$cases --op=$op,--dim=64"
+done
 
 # Returns once fewer than JOBS children started by it run.
 running=0

@@ -9,6 +9,11 @@
 #       built with AddressSanitizer and UndefinedBehaviorSanitizer (no CUDA:
 #       the sanitizers do not see into device code), any report fails the
 #       test that triggered it, leaks included
+#   ./check.sh --valgrind                   in _build-valgrind/ (no CUDA, -O1
+#       -g): every tool run of the tool tests (TC_RUN_WRAPPER, tests/lib.sh)
+#       and every C unit test under valgrind memcheck; an error or a
+#       definite or indirect leak fails the test that triggered it. Too slow
+#       for CI on 2 cores (bench/results/valgrind.txt: the recorded run)
 set -u
 cd "$(dirname "$0")"
 . ./setup.sh
@@ -19,11 +24,20 @@ if [ "${1:-}" = "--sanitize" ]; then
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
     set -- --without-cuda CFLAGS="-O1 -g $san" LDFLAGS="$san" "$@"
 fi
+make_args=
+if [ "${1:-}" = "--valgrind" ]; then
+    shift
+    export TC_BUILD=_build-valgrind
+    vg="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+    export TC_RUN_WRAPPER="$vg --log-file=%q{TC_RUN_LOG}/%p.log"
+    make_args="LOG_COMPILER=./libtool --mode=execute $vg -q"
+    set -- --without-cuda CFLAGS="-O1 -g" "$@"
+fi
 b=${TC_BUILD:-_build}
 setup_build "$@"
 
 echo "check: make check in $b/"
-make -C "$b" -j"$(nproc 2>/dev/null || echo 2)" check >"$b/check.log" 2>&1
+make -C "$b" -j"$(nproc 2>/dev/null || echo 2)" check ${make_args:+"$make_args"} >"$b/check.log" 2>&1
 rc=$?
 grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):' "$b/check.log" | grep -v '^PASS' || true
 # Every .trs holds one ":test-result:" line per TAP test point.

@@ -520,11 +520,14 @@ static void run_chunk(worker *wk, int64_t ci)
 {
     build_ctx *c = wk->c;
     int64_t w0 = ci * CHUNK_WINDOWS, w1 = chunk_end(c, ci);
-    chunk *ch = &c->chunks[ci];
     if (c->pass == SURVEY) {
         for (int64_t wi = w0; wi < w1; wi++)
             survey_window(wk, wi);
-    } else if (c->pass == COUNT) {
+        return;
+    }
+    /* the chunks exist from the count pass on */
+    chunk *ch = &c->chunks[ci];
+    if (c->pass == COUNT) {
         for (int64_t wi = w0; wi < w1; wi++)
             count_window(c, wi, ch);
     } else {

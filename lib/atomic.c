@@ -41,16 +41,39 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* A signal ignored when the program started stays ignored: `nohup tcconv
+   ...` must outlive its terminal (SIGHUP), a caller that ignores SIGPIPE
+   expects EPIPE, and a shell starts background jobs with SIGINT ignored. */
 void tc_atomic_install_signal_handlers(void)
 {
     static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, NULL);
     }
+}
+
+/* mkstemp(tmp), the file then on the pending list. Signals are held in
+   between, so that an interrupt cannot leave a file the handler does not
+   know of. */
+static int create_pending(char *tmp)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int fd = mkstemp(tmp);
+    int e = errno;
+    if (fd >= 0)
+        pending_add(tmp);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return fd;
 }
 
 int tc_same_file(const char *a, const char *b)
@@ -63,6 +86,27 @@ int tc_same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* A device or a fifo (-o /dev/null, a named pipe read by another program)
+   is written in place: it holds no previous contents to keep, and renaming
+   a temporary file onto it would replace the node itself (as root, even
+   /dev/null) with a regular file. */
+static tc_status open_in_place(tc_atomic *a, const char *target, int want_fp, tc_error *err)
+{
+    a->in_place = 1;
+    a->target = strdup(target);
+    a->tmp = strdup(target);
+    if (!a->target || !a->tmp) {
+        tc_atomic_abort(a);
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    }
+    if (want_fp && !(a->fp = fopen(target, "wb"))) {
+        int e = errno;
+        tc_atomic_abort(a);
+        return tc_error_errno(err, TC_ERR_IO, e, "%s: cannot open", target);
+    }
+    return TC_OK;
+}
+
 tc_status tc_atomic_open(tc_atomic *a, const char *target, int want_fp, tc_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -72,8 +116,11 @@ tc_status tc_atomic_open(tc_atomic *a, const char *target, int want_fp, tc_error
         return TC_OK;
     }
     struct stat st;
-    if (stat(target, &st) == 0 && S_ISDIR(st.st_mode))
+    int exists = stat(target, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
         return tc_error_set(err, TC_ERR_IO, "%s: is a directory", target);
+    if (exists && !S_ISREG(st.st_mode))
+        return open_in_place(a, target, want_fp, err);
     const char *slash = strrchr(target, '/');
     size_t dirlen = slash ? (size_t)(slash - target + 1) : 0;
     size_t len = strlen(target);
@@ -86,7 +133,7 @@ tc_status tc_atomic_open(tc_atomic *a, const char *target, int want_fp, tc_error
     /* DIR/.NAME.XXXXXX: same directory, so rename() is atomic. */
     memcpy(a->tmp, target, dirlen);
     snprintf(a->tmp + dirlen, len + 16 - dirlen, ".%s.XXXXXX", target + dirlen);
-    int fd = mkstemp(a->tmp);
+    int fd = create_pending(a->tmp);
     if (fd < 0) {
         int e = errno;
         free(a->tmp);
@@ -94,7 +141,6 @@ tc_status tc_atomic_open(tc_atomic *a, const char *target, int want_fp, tc_error
         tc_atomic_abort(a);
         return tc_error_errno(err, TC_ERR_IO, e, "%s: cannot create", target);
     }
-    pending_add(a->tmp);
     /* mkstemp makes 0600; give the output the mode a plain creat() would. */
     mode_t um = umask(0);
     umask(um);
@@ -121,7 +167,9 @@ tc_status tc_atomic_commit(tc_atomic *a, tc_error *err)
         return TC_OK;
     }
     if (a->fp) {
-        int bad = ferror(a->fp) || fflush(a->fp) != 0 || fsync(fileno(a->fp)) != 0;
+        /* (fsync is for files: a device or a fifo refuses it) */
+        int bad = ferror(a->fp) || fflush(a->fp) != 0 ||
+                  (!a->in_place && fsync(fileno(a->fp)) != 0);
         int e = errno;
         if (fclose(a->fp) != 0 && !bad) {
             bad = 1;
@@ -134,7 +182,7 @@ tc_status tc_atomic_commit(tc_atomic *a, tc_error *err)
             return TC_ERR_IO;
         }
     }
-    if (rename(a->tmp, a->target) != 0) {
+    if (!a->in_place && rename(a->tmp, a->target) != 0) {
         tc_error_errno(err, TC_ERR_IO, errno, "%s: cannot rename temporary file into place",
                        a->target);
         tc_atomic_abort(a);
@@ -156,7 +204,7 @@ void tc_atomic_abort(tc_atomic *a)
     }
     if (a->fp)
         fclose(a->fp);
-    if (a->tmp) {
+    if (a->tmp && !a->in_place) {
         unlink(a->tmp);
         pending_remove(a->tmp);
     }

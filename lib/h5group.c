@@ -74,11 +74,28 @@ void tc_h5_quiet(void)
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* HDF5's file driver describes a failed system call at length ("file write
+   failed: time = ..., filename = '...', file descriptor = 3, errno = 28,
+   error message = 'No space left on device', buf = 0x..., ..."): a date, a
+   temporary file's name and addresses, on two lines, that differ from run
+   to run. Such a description is cut to its first words and the system's
+   message: "file write failed: No space left on device". */
+static void describe(const char *desc, char *out, size_t size)
+{
+    static const char key[] = "error message = '";
+    const char *m = strstr(desc, key);
+    if (!m) {
+        snprintf(out, size, "%s", desc);
+        return;
+    }
+    m += sizeof key - 1;
+    snprintf(out, size, "%.*s: %.*s", (int)strcspn(desc, ",:"), desc, (int)strcspn(m, "'"), m);
+}
+
 static herr_t innermost_cb(unsigned n, const H5E_error2_t *e, void *data)
 {
-    char *out = data;
     if (e->desc && e->desc[0]) {
-        snprintf(out, 256, "%s", e->desc);
+        describe(e->desc, data, 256);
         return 1;   /* the first non-empty one, walking upward, is innermost */
     }
     return 0;
@@ -925,7 +942,7 @@ static tc_status file_finish(hid_t file, tc_atomic *a, const char *target, tc_st
 {
     if (file >= 0 && H5Fclose(file) < 0 && st == TC_OK)
         st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot finish writing", target);
-    if (st == TC_OK) {
+    if (st == TC_OK && !a->in_place) {   /* (a device or a fifo refuses fsync) */
         int fd = open(a->tmp, O_RDONLY);
         if (fd < 0 || fsync(fd) != 0)
             st = tc_error_errno(err, TC_ERR_IO, errno, "%s: cannot sync", target);

@@ -127,7 +127,7 @@ static inline const char *scan_real(const char *s, double *out)
         const char *x = s + 1;
         int eneg = *x == '-';
         x += *x == '-' || *x == '+';
-        if ((unsigned char)*x - '0' >= 10)
+        if ((unsigned)((unsigned char)*x - '0') >= 10)   /* "1e", "1e+": no digit */
             return NULL;
         int64_t ev = 0;
         for (; (d = (unsigned char)*x - '0') < 10; x++)

@@ -121,15 +121,10 @@ static int parse_line(const char *s, long long *v)
     return *end == '\0' ? 0 : -1;
 }
 
-tc_status tc_perm_read(const char *path, int32_t n_expected, tc_perm_convention conv,
-                       tc_perm **out, tc_error *err)
+/* The lines of fp, named `name` in messages, into *out. */
+static tc_status read_stream(FILE *fp, const char *name, int32_t n_expected,
+                             tc_perm_convention conv, tc_perm **out, tc_error *err)
 {
-    *out = NULL;
-    int use_stdin = strcmp(path, "-") == 0;
-    const char *name = use_stdin ? "standard input" : path;
-    FILE *fp = use_stdin ? stdin : fopen(path, "r");
-    if (!fp)
-        return tc_error_errno(err, TC_ERR_IO, errno, "%s", path);
     tc_status st = TC_OK;
     int64_t n = 0, cap = 1024;
     int32_t *idx = malloc((size_t)cap * sizeof *idx);
@@ -175,8 +170,34 @@ tc_status tc_perm_read(const char *path, int32_t n_expected, tc_perm_convention 
         st = tc_perm_from_array(out, (int32_t)n, idx, conv, name, err);
     free(line);
     free(idx);
+    return st;
+}
+
+tc_status tc_perm_read(const char *path, int32_t n_expected, tc_perm_convention conv,
+                       tc_perm **out, tc_error *err)
+{
+    *out = NULL;
+    int use_stdin = strcmp(path, "-") == 0;
+    FILE *fp = use_stdin ? stdin : fopen(path, "r");
+    if (!fp)
+        return tc_error_errno(err, TC_ERR_IO, errno, "%s", path);
+    tc_status st = read_stream(fp, use_stdin ? "standard input" : path, n_expected, conv, out,
+                               err);
     if (!use_stdin)
         fclose(fp);
+    return st;
+}
+
+tc_status tc_perm_read_mem(const void *buf, size_t len, const char *name, int32_t n_expected,
+                           tc_perm_convention conv, tc_perm **out, tc_error *err)
+{
+    *out = NULL;
+    /* fmemopen does not write to a buffer opened "r" */
+    FILE *fp = fmemopen((void *)buf, len, "r");
+    if (!fp)
+        return tc_error_errno(err, TC_ERR_NOMEM, errno, "%s", name);
+    tc_status st = read_stream(fp, name, n_expected, conv, out, err);
+    fclose(fp);
     return st;
 }
 

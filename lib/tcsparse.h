@@ -187,6 +187,9 @@ tc_status tc_perm_compose(const tc_perm *first, const tc_perm *second, tc_perm *
    '#' or '%' ignored. n_expected < 0 accepts any length. path "-" = stdin. */
 tc_status tc_perm_read(const char *path, int32_t n_expected, tc_perm_convention conv,
                        tc_perm **out, tc_error *err);
+/* The same from len bytes of memory; name is used in messages. */
+tc_status tc_perm_read_mem(const void *buf, size_t len, const char *name, int32_t n_expected,
+                           tc_perm_convention conv, tc_perm **out, tc_error *err);
 /* Writes atomically (temporary file + rename); "-" = stdout. */
 tc_status tc_perm_write(const char *path, const tc_perm *p, tc_perm_convention conv,
                         tc_error *err);
@@ -648,13 +651,16 @@ tc_status tc_png_write_fp(FILE *fp, const char *name, const tc_image *img, tc_er
 
 /* An output file being written: a temporary "DIR/.NAME.XXXXXX" next to the
    target; commit renames it into place, abort removes it. Temporary files
-   still open are removed when the process is stopped by SIGINT/SIGTERM
-   (signal handlers installed by tc_atomic_install_signal_handlers). */
+   still open are removed when the process is stopped by SIGINT, SIGTERM,
+   SIGHUP or SIGPIPE (signal handlers installed by
+   tc_atomic_install_signal_handlers, except for signals ignored at start,
+   which stay ignored). */
 typedef struct tc_atomic {
     char *target;
     char *tmp;
     FILE *fp;           /* open for writing (NULL for callers that write by path) */
     int is_stdout;
+    int in_place;       /* target is a device or a fifo: tmp names it, written directly */
 } tc_atomic;
 /* want_fp: open the temporary file as a FILE* (else the caller writes it by
    path, e.g. through HDF5). target "-" means stdout (commit flushes it). */

@@ -102,10 +102,7 @@ is "$(attr "$T/a/out.tcf.h5" /provenance/created)" '"2023-11-14T22:13:20Z"' \
     "created honours SOURCE_DATE_EPOCH"
 
 # --- h5py / anndata's view ---------------------------------------------------
-PY=
-for p in "${PYTHON:-}" python3 /usr/bin/python3; do
-    if [ -n "$p" ] && "$p" -c 'import h5py, numpy' >/dev/null 2>&1; then PY=$p; break; fi
-done
+PY=$(h5py_python)
 if [ -z "$PY" ]; then
     skip "h5py checks: no python3 with h5py and numpy (Debian: python3-h5py)"
     skip "h5py checks: pattern matrix"

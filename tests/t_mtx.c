@@ -154,6 +154,9 @@ static void test_permissive(void)
     /* the header's size is kept although rows 3..10 and columns 4..7 are empty */
     static const trip trailing[] = { { 1, 1, 1 }, { 2, 3, 2 } };
     check_read("trailing-empty.mtx", 10, 7, trailing, 2, TC_FIELD_REAL, TC_SYM_GENERAL);
+    /* the largest index there is: 2^31 - 1 columns, the last one used */
+    static const trip limit[] = { { 1, 1, 0.5 }, { 1, 2147483647, 2.5 } };
+    check_read("index-limit.mtx", 1, 2147483647, limit, 2, TC_FIELD_REAL, TC_SYM_GENERAL);
     /* (2,1) and (1,2) both listed in a symmetric file: each is mirrored and
        the two are summed, as SciPy's mmread does */
     static const trip both[] = { { 1, 2, 11 }, { 2, 1, 11 }, { 1, 3, 4 }, { 3, 1, 4 } };
@@ -214,6 +217,13 @@ static void test_values(void)
     ok(v[11] == 0.1, "35-digit decimal of 0.1 rounds to 0.1");
     tc_csr_free(a);
 
+    /* below the smallest subnormal: rounded to zero as strtod does, sign
+       kept, and still a stored entry */
+    st = tc_mtx_read(fixture("values-underflow.mtx"), NULL, &a, NULL, NULL, &err);
+    ok(st == TC_OK && a->nnz == 2 && a->val[0] == 0 && !signbit(a->val[0]) &&
+       a->val[1] == 0 && signbit(a->val[1]), "1e-400 and -1e-400 read as stored 0 and -0");
+    tc_csr_free(a);
+
     /* 2^53 + 1 is not a double: it rounds to nearest-even, 2^53 */
     st = tc_mtx_read(fixture("coord-integer-big.mtx"), NULL, &a, NULL, NULL, &err);
     ok(st == TC_OK && a->val[0] == 9007199254740992.0 && a->val[1] == 9007199254740992.0 &&
@@ -262,6 +272,10 @@ static const bad_case bad_cases[] = {
     { "bad-size-negative.mtx", 1, TC_ERR_PARSE,
       ":2: expected a non-negative integer for rows, found '-3'" },
     { "bad-size-rows.mtx", 1, TC_ERR_PARSE, ":2: rows 3000000000 exceeds the limit of 2147483647" },
+    { "bad-size-rows-limit.mtx", 1, TC_ERR_PARSE,
+      ":2: rows 2147483648 exceeds the limit of 2147483647" },
+    { "bad-size-cols-64bit.mtx", 1, TC_ERR_PARSE,
+      ":2: columns 18446744073709551616 exceeds the limit of 2147483647" },
     { "bad-size-entries.mtx", 1, TC_ERR_PARSE,
       ":2: entries 99999999999999999999 exceeds the limit of 9223372036854775807" },
     { "bad-size-nonsquare.mtx", 1, TC_ERR_PARSE,
@@ -276,11 +290,17 @@ static const bad_case bad_cases[] = {
       ":3: column index 0 out of range: the matrix has 3 columns" },
     { "bad-index-huge.mtx", 1, TC_ERR_PARSE,
       ":3: column index 99999999999 out of range: the matrix has 3 columns" },
+    { "bad-index-limit.mtx", 1, TC_ERR_PARSE,
+      ":3: column index 2147483648 out of range: the matrix has 2147483647 columns" },
     { "bad-index-word.mtx", 1, TC_ERR_PARSE, ":3: expected a positive integer row index, found 'x'" },
     { "bad-index-negative.mtx", 1, TC_ERR_PARSE,
       ":3: expected a positive integer row index, found '-1'" },
     { "bad-real.mtx", 1, TC_ERR_PARSE, ":3: expected a real value, found '1.5x'" },
     { "bad-real-overflow.mtx", 1, TC_ERR_PARSE, ":3: value 1e400 is out of the range of a double" },
+    { "bad-real-overflow-negative.mtx", 1, TC_ERR_PARSE,
+      ":3: value -1e400 is out of the range of a double" },
+    { "bad-real-exponent.mtx", 1, TC_ERR_PARSE, ":4: expected a real value, found '1e'" },
+    { "bad-integer-nan.mtx", 1, TC_ERR_PARSE, ":3: expected an integer value, found 'nan'" },
     { "bad-integer.mtx", 1, TC_ERR_PARSE, ":3: expected an integer value, found '1.5'" },
     { "bad-integer-big.mtx", 1, TC_ERR_PARSE,
       ":3: integer value 9223372036854775808 does not fit in 64 bits" },
@@ -289,6 +309,10 @@ static const bad_case bad_cases[] = {
     { "bad-too-few-no-newline.mtx", 1, TC_ERR_PARSE,
       ":4: unexpected end of file: expected 3 entries, found 2" },
     { "bad-too-many.mtx", 1, TC_ERR_PARSE, ":5: too many entries: the size line declares 1" },
+    { "bad-entries-max.mtx", 1, TC_ERR_PARSE,
+      ":4: unexpected end of file: expected 9223372036854775807 entries, found 1" },
+    { "bad-entries-max-symmetric.mtx", 1, TC_ERR_PARSE,
+      ":4: unexpected end of file: expected 9223372036854775807 entries, found 1" },
     { "bad-skew-diagonal.mtx", 1, TC_ERR_PARSE,
       ":4: skew-symmetric matrix with a nonzero diagonal entry (2, 2) = 1.5" },
     { "bad-array-few.mtx", 1, TC_ERR_PARSE,

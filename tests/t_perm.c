@@ -82,6 +82,17 @@ int main(void)
     read_fails("two.txt", "0 1\n", 2, ":1: expected one 0-based index, found '0 1'");
     read_fails("neg.txt", "-1\n0\n", 2, ":1: index -1 outside 0..1");
     read_fails("dup.txt", "1\n1\n", 2, ": index 1 appears twice (entries 0 and 1): not a permutation");
+    static const char text[] = "# from memory\n1\n2\n0";
+    ok(tc_perm_read_mem(text, sizeof text - 1, "buf", 3, TC_PERM_NEW2OLD, &q, &err) == TC_OK &&
+           q->new2old[0] == 1 && q->new2old[2] == 0 && q->old2new[0] == 2,
+       "read from memory, last line without a newline");
+    tc_perm_free(q);
+    ok(tc_perm_read_mem(text, sizeof text - 1, "buf", 4, TC_PERM_NEW2OLD, &q, &err) ==
+           TC_ERR_PARSE && strcmp(err.msg, "buf: 3 indices, expected 4 (one per row)") == 0,
+       "from memory: the message names the buffer");
+    ok(tc_perm_read_mem("", 0, "empty", -1, TC_PERM_NEW2OLD, &q, &err) == TC_OK && q->n == 0,
+       "from memory: no bytes, an empty permutation");
+    tc_perm_free(q);
     ok(tc_perm_read("/nonexistent/p.txt", 2, TC_PERM_NEW2OLD, &q, &err) == TC_ERR_IO &&
            strcmp(err.msg, "/nonexistent/p.txt: No such file or directory") == 0,
        "missing file: message with strerror");

@@ -235,6 +235,18 @@ static tc_status make_tcf(const options *o, const tool_matrix *in, tc_csr *b,
     return TC_OK;
 }
 
+/* The writers below write into a's temporary file, and name it in their
+   messages: the user named the target. */
+static void name_target(tc_error *err, const tc_atomic *a)
+{
+    size_t n = a->tmp ? strlen(a->tmp) : 0;
+    if (n == 0 || strncmp(err->msg, a->tmp, n) != 0)
+        return;
+    char rest[sizeof err->msg];
+    snprintf(rest, sizeof rest, "%s", err->msg + n);
+    snprintf(err->msg, sizeof err->msg, "%s%s", a->target, rest);
+}
+
 /* Both outputs are written to temporary files first and renamed into place
    together at the end, so that a failure in either leaves neither behind
    and clobbers nothing. Takes `b`. */
@@ -265,6 +277,8 @@ static tc_status write_outputs(const options *o, const tool_matrix *in, tc_csr *
     if (!st && perm_file)
         st = tc_atomic_commit(&text, err);
     if (st) {
+        name_target(err, &h5);
+        name_target(err, &text);
         tc_atomic_abort(&h5);
         tc_atomic_abort(&text);
     }

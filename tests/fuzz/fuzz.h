@@ -1,0 +1,25 @@
+/*
+ * fuzz.h: what the libFuzzer harnesses of tests/fuzz/ share with the
+ * replay driver (replay.c) that runs them without libFuzzer in `make
+ * check`. Each harness defines LLVMFuzzerTestOneInput; one that needs
+ * set-up defines LLVMFuzzerInitialize too. A harness calls fuzz_fail (an
+ * abort, which both libFuzzer and replay.c report as a crash) when the
+ * library breaks a promise it makes on bad input.
+ */
+#ifndef TC_FUZZ_H
+#define TC_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* Prints "fuzz: " and the message on stderr, then aborts. */
+__attribute__((noreturn, format(printf, 1, 2)))
+void fuzz_fail(const char *fmt, ...);
+
+/* The library's error message must name the input it read: "NAME:..." */
+void fuzz_check_message(const char *msg, const char *name);
+
+#endif

@@ -52,14 +52,14 @@ done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
 . "$here/bench/lib.sh"
-tcmul=${TCMUL:-${top_builddir:-.}/tools/tcmul}
-tcconv=${TCCONV:-${top_builddir:-.}/tools/tcconv}
+tcmul=$(bench_tool TCMUL tcmul)
+tcconv=$(bench_tool TCCONV tcconv)
 cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer ||
     echo /usr/local/cuda/bin/compute-sanitizer)}
 [ -x "$cs" ] || { echo "$0: compute-sanitizer not found: set COMPUTE_SANITIZER" >&2; exit 1; }
 commit=$(bench_commit)
 date=$(bench_date)
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
+device=$(bench_device)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -27,13 +27,25 @@ bench_date() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 
 # bench_program VAR NAME: the path of the driver bench/NAME ($VAR when set,
 # else the build tree's), or a message and exit 1 when it is not built.
-bench_program() {
-    eval "_p=\${$1:-\${top_builddir:-.}/bench/$2}"
+bench_program() { _bench_built "$1" bench "$2"; }
+
+# bench_tool VAR NAME: the same for the tool tools/NAME.
+bench_tool() { _bench_built "$1" tools "$2"; }
+
+_bench_built() {
+    eval "_p=\${$1:-\${top_builddir:-.}/$2/$3}"
     if [ ! -x "$_p" ]; then
         echo "$0: $_p not found: run from the build directory after make, or set $1" >&2
         exit 1
     fi
     echo "$_p"
+}
+
+# The GPU's name ("NVIDIA H200"), else the host's (bench_host) where
+# nvidia-smi is missing.
+bench_device() {
+    _d=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
+    echo "${_d:-$(bench_host)}"
 }
 
 # The columns every SpMM table starts with (the shape, n, the kernel's

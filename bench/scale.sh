@@ -46,17 +46,11 @@ done
 . "$here/bench/lib.sh"
 band=$(bench_program BAND band)
 measure=$(bench_program MEASURE measure)
-tool() {
-    eval "_t=\${$1:-\${top_builddir:-.}/tools/$2}"
-    [ -x "$_t" ] || { echo "$0: $_t not found: set $1" >&2; exit 1; }
-    echo "$_t"
-}
-tcstat=$(tool TCSTAT tcstat)
-tcconv=$(tool TCCONV tcconv)
-tcmul=$(tool TCMUL tcmul)
+tcstat=$(bench_tool TCSTAT tcstat)
+tcconv=$(bench_tool TCCONV tcconv)
+tcmul=$(bench_tool TCMUL tcmul)
 commit=$(bench_commit)
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
-device=${device:-$(bench_host)}
+device=$(bench_device)
 work=$(mktemp -d "$dir/scale.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 m=$work/band.tcf.h5

@@ -239,17 +239,24 @@ static tc_status check_tcf(const char *path, const tc_tcf *f, tc_error *err)
     return TC_OK;
 }
 
-tc_status tc_h5_write(const char *path, const tc_tcf *f, const tc_h5_write_opts *opts,
-                      tc_error *err)
+tc_status tc_h5_write_start(const char *path, const tc_h5_write_opts **opts, tc_error *err)
 {
     static const tc_h5_write_opts defaults = TC_H5_WRITE_DEFAULTS;
     tc_h5_quiet();
-    if (!opts)
-        opts = &defaults;
+    if (!*opts)
+        *opts = &defaults;
     if (strcmp(path, "-") == 0)
         return tc_error_set(err, TC_ERR_ARG,
                             "cannot write HDF5 to standard output (it needs a seekable file)");
-    tc_status st = check_tcf(path, f, err);
+    return TC_OK;
+}
+
+tc_status tc_h5_write(const char *path, const tc_tcf *f, const tc_h5_write_opts *opts,
+                      tc_error *err)
+{
+    tc_status st = tc_h5_write_start(path, &opts, err);
+    if (st == TC_OK)
+        st = check_tcf(path, f, err);
     if (st != TC_OK)
         return st;
     struct tcf_job job = { f, opts->compress };

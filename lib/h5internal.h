@@ -127,6 +127,9 @@ tc_status tc_h5_write_atomic(const char *target, tc_h5_fill_fn fill, void *ctx, 
 /* Pieces of the container that tc_h5_write (h5file.c) and the streaming
    tc_h5_write_rows (h5stream.c) both write. */
 
+/* What every .tcf.h5 writer does first: HDF5's printing off, *opts the
+   defaults when NULL, path "-" refused (HDF5 needs a seekable file). */
+tc_status tc_h5_write_start(const char *path, const tc_h5_write_opts **opts, tc_error *err);
 /* The root's tcf_layout_version attribute. */
 tc_status tc_h5_write_layout_version(hid_t file, const char *fname, tc_error *err);
 /* /matrix's attributes (encoding, shape, field, symmetry) from a's header. */

@@ -9,7 +9,6 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "tcsparse.h"
 #include "h5internal.h"
@@ -140,14 +139,9 @@ tc_status tc_h5_write_rows(const char *path, const tc_csr *shape, tc_rows_fn fil
                            const tc_provenance *prov, const tc_h5_write_opts *opts,
                            const tc_progress *progress, tc_error *err)
 {
-    static const tc_h5_write_opts defaults = TC_H5_WRITE_DEFAULTS;
-    tc_h5_quiet();
-    if (!opts)
-        opts = &defaults;
-    if (strcmp(path, "-") == 0)
-        return tc_error_set(err, TC_ERR_ARG,
-                            "cannot write HDF5 to standard output (it needs a seekable file)");
-    tc_status st = check_shape(path, shape, err);
+    tc_status st = tc_h5_write_start(path, &opts, err);
+    if (st == TC_OK)
+        st = check_shape(path, shape, err);
     if (st != TC_OK)
         return st;
     struct stream_job job = { shape, fill, ctx, prov, opts->compress, progress };

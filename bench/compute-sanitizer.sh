@@ -5,7 +5,8 @@
 # attention kernel at d = 64").
 #
 #   bench/compute-sanitizer.sh [-o OUT.tsv] [-t "TOOL..."] [-f "FORMAT..."]
-#                              [-a "OP..."] [-j JOBS] [-T SECONDS] [MATRIX...]
+#                              [-a "OP..."] [-j JOBS] [-T SECONDS] [-r DONE.tsv]
+#                              [MATRIX...]
 #
 # For each TOOL (default "memcheck racecheck"), matrix (default every
 # .mtx.gz of $TC_SHARED_DATA, else ../shared/data) and case, runs
@@ -19,6 +20,12 @@
 # kept; the run then verifies its result. JOBS (default 8) runs go at once
 # on the one GPU. Each matrix is first converted once (tcconv, all
 # formats) so that the runs spend their time in the checked code.
+#
+# -r DONE.tsv resumes an earlier table (it may be OUT.tsv itself): its rows
+# of runs that passed (errors 0, exit 0) are kept in OUT.tsv, with their own
+# date and commit, and those runs are not repeated; only the matrices with
+# a run left are converted. A grid too slow for one sitting (racecheck) is
+# so finished over several.
 #
 # Writes bench/results/compute-sanitizer.tsv (or OUT.tsv), one row per run
 # as each ends (so that a run cut short keeps what was checked), sorted at
@@ -37,7 +44,8 @@ jobs=8
 limit=300
 formats="csr brp rstile bcsr hrpb bsb"
 ops="attention sddmm"
-while getopts o:t:f:a:j:T: opt; do
+resume=
+while getopts o:t:f:a:j:T:r: opt; do
     case $opt in
     o) out=$OPTARG ;;
     t) tools=$OPTARG ;;
@@ -45,7 +53,8 @@ while getopts o:t:f:a:j:T: opt; do
     a) ops=$OPTARG ;;
     j) jobs=$OPTARG ;;
     T) limit=$OPTARG ;;
-    *) echo "usage: $0 [-o OUT.tsv] [-t \"TOOL...\"] [-f \"FORMAT...\"] [-a \"OP...\"] [-j JOBS] [-T SECONDS] [MATRIX...]" >&2
+    r) resume=$OPTARG ;;
+    *) echo "usage: $0 [-o OUT.tsv] [-t \"TOOL...\"] [-f \"FORMAT...\"] [-a \"OP...\"] [-j JOBS] [-T SECONDS] [-r DONE.tsv] [MATRIX...]" >&2
        exit 2 ;;
     esac
 done
@@ -63,8 +72,16 @@ device=$(bench_device)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The passed runs of DONE.tsv, read before OUT.tsv (maybe the same file)
+# is started.
+: > "$work/passed"
+if [ -n "$resume" ]; then
+    [ -r "$resume" ] || { echo "$0: -r $resume: cannot read it" >&2; exit 1; }
+    awk -F'\t' 'NR > 1 && $7 == "0" && $8 == "0"' "$resume" > "$work/passed"
+fi
 mkdir -p "$(dirname "$out")"
-printf 'device\tdate\tcommit\ttool\tmatrix\tcase\terrors\texit\tcommand\n' > "$out"
+{ printf 'device\tdate\tcommit\ttool\tmatrix\tcase\terrors\texit\tcommand\n'
+  cat "$work/passed"; } > "$out"
 # Rows in the order of the runs' ends; sorted once all are in.
 sort_rows() {
     { head -n 1 "$out"; tail -n +2 "$out" | sort -t "$(printf '\t')" -k4,4 -k5,5 -k6,6; } \
@@ -89,21 +106,29 @@ wait_for_slot() {
     running=$((running + 1))
 }
 
-# One line per run: TOOL MATRIX-FILE CASE (the case's words joined by ","),
-# the matrices converted JOBS at a time.
+# One line per run left: TOOL NAME CASE (the case's words joined by ",")
+# MATRIX-FILE; then the matrices named there converted JOBS at a time.
 mkdir "$work/m" "$work/runs"
 for m in "$@"; do
     name=$(basename "$m")
     name=${name%.gz}
     name=${name%.mtx}
-    wait_for_slot
-    "$tcconv" -q -f all "$m" -o "$work/m/$name.tcf.h5" &
     for t in $tools; do
         for c in $cases; do
-            echo "$t $name $c"
+            echo "$t $name $c $m"
         done
     done
-done > "$work/list"
+done |
+    awk -F'\t' 'FILENAME != "-" { gsub(/ /, ",", $6); passed[$4 " " $5 " " $6]; next }
+                { split($0, w, " ") } !((w[1] " " w[2] " " w[3]) in passed)' \
+        "$work/passed" - > "$work/list"
+while read -r t name c m; do
+    echo "$name $m"
+done < "$work/list" | sort -u -k1,1 > "$work/matrices"
+while read -r name m; do
+    wait_for_slot
+    "$tcconv" -q -f all "$m" -o "$work/m/$name.tcf.h5" &
+done < "$work/matrices"
 wait
 running=0
 
@@ -132,7 +157,7 @@ run() {
     fi
 }
 
-while read -r t name c; do
+while read -r t name c m; do
     wait_for_slot
     run "$t" "$name" "$c" &
 done < "$work/list"

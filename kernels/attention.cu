@@ -397,6 +397,7 @@ struct tc_attn {
     int warps;                  /* of the fused kernels */
     int tuned;                  /* warps measured for the fused SDDMM (1) or
                                    attention (0); -1: not yet */
+    int trial_warmup, trial_iters; /* runs timing each variant */
     double scale;
     /* fused: the bsb arrays, the schedule, the fp16 copy of Q, K, V */
     int64_t *tro, *offset;
@@ -498,7 +499,7 @@ static tc_status upload_bsb(tc_attn *p, const tc_bsb *x, tc_error *err)
 }
 
 tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_t d,
-                          double scale, tc_attn **out, tc_error *err)
+                          double scale, int warmup, int iters, tc_attn **out, tc_error *err)
 {
     *out = NULL;
     if (!mask || strcmp(tc_format_name(tc_fmt_format(mask)), "bsb") != 0)
@@ -525,6 +526,8 @@ tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_
     p->nq = width_chunks(d);
     p->warps = 2;
     p->tuned = -1;
+    p->trial_warmup = warmup;
+    p->trial_iters = iters;
     const int64_t halves = 2 * (int64_t)a->cols * 8 * p->nq;
     tc_status st = upload_bsb(p, x, err);
     if (st == TC_OK)
@@ -653,7 +656,8 @@ static tc_status pick_spmm_alg(tc_attn *p, float *V, float *O, tc_error *err)
     for (int i = 0; i < NALGS && st == TC_OK; i++) {
         tc_gpu_timing tm;
         p->spmm_alg = spmm_algs[i];
-        st = tc_gpu_time(p->gpu, spmm_trial_run, &t, 1, 2, 5, &tm, err);
+        st = tc_gpu_time(p->gpu, spmm_trial_run, &t, 1, p->trial_warmup, p->trial_iters, &tm,
+                         err);
         if (st == TC_OK && tm.ms.decile[5] < best) {
             best = tm.ms.decile[5];
             pick = spmm_algs[i];
@@ -789,8 +793,8 @@ static tc_status warp_trial_run(void *ctx, int set, tc_error *err)
 }
 
 /* Warps per thread block, measured on the first run: 1, 2, 4 and 8
-   where their shared memory fits in 200 KB, each timed over a few runs,
-   the fastest kept. No rule of thumb chose well across the set: more warps
+   where their shared memory fits in 200 KB, each timed over the plan's
+   trial runs, the fastest kept. No rule of thumb chose well across the set: more warps
    shorten the heaviest windows of a power-law graph (rajat01 at d = 128:
    0.59x the unfused path with 2 warps, 1.16x with 4) while fewer leave
    shared memory for more thread blocks per SM, which matters when every
@@ -806,7 +810,8 @@ static tc_status tune_warps(tc_attn *p, int sddmm, float *QKV, float *out, tc_er
     for (int w = 1; w <= 8 && st == TC_OK && smem_for(p->nq, w) <= 200 * 1024; w *= 2) {
         tc_gpu_timing tm;
         p->warps = w;
-        st = tc_gpu_time(p->gpu, warp_trial_run, &t, 1, 1, 5, &tm, err);
+        st = tc_gpu_time(p->gpu, warp_trial_run, &t, 1, p->trial_warmup, p->trial_iters, &tm,
+                         err);
         if (st == TC_OK && tm.ms.decile[5] < best) {
             best = tm.ms.decile[5];
             pick = w;

@@ -243,9 +243,12 @@ typedef enum { TC_ATTN_FUSED, TC_ATTN_UNFUSED } tc_attn_path;
 
 /* mask: A in the bsb format (its values are not used); a: the same matrix
    in CSR, which the plan keeps using (the unfused path uploads it on first
-   use); 1 <= d <= 256. */
+   use); 1 <= d <= 256. Each path's first run chooses among its variants
+   (the fused kernels' warps, cuSPARSE's SpMM algorithm) by timing each over
+   warmup untimed and iters timed runs (warmup >= 0, iters >= 1), as
+   tc_kernel_tune does. */
 tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_t d,
-                          double scale, tc_attn **out, tc_error *err);
+                          double scale, int warmup, int iters, tc_attn **out, tc_error *err);
 tc_status tc_attn_run(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err);
 tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_error *err);
 /* Device bytes the path holds besides the operands QKV, O (and S): the

@@ -164,7 +164,7 @@ void tc_kernel_free(tc_kplan *p)
 }
 
 tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_t d,
-                          double scale, tc_attn **out, tc_error *err)
+                          double scale, int warmup, int iters, tc_attn **out, tc_error *err)
 {
     *out = NULL;
     return no_cuda(err);

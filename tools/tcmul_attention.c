@@ -289,7 +289,7 @@ static tc_status run_gpu(const options *o, const tool_matrix *in, tc_gpu *g, con
     for (int64_t i = 0; st == TC_OK && i < total * r->d; i++)
         r->qkv32[i] = (float)r->qkv[i];
     if (st == TC_OK)
-        st = tc_attn_prepare(g, mask, r->a, r->d, r->scale, &plan, err);
+        st = tc_attn_prepare(g, mask, r->a, r->d, r->scale, o->warmup, o->iters, &plan, err);
     c.plan = plan;
     /* attention's operand sets rotate under --bench (tcmul's B and C do);
        the SDDMM's scores are one array */

@@ -389,6 +389,11 @@ __global__ void csr_row_softmax(const I *rowptr, float *val, int32_t rows, float
 /* Host side                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* tc_attn.tuned when tc_attn_set_warps fixed the warps */
+#define PINNED 2
+/* The shared memory a fused thread block may ask for */
+#define SMEM_LIMIT (200 * 1024)
+
 struct tc_attn {
     tc_gpu *gpu;
     int32_t rows, cols, d;
@@ -396,7 +401,8 @@ struct tc_attn {
     int nq;                     /* D / 8 */
     int warps;                  /* of the fused kernels */
     int tuned;                  /* warps measured for the fused SDDMM (1) or
-                                   attention (0); -1: not yet */
+                                   attention (0); -1: not yet; PINNED: fixed
+                                   by tc_attn_set_warps */
     int trial_warmup, trial_iters; /* runs timing each variant */
     double scale;
     /* fused: the bsb arrays, the schedule, the fp16 copy of Q, K, V */
@@ -544,6 +550,20 @@ tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_
 int tc_attn_warps(const tc_attn *p)
 {
     return p->warps;
+}
+
+tc_status tc_attn_set_warps(tc_attn *p, int warps, tc_error *err)
+{
+    if (warps != 1 && warps != 2 && warps != 4 && warps != 8)
+        return tc_error_set(err, TC_ERR_ARG, "attention: %d warps per thread block; the fused "
+                            "kernels take 1, 2, 4 or 8", warps);
+    if (smem_for(p->nq, warps) > SMEM_LIMIT)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "attention: %d warps per thread block need "
+                            "%zu bytes of shared memory at d = %d, more than 200 KB", warps,
+                            smem_for(p->nq, warps), (int)p->d);
+    p->warps = warps;
+    p->tuned = PINNED;
+    return TC_OK;
 }
 
 int tc_attn_width(const tc_attn *p)
@@ -801,13 +821,13 @@ static tc_status warp_trial_run(void *ctx, int set, tc_error *err)
    window is light (TF18 at d = 128: 0.80x with 4 warps, 0.94x with 2). */
 static tc_status tune_warps(tc_attn *p, int sddmm, float *QKV, float *out, tc_error *err)
 {
-    if (p->tuned == sddmm || p->windows == 0)
+    if (p->tuned == sddmm || p->tuned == PINNED || p->windows == 0)
         return TC_OK;
     warp_trial t = { p, sddmm, QKV, out };
     double best = INFINITY;
     int pick = 1;
     tc_status st = TC_OK;
-    for (int w = 1; w <= 8 && st == TC_OK && smem_for(p->nq, w) <= 200 * 1024; w *= 2) {
+    for (int w = 1; w <= 8 && st == TC_OK && smem_for(p->nq, w) <= SMEM_LIMIT; w *= 2) {
         tc_gpu_timing tm;
         p->warps = w;
         st = tc_gpu_time(p->gpu, warp_trial_run, &t, 1, p->trial_warmup, p->trial_iters, &tm,

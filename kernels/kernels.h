@@ -258,6 +258,10 @@ int64_t tc_attn_device_bytes(const tc_attn *p, tc_attn_path path);
 /* The fused kernels' warps per thread block (measured on their first
    run: 1, 2, 4 or 8) and width D (d rounded up to 16, 32, 64, 128 or 256). */
 int tc_attn_warps(const tc_attn *p);
+/* Fixes the fused kernels' warps per thread block (1, 2, 4 or 8) instead of
+   measuring them: TC_ERR_ARG for another count, TC_ERR_UNSUPPORTED when
+   their shared memory at this d would pass 200 KB. */
+tc_status tc_attn_set_warps(tc_attn *p, int warps, tc_error *err);
 int tc_attn_width(const tc_attn *p);
 void tc_attn_free(tc_attn *p);
 

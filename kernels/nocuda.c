@@ -190,6 +190,11 @@ int tc_attn_warps(const tc_attn *p)
     return 0;
 }
 
+tc_status tc_attn_set_warps(tc_attn *p, int warps, tc_error *err)
+{
+    return no_cuda(err);
+}
+
 int tc_attn_width(const tc_attn *p)
 {
     return 0;

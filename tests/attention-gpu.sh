@@ -61,6 +61,21 @@ verify_passes "attention: d=100 (padded to 128)" "$DATA/cora.mtx.gz" --op attent
 verify_passes "attention: d=1" "$DATA/cora.mtx.gz" --op attention --dim 1
 verify_passes "attention: d=256" "$DATA/cora.mtx.gz" --op attention --dim 256
 
+# --variant fixes the warps per thread block instead of measuring them:
+# each count runs, checked, and is the one reported; 8 warps at d = 256
+# would need more shared memory than a block may have and are refused.
+for w in 1 2 4 8; do
+    verify_passes "attention --variant w$w: cora, d=64" "$DATA/cora.mtx.gz" --op attention \
+        --dim 64 --variant "w$w"
+    [ "$(figure run warps)" = "$w" ]
+    ok $? "attention --variant w$w: run.warps is $w"
+    verify_passes "sddmm --variant w$w: cora, d=32" "$DATA/cora.mtx.gz" --op sddmm --dim 32 \
+        --variant "w$w"
+done
+run_fails 1 "tcmul: attention: 8 warps per thread block need 274432 bytes of shared memory at d = 256, more than 200 KB" \
+    "attention --variant w8 at d=256 is refused" -- \
+    "$TCMUL" --device gpu --op attention --dim 256 --variant w8 "$DATA/cora.mtx.gz" --verify
+
 # Operands beyond fp16 are refused by the fused path, named.
 awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print 3, 2
              for (i = 0; i < 6; i++) print (i == 4 ? 1e6 : 0.5) }' > "$T/big.mtx"

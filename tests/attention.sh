@@ -98,8 +98,16 @@ usage_fails "--op attention: give Q, K and V as files after A, or --dim d for ra
 usage_fails "--op attention: give either the operand files or --dim, not both" \
     "attention with files and --dim" --op attention "$T/a.mtx" "$T/q.mtx" "$T/k.mtx" \
     "$T/v.mtx" --dim 4 -o "$T/x.h5"
-usage_fails "--op attention: -B, --cols, --dense and --variant belong to --op spmm" \
+usage_fails "--op attention: -B, --cols and --dense belong to --op spmm" \
     "attention with --cols" --op attention "$T/a.mtx" --dim 4 --cols 4 -o "$T/x.h5"
+usage_fails "--variant w3: --op attention's variants are the fused kernel's warps per thread block: w1, w2, w4, w8" \
+    "attention with an unknown --variant" --op attention "$T/a.mtx" --dim 4 --variant w3 \
+    -o "$T/x.h5"
+usage_fails "--variant tc: --op sddmm's variants are the fused kernel's warps per thread block: w1, w2, w4, w8" \
+    "sddmm with an SpMM variant" --op sddmm "$T/a.mtx" --dim 4 --variant tc -o "$T/x.mtx"
+usage_fails "--variant w2: --op attention's variants are the fused kernel's warps per thread block: w1, w2, w4, w8" \
+    "--variant with the unfused path" --op attention "$T/a.mtx" --dim 4 --variant w2 \
+    --path unfused -o "$T/x.h5"
 usage_fails "--op attention runs from the bsb format, not 'rstile'" \
     "attention with another format" --op attention --format rstile "$T/a.mtx" --dim 4 \
     -o "$T/x.h5"
@@ -109,8 +117,11 @@ usage_fails "--dim, --scale and --path belong to --op attention and sddmm" \
     "spmm with --dim" "$T/a.mtx" --cols 4 --dim 4 -o "$T/x.h5"
 usage_fails "--path: expected fused or unfused, found 'both'" "an unknown --path" \
     --op attention "$T/a.mtx" --dim 4 --path both -o "$T/x.h5"
-usage_fails "--op attention: --bench, --verify and --path are about the GPU paths; the CPU computes the float64 reference itself" \
+usage_fails "--op attention: --bench, --verify, --path and --variant are about the GPU paths; the CPU computes the float64 reference itself" \
     "attention --verify on the CPU" --op attention "$T/a.mtx" --dim 4 --verify
+usage_fails "--op sddmm: --bench, --verify, --path and --variant are about the GPU paths; the CPU computes the float64 reference itself" \
+    "sddmm --variant on the CPU" --op sddmm "$T/a.mtx" --dim 4 --variant w1 \
+    -o "$T/x.mtx"
 usage_fails "-o $T/q.mtx would overwrite an input" "-o naming an operand" \
     --op attention "$T/a.mtx" "$T/q.mtx" "$T/k.mtx" "$T/v.mtx" -o "$T/q.mtx"
 cat > "$T/q2.mtx" <<'EOF'

@@ -51,7 +51,8 @@ static void usage(void)
 "                           csr: cuSPARSE on the GPU, threaded CSR on the CPU)\n"
 "      --variant NAME       run this variant of the kernel instead of the\n"
 "                           fastest (tcmul(1) describes each format's; an\n"
-"                           unknown NAME lists them)\n"
+"                           unknown NAME lists them; --op: w1, w2, w4, w8\n"
+"                           warps per thread block)\n"
 "  -t, --threads N          CPU threads (default: $TC_THREADS, else all CPUs)\n"
 "      --gpu I              which GPU (default 0)\n"
 "      --list-devices       list the CUDA devices and exit (status 3: none)\n"
@@ -183,8 +184,11 @@ static void check_attention_args(int extra, char **specs, options *o)
     static const char *const names[3] = { "Q", "K", "V" };
     const int need = o->op == OP_ATTENTION ? 3 : 2;
     const char *op = o->op == OP_ATTENTION ? "attention" : "sddmm";
-    if (o->b.spec || o->cols || o->dense || o->variant)
-        tool_usage_error("--op %s: -B, --cols, --dense and --variant belong to --op spmm", op);
+    if (o->b.spec || o->cols || o->dense)
+        tool_usage_error("--op %s: -B, --cols and --dense belong to --op spmm", op);
+    if (o->variant && (o->path == TC_ATTN_UNFUSED || !tcmul_attention_warps(o->variant)))
+        tool_usage_error("--variant %s: --op %s's variants are the fused kernel's warps per "
+                         "thread block: w1, w2, w4, w8", o->variant, op);
     if (o->format && strcmp(o->format, "bsb") != 0)
         tool_usage_error("--op %s runs from the bsb format, not '%s'", op, o->format);
     o->format = "bsb";

@@ -70,5 +70,8 @@ tc_status tcmul_verify_failed(const tc_compare *c, const char *precision, tc_err
 /* --op attention and --op sddmm: the whole run after the options were
    parsed and the device opened (g NULL: the CPU). Returns the exit status. */
 int tcmul_attention(const options *o, tc_gpu *g);
+/* The warps per thread block --variant NAME fixes for the fused attention
+   and SDDMM kernels (w1, w2, w4, w8), or 0 for any other NAME. */
+int tcmul_attention_warps(const char *name);
 
 #endif

@@ -290,6 +290,8 @@ static tc_status run_gpu(const options *o, const tool_matrix *in, tc_gpu *g, con
         r->qkv32[i] = (float)r->qkv[i];
     if (st == TC_OK)
         st = tc_attn_prepare(g, mask, r->a, r->d, r->scale, o->warmup, o->iters, &plan, err);
+    if (st == TC_OK && o->variant)
+        st = tc_attn_set_warps(plan, tcmul_attention_warps(o->variant), err);
     c.plan = plan;
     /* attention's operand sets rotate under --bench (tcmul's B and C do);
        the SDDMM's scores are one array */
@@ -525,11 +527,20 @@ static tc_status verify(const options *o, const attn_run *r, int on_gpu, tc_comp
     return st;
 }
 
+int tcmul_attention_warps(const char *name)
+{
+    static const char *const names[] = { "w1", "w2", "w4", "w8" };
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1 << i;
+    return 0;
+}
+
 int tcmul_attention(const options *o, tc_gpu *g)
 {
-    if (!g && (o->bench || o->verify || o->path))
-        tool_usage_error("--op %s: --bench, --verify and --path are about the GPU paths; the "
-                         "CPU computes the float64 reference itself", op_name(o));
+    if (!g && (o->bench || o->verify || o->path || o->variant))
+        tool_usage_error("--op %s: --bench, --verify, --path and --variant are about the GPU "
+                         "paths; the CPU computes the float64 reference itself", op_name(o));
     tc_error err;
     tool_matrix in;
     if (tool_load_matrix(o->input, g != NULL, &in, &err))

@@ -160,7 +160,7 @@ run() {
     # shellcheck disable=SC2086 # _args is a word list by design
     CUDA_VISIBLE_DEVICES=$4 timeout "$limit" "$cs" --tool "$1" --error-exitcode 99 \
         --print-limit 10 "$tcmul" --device gpu $_args --verify --warmup 0 --iters 1 -q \
-        "$work/m/$2.tcf.h5" > "$work/runs/$_id.log" 2>&1 || _rc=$?
+        "$work/m/$2.tcf.h5" < /dev/null > "$work/runs/$_id.log" 2>&1 || _rc=$?
     _seconds=$(($(date +%s) - _start))
     # memcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY:
     # H hazards displayed (N errors, W warnings)", counted as N + W

@@ -1,13 +1,14 @@
 /* mtx_write.c: Matrix Market writing: a CSR matrix as a coordinate file
    (every entry, or one triangle after checking the symmetry) and a dense
    one as an array file, atomically, with every value written so that it
-   reads back bit-identical. */
+   reads back bit-identical; gzip-compressed when the name ends in .gz. */
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "tcsparse.h"
 #include "mtx_scan.h"
 
@@ -22,7 +23,44 @@ typedef struct mtx_out {
     tc_error *err;
     char *buf;
     size_t n;
+    z_stream *zs;           /* a .gz name: the text goes through deflate */
+    unsigned char *zbuf;    /* deflate's output before it is written */
 } mtx_out;
+
+static void out_free(mtx_out *o)
+{
+    if (o->zs)
+        deflateEnd(o->zs);
+    free(o->zs);
+    free(o->zbuf);
+    free(o->buf);
+    o->zs = NULL;
+    o->zbuf = NULL;
+    o->buf = NULL;
+}
+
+/* A name ending in .gz (not standard output) is written gzip-compressed,
+   which is what the reader (mtx_source.c) and gzip itself expect. */
+static tc_status out_start_gzip(mtx_out *o, const char *path)
+{
+    const size_t len = strlen(path);
+    if (len < 3 || strcmp(path + len - 3, ".gz") != 0)
+        return TC_OK;
+    z_stream *zs = calloc(1, sizeof *zs);
+    o->zbuf = malloc(OUT_BYTES);
+    if (!zs || !o->zbuf) {
+        free(zs);
+        return tc_error_set(o->err, TC_ERR_NOMEM, "%s: out of memory", o->name);
+    }
+    /* 16 + MAX_WBITS: a gzip wrapper, not zlib's */
+    if (deflateInit2(zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(zs);
+        return tc_error_set(o->err, TC_ERR_NOMEM, "%s: cannot start zlib", o->name);
+    }
+    o->zs = zs;
+    return TC_OK;
+}
 
 static tc_status out_open(mtx_out *o, const char *path, tc_error *err)
 {
@@ -32,20 +70,45 @@ static tc_status out_open(mtx_out *o, const char *path, tc_error *err)
     o->buf = malloc(OUT_BYTES);
     if (!o->buf)
         return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", o->name);
-    tc_status st = tc_atomic_open(&o->at, path, 1, err);
-    if (st) {
-        free(o->buf);
-        o->buf = NULL;
-    }
+    tc_status st = out_start_gzip(o, path);
+    if (!st)
+        st = tc_atomic_open(&o->at, path, 1, err);
+    if (st)
+        out_free(o);
     return st;
+}
+
+static tc_status out_write(mtx_out *o, const void *p, size_t n)
+{
+    if (n > 0 && fwrite(p, 1, n, o->at.fp) != n)
+        return tc_error_errno(o->err, TC_ERR_IO, errno, "%s: cannot write", o->name);
+    return TC_OK;
+}
+
+/* The buffered text through deflate (flush Z_NO_FLUSH, or Z_FINISH to end
+   the stream), its output written as it comes. */
+static tc_status out_deflate(mtx_out *o, int flush)
+{
+    z_stream *zs = o->zs;
+    zs->next_in = (Bytef *)o->buf;
+    zs->avail_in = (uInt)o->n;
+    do {
+        zs->next_out = o->zbuf;
+        zs->avail_out = OUT_BYTES;
+        if (deflate(zs, flush) == Z_STREAM_ERROR)
+            return tc_error_set(o->err, TC_ERR_IO, "%s: cannot compress", o->name);
+        tc_status st = out_write(o, o->zbuf, OUT_BYTES - zs->avail_out);
+        if (st)
+            return st;
+    } while (zs->avail_out == 0);
+    return TC_OK;
 }
 
 static tc_status out_flush(mtx_out *o)
 {
-    if (o->n > 0 && fwrite(o->buf, 1, o->n, o->at.fp) != o->n)
-        return tc_error_errno(o->err, TC_ERR_IO, errno, "%s: cannot write", o->name);
+    tc_status st = o->zs ? out_deflate(o, Z_NO_FLUSH) : out_write(o, o->buf, o->n);
     o->n = 0;
-    return TC_OK;
+    return st;
 }
 
 /* Room for OUT_LINE_MAX bytes at the end of the buffer; NULL on error. */
@@ -74,12 +137,12 @@ static tc_status out_text(mtx_out *o, const char *s, size_t len)
 static tc_status out_close(mtx_out *o, tc_status st)
 {
     if (!st)
-        st = out_flush(o);
+        st = o->zs ? out_deflate(o, Z_FINISH) : out_flush(o);
     if (!st)
         st = tc_atomic_commit(&o->at, o->err);
     else
         tc_atomic_abort(&o->at);
-    free(o->buf);
+    out_free(o);
     return st;
 }
 

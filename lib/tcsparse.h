@@ -228,7 +228,7 @@ tc_status tc_mtx_read_mem(const void *buf, size_t len, const char *name,
                           tc_mtx_info *info, tc_error *err);
 
 /* Writes a as a coordinate file, atomically (temporary file + rename); "-" =
-   stdout. symmetry: TC_SYM_GENERAL writes every entry; SYMMETRIC / SKEW write
+   stdout; gzip-compressed when path ends in .gz. symmetry: TC_SYM_GENERAL writes every entry; SYMMETRIC / SKEW write
    the lower triangle after checking that a has that symmetry. comments
    (may be NULL) are written as % lines after the banner. Values are written
    so that they read back bit-identical (%.17g; integers as integers). */

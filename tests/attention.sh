@@ -79,6 +79,9 @@ ok $? "attention: a tcbsort-reordered cora gives the same O in the original orde
 "$TCMUL" --device cpu --op sddmm --dim 8 "$T/cora.tcf.h5" -o "$T/s2.mtx" 2> "$T/err"
 cmp -s "$T/s1.mtx" "$T/s2.mtx"
 ok $? "sddmm: a tcbsort-reordered cora gives the same S in the original order"
+"$TCMUL" --device cpu --op sddmm --dim 8 "$DATA/cora.mtx.gz" -o "$T/s1.mtx.gz" 2> "$T/err" &&
+    gzip -dc "$T/s1.mtx.gz" | cmp -s - "$T/s1.mtx"
+ok $? "sddmm: -o S.mtx.gz writes the same coordinate file gzip-compressed"
 
 # Usage errors (exit 2) and bad operands (exit 1).
 usage_fails() {   # usage_fails MESSAGE NAME ARGS...
@@ -111,7 +114,7 @@ usage_fails "--variant w2: --op attention's variants are the fused kernel's warp
 usage_fails "--op attention runs from the bsb format, not 'rstile'" \
     "attention with another format" --op attention --format rstile "$T/a.mtx" --dim 4 \
     -o "$T/x.h5"
-usage_fails "-o: the SDDMM writes a sparse matrix: expected a name ending in .mtx or .tcf.h5, found '$T/x.h5'" \
+usage_fails "-o: the SDDMM writes a sparse matrix: expected a name ending in .mtx, .mtx.gz or .tcf.h5, found '$T/x.h5'" \
     "sddmm to a dense file" --op sddmm "$T/a.mtx" --dim 4 -o "$T/x.h5"
 usage_fails "--dim, --scale and --path belong to --op attention and sddmm" \
     "spmm with --dim" "$T/a.mtx" --cols 4 --dim 4 -o "$T/x.h5"

@@ -50,6 +50,18 @@ ok $? "-o naming the input rewrites it safely"
 ok $? "--no-compress stores the same content"
 "$TCCONV" -t mtx "$m" -o "$T/to.txt" && same_entries "$T/to.txt" "$m"
 ok $? "-t mtx converts Matrix Market to Matrix Market"
+# .mtx.gz: gzip-compressed Matrix Market (not HDF5 under that name), the
+# same bytes as .mtx once decompressed, read back to the same container.
+"$TCCONV" "$T/1138_bus.tcf.h5" -o "$T/back.mtx.gz" &&
+    [ "$(od -An -tx1 -N2 "$T/back.mtx.gz" | tr -d ' ')" = 1f8b ] &&
+    gzip -t "$T/back.mtx.gz" && gzip -dc "$T/back.mtx.gz" | cmp -s - "$T/1138_bus.mtx"
+ok $? "-o FILE.mtx.gz writes gzip-compressed Matrix Market, the bytes of -o FILE.mtx"
+"$TCCONV" "$T/back.mtx.gz" -o "$T/back-gz.tcf.h5" &&
+    h5diff --exclude-path /provenance "$T/back-gz.tcf.h5" "$T/1138_bus.tcf.h5" >/dev/null
+ok $? "a written .mtx.gz reads back to the same container"
+"$TCCONV" -t mtx "$DATA/rajat01.mtx.gz" -o "$T/rajat01.gz" &&
+    gzip -t "$T/rajat01.gz" && same_entries "$T/rajat01.gz" "$DATA/rajat01.mtx.gz"
+ok $? "-t mtx -o FILE.gz: a file of many writer buffers, compressed whole"
 "$TCCONV" -f all "$m" -o "$T/all.tcf.h5"; ok $? "-f all builds every format"
 "$TCCONV" --list-formats | grep -q '^csr '; ok $? "--list-formats lists csr"
 "$TCCONV" --help | grep -q '^Usage: tcconv'; ok $? "--help"

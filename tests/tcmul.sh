@@ -44,6 +44,9 @@ ok $? "B from an HDF5 dataset gives the C of the random B it holds"
 ok $? "-B FILE.h5 reads the dataset /B"
 "$TCMUL" --device cpu "$A" -B "$T/B.mtx" -o "$T/C.mtxb.mtx" && cmp -s "$T/C.rand.mtx" "$T/C.mtxb.mtx"
 ok $? "B from a Matrix Market array gives the same C"
+"$TCMUL" --device cpu "$A" --cols 5 -o "$T/C.rand.mtx.gz" && gzip -t "$T/C.rand.mtx.gz" &&
+    gzip -dc "$T/C.rand.mtx.gz" | cmp -s - "$T/C.rand.mtx"
+ok $? "-o FILE.mtx.gz writes the .mtx array gzip-compressed"
 "$TCMUL" --device cpu "$A" --cols 5 -o "$T/C.h5" &&
     "$TCMUL" --device cpu "$T/I.mtx" -B "$T/C.h5:/C" -o "$T/C.back.mtx" &&
     cmp -s "$T/C.rand.mtx" "$T/C.back.mtx"
@@ -136,7 +139,7 @@ run_fails 2 "tcmul: give B as either -B FILE or --cols N" "no B" -- \
     "$TCMUL" --device cpu "$A" --verify
 run_fails 2 "tcmul: nothing to do: give -o FILE, --verify or --bench" "nothing asked" -- \
     "$TCMUL" --device cpu "$A" --cols 3
-run_fails 2 "tcmul: -o: expected a name ending in .h5, .hdf5 or .mtx, found '$T/C.txt'" \
+run_fails 2 "tcmul: -o: expected a name ending in .h5, .hdf5, .mtx or .mtx.gz, found '$T/C.txt'" \
     "-o with an unknown kind" -- "$TCMUL" --device cpu "$A" --cols 3 -o "$T/C.txt"
 run_fails 2 "tcmul: --format: unknown format 'nosuch'" "unknown --format" -- \
     "$TCMUL" --device cpu "$A" --cols 3 --verify --format nosuch

@@ -14,8 +14,9 @@ static void usage(void)
 "\n"
 "INPUT is a .mtx, .mtx.gz (read by content, not name) or .tcf.h5 file, or -\n"
 "for Matrix Market on standard input. The output kind follows -t, else the\n"
-"name of OUTPUT (*.mtx: Matrix Market, anything else: .tcf.h5). Without -o, a\n"
-".tcf.h5 input is written as Matrix Market to standard output.\n"
+"name of OUTPUT (*.mtx: Matrix Market, *.mtx.gz: the same gzip-compressed,\n"
+"anything else: .tcf.h5). Without -o, a .tcf.h5 input is written as Matrix\n"
+"Market to standard output.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE        write FILE (- for standard output, Matrix Market only)\n"
@@ -253,7 +254,8 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
 
     int want_mtx = o.to ? strcmp(o.to, "mtx") == 0
-                        : o.output ? (ends_with(o.output, ".mtx") || strcmp(o.output, "-") == 0)
+                        : o.output ? (ends_with(o.output, ".mtx") || ends_with(o.output, ".mtx.gz") ||
+                                      strcmp(o.output, "-") == 0)
                                    : 1;
     tc_error err;
     const tc_format *check[32];

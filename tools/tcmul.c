@@ -30,7 +30,8 @@ static void usage(void)
 "  -s, --seed S             seed of the random B (default 1)\n"
 "  -o, --output FILE[:DATASET]\n"
 "                           write C: FILE.h5 or FILE.hdf5 (float32 dataset,\n"
-"                           default /C) or FILE.mtx (Matrix Market array)\n"
+"                           default /C) or FILE.mtx (Matrix Market array;\n"
+"                           FILE.mtx.gz gzip-compressed)\n"
 "\n"
 "Attention and SDDMM (Fused3S):\n"
 "      --op OP              spmm (default), attention or sddmm\n"
@@ -105,20 +106,22 @@ static void copy_name(char *buf, size_t size, const char *name, size_t len, cons
     buf[len] = '\0';
 }
 
-/* -o FILE[:DATASET]: a name ending in .mtx is a Matrix Market file, one
-   ending in .h5 or .hdf5 an HDF5 file (dataset /C, or /O for attention);
-   otherwise what follows the last ':' names the dataset of an HDF5 file.
-   The SDDMM's output is sparse: a .mtx (coordinate) or .tcf.h5 file. */
+/* -o FILE[:DATASET]: a name ending in .mtx is a Matrix Market file (.mtx.gz
+   the same gzip-compressed), one ending in .h5 or .hdf5 an HDF5 file
+   (dataset /C, or /O for attention); otherwise what follows the last ':'
+   names the dataset of an HDF5 file. The SDDMM's output is sparse: a .mtx
+   (coordinate) or .tcf.h5 file. */
 static void parse_output(const char *spec, options *o)
 {
     const char *colon = strrchr(spec, ':');
     size_t len = strlen(spec);
+    const int mtx = ends_with(spec, ".mtx") || ends_with(spec, ".mtx.gz");
     if (o->op == OP_SDDMM) {
-        if (!ends_with(spec, ".mtx") && !ends_with(spec, ".tcf.h5"))
+        if (!mtx && !ends_with(spec, ".tcf.h5"))
             tool_usage_error("-o: the SDDMM writes a sparse matrix: expected a name ending in "
-                             ".mtx or .tcf.h5, found '%s'", spec);
+                             ".mtx, .mtx.gz or .tcf.h5, found '%s'", spec);
         o->out_sparse = ends_with(spec, ".tcf.h5");
-    } else if (ends_with(spec, ".mtx")) {
+    } else if (mtx) {
         o->out_dataset = NULL;
     } else if (ends_with(spec, ".h5") || ends_with(spec, ".hdf5")) {
         o->out_dataset = o->op == OP_ATTENTION ? "/O" : "/C";
@@ -126,7 +129,8 @@ static void parse_output(const char *spec, options *o)
         o->out_dataset = colon + 1;
         len = (size_t)(colon - spec);
     } else {
-        tool_usage_error("-o: expected a name ending in .h5, .hdf5 or .mtx, found '%s'", spec);
+        tool_usage_error("-o: expected a name ending in .h5, .hdf5, .mtx or .mtx.gz, found '%s'",
+                         spec);
     }
     copy_name(o->out_path, sizeof o->out_path, spec, len, "-o");
 }

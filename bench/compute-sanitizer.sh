@@ -17,19 +17,23 @@
 # each OP (default "attention sddmm"; "" for none) as --op OP --dim 64,
 # and each CASE of -c (tcmul options joined by commas, e.g.
 # --op=attention,--dim=64,--variant=w8: a case too slow to check whole
-# split into its variants, each its own run). A run taking more than SECONDS
-# (default 300) is stopped and recorded with exit 124. --warmup 0 --iters 1 makes the variant tuning run every
-# variant of a kernel once, so each variant is checked, not only the one
-# kept; the run then verifies its result. JOBS (default 8) runs go at once,
-# shared round-robin among the machine's GPUs (unless CUDA_VISIBLE_DEVICES
-# is set: then all on what it names). Each matrix is first converted once (tcconv, all
-# formats) so that the runs spend their time in the checked code.
+# split into its variants, each its own run). A run taking more than
+# SECONDS (default 300) is stopped and recorded with exit 124. --warmup 0
+# --iters 1 makes the variant tuning run every variant of a kernel once,
+# so each variant is checked, not only the one kept; the run then verifies
+# its result. JOBS (default 8) runs go at once, shared round-robin among
+# the machine's GPUs (unless CUDA_VISIBLE_DEVICES is set: then all on what
+# it names). racecheck is bound by the GPU, not the host: more GPUs speed
+# it up, more runs per GPU do not. Each matrix is first converted once
+# (tcconv, all formats) so that the runs spend their time in the checked
+# code.
 #
 # -r DONE.tsv resumes an earlier table (it may be OUT.tsv itself): its rows
-# of runs that passed (errors 0, exit 0) are kept in OUT.tsv, with their own
-# date and commit, and those runs are not repeated (nor the variants of a
-# case that passed whole); only the matrices with a run left are converted. A grid too slow for one sitting (racecheck) is
-# so finished over several.
+# of runs that passed (errors 0, exit 0) are kept in OUT.tsv, with their
+# own date and commit, and those runs are not repeated (nor the variants
+# of a case that passed whole); only the matrices with a run left are
+# converted. A grid too slow for one sitting (racecheck) is so finished
+# over several.
 #
 # Writes bench/results/compute-sanitizer.tsv (or OUT.tsv), one row per run
 # as each ends (so that a run cut short keeps what was checked), sorted at

@@ -578,8 +578,8 @@ tc_status tc_attn_set_warps(tc_attn *p, int warps, tc_error *err)
                             "kernels take 1, 2, 4 or 8", warps);
     if (smem_for(p->nq, warps) > SMEM_LIMIT)
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "attention: %d warps per thread block need "
-                            "%zu bytes of shared memory at d = %d, more than 200 KB", warps,
-                            smem_for(p->nq, warps), (int)p->d);
+                            "%zu bytes of shared memory at d = %d, more than %d KB", warps,
+                            smem_for(p->nq, warps), (int)p->d, SMEM_LIMIT / 1024);
     p->warps = warps;
     p->tuned = PINNED;
     return TC_OK;
@@ -832,8 +832,9 @@ static tc_status warp_trial_run(void *ctx, int set, tc_error *err)
 }
 
 /* Warps per thread block, measured on the first run: 1, 2, 4 and 8
-   where their shared memory fits in 200 KB, each timed over the plan's
-   trial runs, the fastest kept. No rule of thumb chose well across the set: more warps
+   where their shared memory fits in SMEM_LIMIT, each timed over the
+   plan's trial runs, the fastest kept (tc_attn_set_warps fixes them
+   instead). No rule of thumb chose well across the set: more warps
    shorten the heaviest windows of a power-law graph (rajat01 at d = 128:
    0.59x the unfused path with 2 warps, 1.16x with 4) while fewer leave
    shared memory for more thread blocks per SM, which matters when every

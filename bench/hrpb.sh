@@ -44,6 +44,8 @@ columns="$BENCH_SPMM_COLUMNS
     variant=run.variant
     tc_ms=variants.tc_ms
     tc_sync_ms=variants.tc-sync_ms
+    tc_team_ms=variants.tc-team_ms
+    tc_team_sync_ms=variants.tc-team-sync_ms
     cuda_ms=variants.cuda_ms
     $BENCH_CHECK_COLUMNS"
 status=0

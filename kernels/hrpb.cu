@@ -72,6 +72,20 @@
  *             multiplied, as Algorithm 1 orders it (line 22's barrier);
  *             the metadata one block ahead. Half the shared memory of
  *             "tc" and fewer registers, so more warps per SM.
+ *   "tc-team", "tc-team-sync"
+ *             as "tc" and "tc-sync", but the TEAM_WARPS warps of a thread
+ *             block share one unit: each walks a consecutive run of its
+ *             blocks (split-K inside the thread block, where the paper's
+ *             warps split N), and their tiles are added in shared memory
+ *             and stored once, with no atomics. A matrix that does not
+ *             fill the device then runs many more warps on much shorter
+ *             chains, in one launch: bcsstk13 (126 panels of at most 16
+ *             blocks) runs chains of at most 2 blocks, where "tc" cut it
+ *             into 230 virtual panels of 4-7 blocks, under two warps per
+ *             SM, after a zeroing launch. Section 5 counts their thread
+ *             blocks as its units, and their virtual panels keep at least
+ *             MIN_PIECE blocks per warp. 8 warps: 16 were 5% faster on
+ *             bcsstk13 at N = 32 and 15% slower at N = 128 (H100).
  *   "cuda"    CUDA cores, float32: a lane per column of C, 16 sums per
  *             lane; each brick's set bits only, one FMA each. The
  *             tensor-core variants multiply a brick's zeros by its columns'
@@ -103,6 +117,7 @@
 #define STRIPS (TK / TC_BRICK_K)        /* brick columns per block */
 #define TN 32                   /* columns of C per warp (Section 3.3) */
 #define WARPS 4                 /* warps per thread block */
+#define TEAM_WARPS 8            /* "tc-team": warps sharing a unit */
 #define STAGES 2                /* "tc": blocks in flight per warp */
 #define LEAD 2                  /* "tc": steps by which metadata lead fetches */
 #define MIN_PIECE 4             /* the fewest blocks of a virtual panel */
@@ -114,9 +129,10 @@
    banks puts them in 8 different 16-byte bank groups. */
 #define B_PITCH (TN + 8)
 
-enum { V_TC, V_TC_SYNC, V_CUDA, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "tc", "tc-sync", "cuda" };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 0 };
+enum { V_TC, V_TC_SYNC, V_TEAM, V_TEAM_SYNC, V_CUDA, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "tc", "tc-sync", "tc-team", "tc-team-sync",
+                                                      "cuda" };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 0 };
 
 /* Everything a launch reads, passed by value. */
 typedef struct hr_args {
@@ -128,6 +144,7 @@ typedef struct hr_args {
     const uint8_t *packed;
     const float *B;
     float *C;
+    int32_t rows;
     int32_t n;
 } hr_args;
 
@@ -394,9 +411,41 @@ __global__ void __launch_bounds__(WARPS * 32) hr_kernel(hr_args a)
     }
 }
 
+/* Warp w of the thread block takes a run of unit blockIdx.x's blocks
+   (tc_seg_warp_range); the four 16 x TN tiles are then added up in shared
+   memory, where the rings were, and stored once (tc_seg_store). */
+template <int S, int D, bool VEC>
+__global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
+{
+    extern __shared__ uint4 smem[];
+    const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const int gid = lane >> 2, tig = lane & 3;
+    const tc_seg s = a.seg[blockIdx.x / a.tiles];
+    const int tile = (int)(blockIdx.x % a.tiles);
+    int64_t lo, hi;
+    tc_seg_warp_range(s, &lo, &hi);
+    float acc[TN / 8][4] = {};
+    tc_range<S, D, VEC>(a, lo, hi, tile * TN, (stage *)smem + S * w, acc);
+    __syncthreads();            /* the rings are free */
+    float *part = (float *)smem, *mine = part + w * TM * TN;
+#pragma unroll
+    for (int e = 0; e < 4; e++) /* as store_tile: row gid + 8 (e / 2), h = e % 2 */
+        *(float4 *)&mine[(gid + 8 * (e >> 1)) * TN + 8 * tig + 4 * (e & 1)] =
+            make_float4(acc[0][e], acc[1][e], acc[2][e], acc[3][e]);
+    __syncthreads();
+    tc_seg_store(s, part, TN, tile, NULL, a.C, a.rows, a.n);
+}
+
 static int stages_of(int v)
 {
-    return v == V_TC ? STAGES : v == V_TC_SYNC ? 1 : 0;
+    return v == V_TC || v == V_TEAM ? STAGES : v == V_TC_SYNC || v == V_TEAM_SYNC ? 1 : 0;
+}
+
+/* The variant's warps of a thread block share one unit ("tc-team",
+   "tc-team-sync") rather than take one each. */
+static bool team(int v)
+{
+    return v == V_TEAM || v == V_TEAM_SYNC;
 }
 
 typedef void (*kernel_fn)(hr_args);
@@ -409,12 +458,37 @@ static kernel_fn kernel_of(int v, int32_t n)
         return vec ? hr_kernel<STAGES, LEAD, true> : hr_kernel<STAGES, LEAD, false>;
     if (v == V_TC_SYNC)
         return vec ? hr_kernel<1, 1, true> : hr_kernel<1, 1, false>;
+    if (v == V_TEAM)
+        return vec ? hr_team_kernel<STAGES, LEAD, true> : hr_team_kernel<STAGES, LEAD, false>;
+    if (v == V_TEAM_SYNC)
+        return vec ? hr_team_kernel<1, 1, true> : hr_team_kernel<1, 1, false>;
     return hr_kernel<0, 0, false>;
+}
+
+/* The team kernels add their warps' tiles where the rings were. */
+static_assert(sizeof(stage) >= TM * TN * sizeof(float), "a ring holds a warp's tile of C");
+
+static int warps_of(int v)
+{
+    return team(v) ? TEAM_WARPS : WARPS;
 }
 
 static size_t smem_of(int v)
 {
-    return (size_t)WARPS * (size_t)stages_of(v) * sizeof(stage);
+    return (size_t)warps_of(v) * (size_t)stages_of(v) * sizeof(stage);
+}
+
+/* Thread blocks for `units` units of variant v. */
+static int64_t grid_of(int v, int64_t units)
+{
+    return team(v) ? units : (units + WARPS - 1) / WARPS;
+}
+
+/* The fewest blocks of a virtual panel of variant v: MIN_PIECE per warp
+   that walks it. */
+static int64_t min_piece(int v)
+{
+    return team(v) ? TEAM_WARPS * MIN_PIECE : MIN_PIECE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -464,8 +538,9 @@ static int64_t ceil_div(int64_t a, int64_t b)
 static hr_args args_for(const hr_plan *p, const float *B, float *C)
 {
     const hr_work *w = &p->work[p->base.variant];
-    return hr_args{ w->seg, w->nseg * p->tiles, p->tiles, p->sizePtr, p->activeCols,
-                    p->packed, B, C, p->base.n };
+    return hr_args{ w->seg,         w->nseg * p->tiles, p->tiles,        p->sizePtr,
+                    p->activeCols, p->packed,          B,               C,
+                    p->base.rows,  p->base.n };
 }
 
 static tc_status hr_run(tc_kplan *base, const float *B, float *C, tc_error *err)
@@ -481,10 +556,10 @@ static tc_status hr_run(tc_kplan *base, const float *B, float *C, tc_error *err)
         if (st != TC_OK)
             return st;
     }
-    const int64_t grid = ceil_div(w->nseg * p->tiles, WARPS);
+    const int64_t grid = grid_of(v, w->nseg * p->tiles);
     if (grid == 0)
         return TC_OK;
-    kernel_of(v, base->n)<<<(unsigned)grid, 32 * WARPS, smem_of(v), s>>>(args_for(p, B, C));
+    kernel_of(v, base->n)<<<(unsigned)grid, 32 * warps_of(v), smem_of(v), s>>>(args_for(p, B, C));
     return TC_LAUNCHED(err, "hr_kernel");
 }
 
@@ -513,26 +588,32 @@ static tc_status panel_share(const hr_plan *p, const tc_hrpb *h, int v, double *
                              tc_error *err)
 {
     int per_sm = 0;
-    tc_status st = TC_CUDA(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                    &per_sm, kernel_of(v, p->base.n), 32 * WARPS, smem_of(v)));
+    /* the team kernels' rings pass the 48 KB a launch gets unasked */
+    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(kernel_of(v, p->base.n),
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     (int)smem_of(v)));
+    if (st != TC_OK)
+        return st;
+    st = TC_CUDA(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                    &per_sm, kernel_of(v, p->base.n), 32 * warps_of(v), smem_of(v)));
     if (st != TC_OK)
         return st;
     const int64_t resident = (int64_t)tc_gpu_get_info(p->base.gpu)->sm_count * per_sm;
     if (resident < 1)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "hrpb kernel %s: no thread block fits on an SM", variant_names[v]);
-    const double waves = (double)ceil_div(h->npanels * p->tiles, WARPS) / (double)resident;
+    const double waves = (double)grid_of(v, h->npanels * p->tiles) / (double)resident;
     *share = waves * (double)h->nblocks / (double)h->npanels;
     return TC_OK;
 }
 
 /* Panel p's virtual panels: its partition_ratio rounded to the nearest (a
    panel just above its share stays whole), at least one, at most one per
-   MIN_PIECE blocks. */
-static int64_t pieces_of(const tc_hrpb *h, int64_t p, double share)
+   `least` blocks. */
+static int64_t pieces_of(const tc_hrpb *h, int64_t p, double share, int64_t least)
 {
     const int64_t nb = h->blockedRowPtr[p + 1] - h->blockedRowPtr[p];
-    const int64_t most = nb / MIN_PIECE;
+    const int64_t most = nb / least;
     const double k = floor((double)nb / share + 0.5);
     return most <= 1 || k <= 1 ? 1 : k >= (double)most ? most : (int64_t)k;
 }
@@ -554,7 +635,7 @@ static tc_status build_work(hr_plan *p, const tc_hrpb *h, int v, tc_error *err)
         return st;
     int64_t total = 0, nheavy = 0, nsplit = 0;
     for (int64_t i = 0; i < h->npanels; i++) {
-        const int64_t k = pieces_of(h, i, share);
+        const int64_t k = pieces_of(h, i, share, min_piece(v));
         total += k;
         nheavy += heavy(h, i) ? k : 0;
         nsplit += k > 1;
@@ -569,7 +650,7 @@ static tc_status build_work(hr_plan *p, const tc_hrpb *h, int v, tc_error *err)
     int64_t at_heavy = 0, at_light = nheavy, ns = 0;
     for (int64_t i = 0; i < h->npanels; i++) {
         const int64_t lo = h->blockedRowPtr[i], nb = h->blockedRowPtr[i + 1] - lo;
-        const int64_t k = pieces_of(h, i, share);
+        const int64_t k = pieces_of(h, i, share, min_piece(v));
         const int32_t row0 = (int32_t)(i * TM);
         const int valid = h->base.rows - row0 < TM ? h->base.rows - row0 : TM;
         int64_t *at = heavy(h, i) ? &at_heavy : &at_light;
@@ -643,7 +724,7 @@ static tc_status hr_select(tc_kplan *base, int v, tc_error *err)
                             "hrpb kernel: needs TM = 16 and TK = 16 (the paper's), the matrix has "
                             "TM = %d, TK = %d (convert with -p TM=16,TK=16)",
                             p->tm, p->tk);
-    const int64_t grid = ceil_div(p->work[v].nseg * p->tiles, WARPS);
+    const int64_t grid = grid_of(v, p->work[v].nseg * p->tiles);
     if (grid > INT32_MAX || p->work[v].nsplit > INT32_MAX)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "hrpb kernel %s: %lld thread blocks is more than one launch takes",

@@ -51,7 +51,7 @@ gen_heavy_panel() {
 gen_heavy_panel "$T/heavy.mtx"
 gen_tall "$T/tall.mtx"
 gen_empty "$T/empty.mtx"
-for v in tc tc-sync cuda; do
+for v in tc tc-sync tc-team tc-team-sync cuda; do
     for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
         name=$(basename "$m" .mtx.gz)
         for n in 7 36 100 257; do
@@ -60,7 +60,7 @@ for v in tc tc-sync cuda; do
         done
     done
     for n in 33 512; do
-        verify_passes "hrpb --variant $v: a panel of 320 blocks (80 virtual panels), n=$n" \
+        verify_passes "hrpb --variant $v: a panel of 320 blocks (virtual panels), n=$n" \
             "$T/heavy.mtx" --format hrpb --variant "$v" --cols "$n"
     done
     verify_passes "hrpb --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
@@ -69,7 +69,7 @@ for v in tc tc-sync cuda; do
         --format hrpb --variant "$v" --cols 4
 done
 
-run_fails 2 "tcmul: --variant nope: the hrpb kernel's variants are tc, tc-sync, cuda" \
+run_fails 2 "tcmul: --variant nope: the hrpb kernel's variants are tc, tc-sync, tc-team, tc-team-sync, cuda" \
     "an unknown variant is named with the kernel's" -- \
     "$TCMUL" --device gpu --format hrpb --variant nope --verify "$DATA/cora.mtx.gz" --cols 4
 
@@ -85,8 +85,8 @@ run_fails 1 "tcmul: hrpb kernel: needs TM = 16 and TK = 16 (the paper's), the ma
 inf_row0 "$DATA/rajat01.mtx.gz" --format hrpb
 "$TCMUL" --device gpu --verify --tsv --format hrpb "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
     > "$T/v.tsv"
-is "$(figure variants tc_ms) $(figure variants tc-sync_ms)" "skipped skipped" \
-    "hrpb, B with an Inf: tc and tc-sync are skipped"
+is "$(figure variants tc_ms) $(figure variants tc-sync_ms) $(figure variants tc-team_ms) $(figure variants tc-team-sync_ms)" \
+    "skipped skipped skipped skipped" "hrpb, B with an Inf: the tensor-core variants are skipped"
 is "$(figure run variant)" cuda "hrpb, B with an Inf: cuda runs"
 
 verify_passes "hrpb --bench --verify" "$DATA/bcsstk13.mtx.gz" --format hrpb --cols 32 \

@@ -8,8 +8,8 @@
  *      run in different thread blocks);
  *   2. the Residual Row part (Alg. 3): each residual row adds its sum into
  *      its row of C, without atomics (one writer per row, after part 1).
- * There are five variants, timed by tc_kernel_tune; tc, tc-wide and cuda
- * differ in part 1 only, tc-window and cuda-window run both parts together:
+ * There are four variants, timed by tc_kernel_tune; tc, tc-wide and cuda
+ * differ in part 1 only, tc-window runs both parts together:
  *   "tc"      Alg. 2 as the paper writes it: one thread block per group; the
  *             group's g = 4 A tiles of 16 x 8 built in shared memory from
  *             local_id and values (zeros elsewhere), old_col_id staged in
@@ -34,11 +34,6 @@
  *             atomically (see brp_window_kernel). This trades the paper's
  *             load balance (every block the same work) for fewer launches
  *             and atomics (bench/NOTES.md says what that gave on H200).
- *   "cuda-window" tc-window's one launch per window with cuda's arithmetic
- *             (see brp_cuda_window_kernel): the memset and the residual's
- *             launch were 40-50% of the time of the small matrices, and the
- *             atomics of cuda (one per row run of each group) the bulk of
- *             its global writes.
  * The tensor-core variants multiply the zeros of the A tiles by real rows of
  * B: an Inf or NaN in row j of B gives 0 * Inf = NaN in rows of a window
  * that has a group using column j, although those rows do not use it
@@ -66,10 +61,9 @@
 #define BRP_G 4
 #define GROUP_NNZ (BRP_G * BRP_W)   /* f = 1 */
 
-enum { V_TC, V_TC_WIDE, V_TC_WINDOW, V_CUDA, V_CUDA_WINDOW, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "tc", "tc-wide", "tc-window", "cuda",
-                                                      "cuda-window" };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 0, 0 };
+enum { V_TC, V_TC_WIDE, V_TC_WINDOW, V_CUDA, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "tc", "tc-wide", "tc-window", "cuda" };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 0 };
 
 enum { PART_BLOCKS, PART_RESIDUAL, NPARTS };
 static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
@@ -501,74 +495,6 @@ __global__ void __launch_bounds__(WIDE_WARPS * 32)
 }
 
 /* ------------------------------------------------------------------------ */
-/* TC Block and Residual Row parts together on CUDA cores, "cuda-window"     */
-/* ------------------------------------------------------------------------ */
-
-/* One thread block per row window and 32 columns [c0, c0 + 32) of B, as
-   brp_window_kernel (every element of C written once: no memset, no second
-   launch for the residual, no atomics in C), with the arithmetic of
-   brp_cuda_kernel: warp i takes the window's groups i, i + warps, ... (all
-   of them: a long window is a long chain, and the tuning then keeps
-   another variant) and then its residual rows i, i + warps, ..., one
-   column per lane, and adds into a 16 x 32 tile of its own in shared
-   memory (a lane owns its column: no atomics, no sorting by row); the
-   tiles are summed and stored once. Only real nonzeros are multiplied, so
-   an Inf in B reaches only the rows that use its row. Without win_res the
-   residual rows are left out (the TC Block part alone, for run_part). */
-__global__ void __launch_bounds__(WINDOW_MAX_WARPS * 32)
-    brp_cuda_window_kernel(int panels, const int64_t *__restrict__ win_grp,
-                           const int64_t *__restrict__ win_res, const uint8_t *__restrict__ lid,
-                           const int32_t *__restrict__ col, const float *__restrict__ val,
-                           const int32_t *__restrict__ res_row,
-                           const int64_t *__restrict__ res_off,
-                           const int32_t *__restrict__ res_col,
-                           const float *__restrict__ res_val, const float *__restrict__ B,
-                           float *C, int32_t rows, int32_t n)
-{
-    extern __shared__ float tiles[];    /* [warps][BRP_H][32]: sized to the block */
-    const int64_t w = blockIdx.x / panels;
-    const int32_t c0 = (int32_t)(blockIdx.x % panels) * 32;
-    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int warps = blockDim.x >> 5;
-    const int32_t c = c0 + lane;
-    const bool in = c < n;
-    float(*mine)[32] = (float(*)[32])(tiles + warp * BRP_H * 32);
-#pragma unroll
-    for (int r = 0; r < BRP_H; r++)
-        mine[r][lane] = 0.0f;
-    for (int64_t g = win_grp[w] + warp; g < win_grp[w + 1]; g += warps) {
-        const int64_t e = g * GROUP_NNZ + lane;     /* lane e holds entry e */
-        const int r = lid[e] / BRP_W;
-        const int32_t k = col[e];
-        const float v = value_at(val, e);
-#pragma unroll 8
-        for (int j = 0; j < GROUP_NNZ; j++) {
-            const int32_t kj = __shfl_sync(0xffffffffu, k, j);
-            const float b = in ? __ldg(&B[(int64_t)kj * n + c]) : 0.0f;
-            const int rj = __shfl_sync(0xffffffffu, r, j);
-            mine[rj][lane] = fmaf(__shfl_sync(0xffffffffu, v, j), b, mine[rj][lane]);
-        }
-    }
-    for (int64_t i = win_res ? win_res[w] + warp : 0; win_res && i < win_res[w + 1] && in;
-         i += warps) {
-        float sum = 0.0f;
-        for (int64_t k = res_off[i]; k < res_off[i + 1]; k++)
-            sum = fmaf(value_at(res_val, k), __ldg(&B[(int64_t)res_col[k] * n + c]), sum);
-        mine[res_row[i] - (int32_t)(w * BRP_H)][lane] += sum;
-    }
-    __syncthreads();
-    for (int i = tid; i < BRP_H * 32; i += blockDim.x) {
-        const int64_t row = w * BRP_H + i / 32;
-        const int32_t cc = c0 + i % 32;
-        float sum = 0.0f;
-        for (int k = 0; k < warps; k++)
-            sum += tiles[k * BRP_H * 32 + i];
-        if (row < rows && cc < n)
-            C[row * n + cc] = sum;
-    }
-}
-
-/* ------------------------------------------------------------------------ */
 /* Residual Row part: Alg. 3                                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -679,8 +605,7 @@ static int64_t variant_blocks(const brp_plan *p, int v)
     switch (v) {
     case V_TC: return tc_blocks(p);
     case V_TC_WIDE: return wide_blocks(p);
-    case V_TC_WINDOW:
-    case V_CUDA_WINDOW: return window_blocks(p);
+    case V_TC_WINDOW: return window_blocks(p);
     default: return cuda_blocks(p);
     }
 }
@@ -732,21 +657,6 @@ static tc_status run_window(brp_plan *p, const float *B, float *C, int residual,
     return TC_LAUNCHED(err, "brp_window_rest_kernel");
 }
 
-/* cuda-window: one launch writes all of C (the residual rows too, unless
-   `residual` is 0). */
-static tc_status run_cuda_window(brp_plan *p, const float *B, float *C, int residual,
-                                 tc_error *err)
-{
-    const tc_kplan *b = &p->base;
-    if (p->nwin == 0)
-        return TC_OK;
-    brp_cuda_window_kernel<<<(unsigned)window_blocks(p), p->window_warps * 32,
-                             p->window_warps * BRP_H * 32 * sizeof(float), b->gpu->stream>>>(
-        (int)panels(p), p->win_grp, residual ? p->win_res : NULL, p->lid, p->col, p->val,
-        p->res_row, p->res_off, p->res_col, p->res_val, B, C, b->rows, b->n);
-    return TC_LAUNCHED(err, "brp_cuda_window_kernel");
-}
-
 static tc_status run_residual(brp_plan *p, const float *B, float *C, tc_error *err)
 {
     if (p->nres_rows == 0)
@@ -758,19 +668,15 @@ static tc_status run_residual(brp_plan *p, const float *B, float *C, tc_error *e
 }
 
 /* The TC Block part (which writes all of C) or the Residual Row part (which
-   adds into it) alone. tc-window and cuda-window run the residual rows
-   inside their first launch; their TC Block part here leaves them out. */
+   adds into it) alone. tc-window runs the residual rows inside its first
+   launch; its TC Block part here leaves them out. */
 static tc_status brp_run_part(tc_kplan *base, int part, const float *B, float *C,
                               tc_error *err)
 {
     brp_plan *p = (brp_plan *)base;
     if (part == PART_RESIDUAL)
         return run_residual(p, B, C, err);
-    if (base->variant == V_TC_WINDOW)
-        return run_window(p, B, C, 0, err);
-    if (base->variant == V_CUDA_WINDOW)
-        return run_cuda_window(p, B, C, 0, err);
-    return run_blocks(p, B, C, err);
+    return base->variant == V_TC_WINDOW ? run_window(p, B, C, 0, err) : run_blocks(p, B, C, err);
 }
 
 static tc_status brp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
@@ -778,8 +684,6 @@ static tc_status brp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     brp_plan *p = (brp_plan *)base;
     if (base->variant == V_TC_WINDOW)
         return run_window(p, B, C, 1, err);
-    if (base->variant == V_CUDA_WINDOW)
-        return run_cuda_window(p, B, C, 1, err);
     tc_status st = run_blocks(p, B, C, err);
     return st == TC_OK ? run_residual(p, B, C, err) : st;
 }

@@ -87,14 +87,14 @@ done
 # but n % 4 == 0; 257: n % 4 != 0)
 for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
     name=$(basename "$m" .mtx.gz)
-    for v in tc tc-wide tc-window cuda cuda-window; do
+    for v in tc tc-wide tc-window cuda; do
         for n in 7 36 257; do
             verify_passes "brp: $name, --variant $v, n=$n" "$m" --format brp --variant "$v" \
                 --cols "$n" --seed $((n + 1))
         done
     done
 done
-for v in tc tc-wide tc-window cuda cuda-window; do
+for v in tc tc-wide tc-window cuda; do
     verify_passes "brp --variant $v: a 5000-nonzero row, n=33" "$T/longrow.mtx" --format brp \
         --variant "$v" --cols 33
     verify_passes "brp --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
@@ -109,19 +109,15 @@ verify_passes "brp read from a .tcf.h5, n=64" "$T/b13.tcf.h5" --format brp --col
 
 # Inf in row 0 of B: the tensor-core variants multiply the zeros of the A
 # tiles by it (recorded in kernels/brp.cu), so the choice of the fastest
-# skips them and runs "cuda" or "cuda-window", which spread nothing;
-# forced, they do spread.
+# skips them and runs "cuda", which spreads nothing; forced, they do spread.
 inf_row0 "$DATA/rajat01.mtx.gz" --format brp
 "$TCMUL" --device gpu --verify --tsv --format brp "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
     > "$T/v.tsv"
 is "$(figure variants tc_ms) $(figure variants tc-wide_ms) $(figure variants tc-window_ms)" \
     "skipped skipped skipped" "brp, B with an Inf: the tensor-core variants are skipped"
-case $(figure run variant) in cuda | cuda-window) st=0 ;; *) st=1 ;; esac
-ok $st "brp, B with an Inf: a CUDA-core variant runs ($(figure run variant))"
-for v in cuda cuda-window; do
-    verify_passes "brp, Inf in B row 0, --variant $v: not spread" "$DATA/rajat01.mtx.gz" \
-        --format brp -B "$T/Binf.mtx" --variant $v
-done
+is "$(figure run variant)" cuda "brp, B with an Inf: cuda runs"
+verify_passes "brp, Inf in B row 0, --variant cuda: not spread" "$DATA/rajat01.mtx.gz" \
+    --format brp -B "$T/Binf.mtx" --variant cuda
 for v in tc tc-wide tc-window; do
     "$TCMUL" --device gpu --format brp --variant $v --verify --tsv "$DATA/rajat01.mtx.gz" \
         -B "$T/Binf.mtx" > "$T/v.tsv" 2> /dev/null

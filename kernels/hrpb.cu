@@ -6,7 +6,8 @@
  * Section 5's load balancing cut a heavy panel into several (below), times
  * TN = 32 columns of C: one warp, 4 n-tiles of 8 (the paper's warp
  * coarsening: 4 MMAs per brick). The warps of a thread block (WARPS of
- * them) take consecutive units: for N = 128 that is the paper's thread
+ * them) take consecutive units (the team variants, below, share one
+ * instead): for N = 128 that is the paper's thread
  * block of one panel and 128 columns; for N <= 32 (one unit per panel) it
  * puts 4 panels in a block, which is the paper's "fewer warps for small N"
  * (N / (4 * 8) warps per panel) without the limit of 32 thread blocks per
@@ -412,8 +413,8 @@ __global__ void __launch_bounds__(WARPS * 32) hr_kernel(hr_args a)
 }
 
 /* Warp w of the thread block takes a run of unit blockIdx.x's blocks
-   (tc_seg_warp_range); the four 16 x TN tiles are then added up in shared
-   memory, where the rings were, and stored once (tc_seg_store). */
+   (tc_seg_warp_range); the TEAM_WARPS 16 x TN tiles are then added up in
+   shared memory, where the rings were, and stored once (tc_seg_store). */
 template <int S, int D, bool VEC>
 __global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
 {

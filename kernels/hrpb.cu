@@ -479,10 +479,15 @@ static size_t smem_of(int v)
     return (size_t)warps_of(v) * (size_t)stages_of(v) * sizeof(stage);
 }
 
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
 /* Thread blocks for `units` units of variant v. */
 static int64_t grid_of(int v, int64_t units)
 {
-    return team(v) ? units : (units + WARPS - 1) / WARPS;
+    return team(v) ? units : ceil_div(units, WARPS);
 }
 
 /* The fewest blocks of a virtual panel of variant v: MIN_PIECE per warp
@@ -530,11 +535,6 @@ typedef struct hr_plan {
     uint8_t *packed;
     hr_work work[NVARIANTS];
 } hr_plan;
-
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
 
 static hr_args args_for(const hr_plan *p, const float *B, float *C)
 {
@@ -589,13 +589,7 @@ static tc_status panel_share(const hr_plan *p, const tc_hrpb *h, int v, double *
                              tc_error *err)
 {
     int per_sm = 0;
-    /* the team kernels' rings pass the 48 KB a launch gets unasked */
-    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(kernel_of(v, p->base.n),
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)smem_of(v)));
-    if (st != TC_OK)
-        return st;
-    st = TC_CUDA(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    tc_status st = TC_CUDA(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                                     &per_sm, kernel_of(v, p->base.n), 32 * warps_of(v), smem_of(v)));
     if (st != TC_OK)
         return st;
@@ -631,7 +625,13 @@ static tc_status build_work(hr_plan *p, const tc_hrpb *h, int v, tc_error *err)
 {
     hr_work *w = &p->work[v];
     double share = 1;
-    tc_status st = h->npanels ? panel_share(p, h, v, &share, err) : TC_OK;
+    /* the team kernels' rings pass the 48 KB a launch gets unasked; set
+       before the occupancy query, which counts with it */
+    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(kernel_of(v, p->base.n),
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     (int)smem_of(v)));
+    if (st == TC_OK && h->npanels)
+        st = panel_share(p, h, v, &share, err);
     if (st != TC_OK)
         return st;
     int64_t total = 0, nheavy = 0, nsplit = 0;

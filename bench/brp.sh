@@ -29,5 +29,6 @@ bench_tcmul_sweep brp "$here/bench/results/brp.tsv" "32 64 128 256" "--format br
     tc_ms=variants.tc_ms
     tc_wide_ms=variants.tc-wide_ms
     tc_window_ms=variants.tc-window_ms
+    tc_item_ms=variants.tc-item_ms
     cuda_ms=variants.cuda_ms
     $BENCH_CHECK_COLUMNS" "$@"

@@ -8,8 +8,8 @@
  *      run in different thread blocks);
  *   2. the Residual Row part (Alg. 3): each residual row adds its sum into
  *      its row of C, without atomics (one writer per row, after part 1).
- * There are four variants, timed by tc_kernel_tune; tc, tc-wide and cuda
- * differ in part 1 only, tc-window runs both parts together:
+ * There are five variants, timed by tc_kernel_tune; tc, tc-wide and cuda
+ * differ in part 1 only, tc-window and tc-item run both parts together:
  *   "tc"      Alg. 2 as the paper writes it: one thread block per group; the
  *             group's g = 4 A tiles of 16 x 8 built in shared memory from
  *             local_id and values (zeros elsewhere), old_col_id staged in
@@ -34,6 +34,14 @@
  *             atomically (see brp_window_kernel). This trades the paper's
  *             load balance (every block the same work) for fewer launches
  *             and atomics (bench/NOTES.md says what that gave on H200).
+ *   "tc-item" tc-wide's tensor-core code with both parts in one launch and
+ *             the load balanced (see brp_item_kernel): a thread block of
+ *             ITEM_WARPS warps takes one group each, a window's residual
+ *             nonzeros laid out as groups too (padded with zeros), the
+ *             units of several short windows packed into one block, a long
+ *             window cut over several blocks that meet in a workspace tile.
+ *             No zeroing, no atomics in C, and no block waits on more than
+ *             one group's loads and the tile's fix-up.
  * The tensor-core variants multiply the zeros of the A tiles by real rows of
  * B: an Inf or NaN in row j of B gives 0 * Inf = NaN in rows of a window
  * that has a group using column j, although those rows do not use it
@@ -61,9 +69,10 @@
 #define BRP_G 4
 #define GROUP_NNZ (BRP_G * BRP_W)   /* f = 1 */
 
-enum { V_TC, V_TC_WIDE, V_TC_WINDOW, V_CUDA, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "tc", "tc-wide", "tc-window", "cuda" };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 0 };
+enum { V_TC, V_TC_WIDE, V_TC_WINDOW, V_TC_ITEM, V_CUDA, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "tc", "tc-wide", "tc-window", "tc-item",
+                                                     "cuda" };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 0 };
 
 enum { PART_BLOCKS, PART_RESIDUAL, NPARTS };
 static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
@@ -81,6 +90,15 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
    atomically. */
 #define WINDOW_MAX_WARPS 8
 #define REST_CHUNK 4
+/* "tc-item": warps per block, one unit (group or residual pseudo-group)
+   each; the block's first TILE_THREADS threads then store a 16 x 32 tile,
+   one float4 each. */
+#define ITEM_WARPS 4
+#define TILE_THREADS (BRP_H * 32 / 4)
+static_assert(ITEM_WARPS * 32 >= TILE_THREADS, "tc-item: a thread per float4 of a tile");
+/* "tc-item": the most windows packed into one item (each costs the block a
+   pass over its tile). */
+#define ITEM_MAX_WINDOWS 8
 /* The residual kernel's block: threads across N, a few rows per block. */
 #define RES_THREADS 256
 
@@ -102,6 +120,17 @@ typedef struct brp_plan {
     int64_t nwin, nitems;
     int64_t *win_grp, *win_res, *items;
     int window_warps;           /* tc-window: warps per window block */
+    /* tc-item: its items; each window's residual nonzeros laid out as
+       groups of 32 (local_id, old_col_id, value; the last one padded with
+       value 0); the workspace tiles and counters of the split windows (one
+       per window and panel of 32 columns, zero between runs) */
+    int64_t nitem, nrgrp, nsplit;
+    struct brp_item *item;
+    uint8_t *rlid;
+    int32_t *rcol;
+    float *rval;
+    float *ws;
+    int *counters;
 } brp_plan;
 
 static __device__ __forceinline__ float value_at(const float *__restrict__ val, int64_t e)
@@ -439,6 +468,154 @@ __global__ void __launch_bounds__(WIDE_WARPS * 32)
 }
 
 /* ------------------------------------------------------------------------ */
+/* TC Block and Residual Row parts together, balanced: "tc-item"             */
+/* ------------------------------------------------------------------------ */
+
+/* One thread block of tc-item's launch: up to ITEM_WARPS units, one per
+   warp, a unit being a group or 32 of a window's residual nonzeros laid out
+   as a group (brp_plan.rlid, rcol, rval). The units are those of the
+   windows w0 .. w0 + nwin - 1 (several short windows packed together), or a
+   share of one long window's units (parts > 1: the window is "split", and
+   its items meet in a workspace tile, item_fixup). */
+struct brp_item {
+    /* the unit of each warp: index << 4 | residual << 3 | window - w0, or
+       -1 for none */
+    int64_t unit[ITEM_WARPS];
+    int32_t w0;
+    int16_t nwin;
+    int16_t parts;
+    int32_t split;              /* parts > 1: the window's tile and counter */
+    int32_t unused;
+};
+
+/* C[row][c..c+3] = v, for the elements inside C. */
+static __device__ __forceinline__ void store4(float *C, int64_t row, int32_t c, int32_t n,
+                                              bool vec, float4 v)
+{
+    float *p = C + row * n + c;
+    if (vec) {
+        if (c < n)
+            *(float4 *)p = v;
+        return;
+    }
+    const float x[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        if (c + i < n)
+            p[i] = x[i];
+}
+
+/* *p += v, p 16-byte aligned (a workspace tile). */
+static __device__ __forceinline__ void red4(float *p, float4 v)
+{
+#if __CUDA_ARCH__ >= 900
+    atomicAdd((float4 *)p, v);
+#else
+    atomicAdd(p, v.x);
+    atomicAdd(p + 1, v.y);
+    atomicAdd(p + 2, v.z);
+    atomicAdd(p + 3, v.w);
+#endif
+}
+
+/* The end of an item of a split window, for every thread of the block, of
+   which those `active` hold elements [r][c4 .. c4 + 3] of the window's tile
+   (sum: the item's part):
+   the part is added into the window's workspace tile (this panel's), and
+   the item that finds all the others done (the threadFenceReduction
+   pattern: each item's adds are fenced before it counts itself) stores the
+   tile into C and leaves the tile and the counter zero for the next run. */
+static __device__ __forceinline__ void item_fixup(float *tile, int *counter, int parts,
+                                                  bool active, float4 sum, int r, int c4,
+                                                  float *C, int64_t row, int32_t c0,
+                                                  int32_t rows, int32_t n, bool vec,
+                                                  int *s_last)
+{
+    float *t = tile + r * 32 + c4;
+    if (active)
+        red4(t, sum);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *s_last = atomicAdd(counter, 1) == parts - 1;
+    __syncthreads();
+    if (!*s_last || !active)
+        return;
+    __threadfence();
+    const float4 total = __ldcg((const float4 *)t);
+    if (row < rows)
+        store4(C, row, c0 + c4, n, vec, total);
+    *(float4 *)t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (threadIdx.x == 0)
+        *counter = 0;
+}
+
+/* Block `b` multiplies item b / panels by the 32 columns [32 p, 32 p + 32)
+   of B, p = b % panels: each warp its unit (accumulate_group; a residual
+   pseudo-group's padding has value 0) into a tile of its own in shared
+   memory; then thread t < TILE_THREADS sums element [t / 8][4 (t % 8) .. + 3] of each of
+   the item's windows over the warps of that window and stores it, or adds
+   it through item_fixup when the window is split. Every unit is one chain
+   of loads (unit, metadata, B) with all of a window's units in flight at
+   once, and every row of C is written by this one launch, with no zeroing
+   before and no atomics in C. Without `residual`, the residual
+   pseudo-groups are left out (the TC Block part alone, for run_part). */
+__global__ void __launch_bounds__(ITEM_WARPS * 32)
+    brp_item_kernel(int panels, const brp_item *__restrict__ items,
+                    const uint8_t *__restrict__ lid, const int32_t *__restrict__ col,
+                    const float *__restrict__ val, const uint8_t *__restrict__ rlid,
+                    const int32_t *__restrict__ rcol, const float *__restrict__ rval,
+                    int residual, float *ws, int *counters, const float *__restrict__ B,
+                    float *C, int32_t rows, int32_t n)
+{
+    __shared__ __align__(16) float tile[ITEM_WARPS][BRP_H][36];    /* 36: fewer bank conflicts */
+    __shared__ int s_win[ITEM_WARPS], s_last;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, gid = lane >> 2, tig = lane & 3;
+    const brp_item *it = items + blockIdx.x / panels;
+    const int p = (int)(blockIdx.x % panels);
+    const int32_t c0 = p * 32;
+    const bool vec = n % 4 == 0;
+    const int64_t u = it->unit[warp];
+    const bool res = u >= 0 && (u >> 3 & 1);
+    float acc[4][4] = {};
+    uint32_t used = 0;
+    if (u >= 0 && (residual || !res))
+        accumulate_group(acc, &used,
+                         res ? load_meta(u >> 4, tig, rlid, rcol, rval) :
+                               load_meta(u >> 4, tig, lid, col, val), B, c0, n, vec, gid);
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        *(float4 *)&tile[warp][gid + 8 * half][8 * tig] = acc_row(acc, half, 0);
+        *(float4 *)&tile[warp][gid + 8 * half][8 * tig + 4] = acc_row(acc, half, 1);
+    }
+    if (lane == 0)
+        s_win[warp] = u >= 0 ? (int)(u & 7) : -1;
+    __syncthreads();
+    const bool active = tid < TILE_THREADS;
+    const int r = tid / 8 % BRP_H, c4 = 4 * (tid % 8);
+    const int32_t w0 = it->w0, nwin = it->nwin, parts = it->parts;
+    for (int j = 0; j < nwin; j++) {
+        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+        for (int k = 0; k < ITEM_WARPS; k++)
+            if (active && s_win[k] == j) {
+                const float4 t = *(const float4 *)&tile[k][r][c4];
+                sum.x += t.x;
+                sum.y += t.y;
+                sum.z += t.z;
+                sum.w += t.w;
+            }
+        const int64_t row = (int64_t)(w0 + j) * BRP_H + r;
+        if (parts > 1)
+            item_fixup(ws + ((int64_t)it->split * panels + p) * BRP_H * 32,
+                       counters + (int64_t)it->split * panels + p, parts, active, sum, r, c4, C,
+                       row, c0, rows, n, vec, &s_last);
+        else if (active && row < rows)
+            store4(C, row, c0 + c4, n, vec, sum);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* TC Block part, "cuda"                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -587,6 +764,11 @@ static int64_t rest_blocks(const brp_plan *p)
     return ceil_div(p->nitems * panels(p), WIDE_WARPS);
 }
 
+static int64_t item_blocks(const brp_plan *p)
+{
+    return p->nitem * panels(p);
+}
+
 /* Threads across N in the residual kernel: N rounded up to a warp, at most
    the whole block. */
 static int res_across(const brp_plan *p)
@@ -606,6 +788,7 @@ static int64_t variant_blocks(const brp_plan *p, int v)
     case V_TC: return tc_blocks(p);
     case V_TC_WIDE: return wide_blocks(p);
     case V_TC_WINDOW: return window_blocks(p);
+    case V_TC_ITEM: return item_blocks(p);
     default: return cuda_blocks(p);
     }
 }
@@ -657,6 +840,19 @@ static tc_status run_window(brp_plan *p, const float *B, float *C, int residual,
     return TC_LAUNCHED(err, "brp_window_rest_kernel");
 }
 
+/* tc-item: one launch writes all of C (the residual rows too, unless
+   `residual` is 0). */
+static tc_status run_item(brp_plan *p, const float *B, float *C, int residual, tc_error *err)
+{
+    const tc_kplan *b = &p->base;
+    if (p->nitem == 0)
+        return TC_OK;
+    brp_item_kernel<<<(unsigned)item_blocks(p), ITEM_WARPS * 32, 0, b->gpu->stream>>>(
+        (int)panels(p), p->item, p->lid, p->col, p->val, p->rlid, p->rcol, p->rval,
+        residual, p->ws, p->counters, B, C, b->rows, b->n);
+    return TC_LAUNCHED(err, "brp_item_kernel");
+}
+
 static tc_status run_residual(brp_plan *p, const float *B, float *C, tc_error *err)
 {
     if (p->nres_rows == 0)
@@ -667,23 +863,35 @@ static tc_status run_residual(brp_plan *p, const float *B, float *C, tc_error *e
     return TC_LAUNCHED(err, "brp_residual_kernel");
 }
 
+/* The TC Block part (which writes all of C) with or without the residual
+   rows: tc-window and tc-item run them inside their launch, the others
+   leave them to run_residual. */
+static tc_status run_tc_part(brp_plan *p, const float *B, float *C, int residual,
+                             tc_error *err)
+{
+    switch (p->base.variant) {
+    case V_TC_WINDOW: return run_window(p, B, C, residual, err);
+    case V_TC_ITEM: return run_item(p, B, C, residual, err);
+    default: return run_blocks(p, B, C, err);
+    }
+}
+
 /* The TC Block part (which writes all of C) or the Residual Row part (which
-   adds into it) alone. tc-window runs the residual rows inside its first
-   launch; its TC Block part here leaves them out. */
+   adds into it) alone. */
 static tc_status brp_run_part(tc_kplan *base, int part, const float *B, float *C,
                               tc_error *err)
 {
     brp_plan *p = (brp_plan *)base;
     if (part == PART_RESIDUAL)
         return run_residual(p, B, C, err);
-    return base->variant == V_TC_WINDOW ? run_window(p, B, C, 0, err) : run_blocks(p, B, C, err);
+    return run_tc_part(p, B, C, 0, err);
 }
 
 static tc_status brp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
 {
     brp_plan *p = (brp_plan *)base;
-    if (base->variant == V_TC_WINDOW)
-        return run_window(p, B, C, 1, err);
+    if (base->variant == V_TC_WINDOW || base->variant == V_TC_ITEM)
+        return run_tc_part(p, B, C, 1, err);
     tc_status st = run_blocks(p, B, C, err);
     return st == TC_OK ? run_residual(p, B, C, err) : st;
 }
@@ -709,6 +917,12 @@ static void brp_free(tc_kplan *base)
     tc_gpu_free(g, p->win_grp);
     tc_gpu_free(g, p->win_res);
     tc_gpu_free(g, p->items);
+    tc_gpu_free(g, p->item);
+    tc_gpu_free(g, p->rlid);
+    tc_gpu_free(g, p->rcol);
+    tc_gpu_free(g, p->rval);
+    tc_gpu_free(g, p->ws);
+    tc_gpu_free(g, p->counters);
     free(p);
 }
 
@@ -739,10 +953,29 @@ static tc_status upload(brp_plan *p, const tc_brp *m, tc_error *err)
     return st;
 }
 
-/* tc-window's index, from the format's arrays (one counting pass over the
-   groups and one over the residual rows, both sorted by window), uploaded
-   beside them: where each window's groups and residual rows start, and the
-   later chunks of the long windows. */
+/* Where each of the nw row windows' groups and residual rows start (nw + 1
+   each, in one array: groups first), from one counting pass over the groups
+   and one over the residual rows, both sorted by window. */
+static int64_t *window_starts(const brp_plan *p, const tc_brp *m, int64_t nw, tc_error *err)
+{
+    int64_t *wg = (int64_t *)tc_calloc_array(2 * (nw + 1), sizeof *wg, err);
+    if (!wg)
+        return NULL;
+    int64_t *wr = wg + nw + 1;
+    for (int64_t i = 0; i < p->ngroups; i++)
+        wg[m->group_window_id[i] + 1]++;
+    for (int64_t i = 0; i < p->nres_rows; i++)
+        wr[m->res_row_id[i] / BRP_H + 1]++;
+    for (int64_t w = 0; w < nw; w++) {
+        wg[w + 1] += wg[w];
+        wr[w + 1] += wr[w];
+    }
+    return wg;
+}
+
+/* tc-window's index, uploaded beside the format's arrays: where each
+   window's groups and residual rows start, and the later chunks of the long
+   windows. */
 static tc_status window_index(brp_plan *p, const tc_brp *m, tc_error *err)
 {
     const int64_t nw = ceil_div(m->base.rows, BRP_H);
@@ -755,20 +988,14 @@ static tc_status window_index(brp_plan *p, const tc_brp *m, tc_error *err)
     while (p->window_warps < WINDOW_MAX_WARPS && p->window_warps < half_mean)
         p->window_warps *= 2;
     const int64_t per_block = 2 * p->window_warps;
-    int64_t *wg = (int64_t *)tc_calloc_array(2 * (nw + 1), sizeof *wg, err);
+    int64_t *wg = window_starts(p, m, nw, err);
     if (!wg)
         return TC_ERR_NOMEM;
-    int64_t *wr = wg + nw + 1;
-    for (int64_t i = 0; i < p->ngroups; i++)
-        wg[m->group_window_id[i] + 1]++;
-    for (int64_t i = 0; i < p->nres_rows; i++)
-        wr[m->res_row_id[i] / BRP_H + 1]++;
+    const int64_t *wr = wg + nw + 1;
     int64_t nitems = 0;
-    for (int64_t w = 0; w < nw; w++) {
-        nitems += wg[w + 1] > per_block ? ceil_div(wg[w + 1] - per_block, REST_CHUNK) : 0;
-        wg[w + 1] += wg[w];
-        wr[w + 1] += wr[w];
-    }
+    for (int64_t w = 0; w < nw; w++)
+        nitems += wg[w + 1] - wg[w] > per_block ?
+                  ceil_div(wg[w + 1] - wg[w] - per_block, REST_CHUNK) : 0;
     int64_t *items = (int64_t *)tc_malloc_array(nitems, sizeof *items, err);
     tc_status st = items ? TC_OK : TC_ERR_NOMEM;
     int64_t k = 0;
@@ -784,6 +1011,135 @@ static tc_status window_index(brp_plan *p, const tc_brp *m, tc_error *err)
     if (st == TC_OK)
         st = tc_gpu_upload_new(p->base.gpu, items, nitems * 8, (void **)&p->items, err);
     free(wg);
+    free(items);
+    return st;
+}
+
+/* tc-item's residual pseudo-groups: window w's residual nonzeros (rows
+   wr[w] .. wr[w + 1], in order) in runs of GROUP_NNZ laid out as groups
+   (local_id row * w, old_col_id, value), the last run of each window padded
+   with copies of its first entry of value 0; rstart[w] gets the window's
+   first pseudo-group (nw + 1 entries). Uploaded to rlid, rcol, rval. */
+static tc_status residual_groups(brp_plan *p, const tc_brp *m, int64_t nw, const int64_t *wr,
+                                 int64_t *rstart, tc_error *err)
+{
+    rstart[0] = 0;
+    for (int64_t w = 0; w < nw; w++)
+        rstart[w + 1] = rstart[w] + ceil_div(m->res_row_offset[wr[w + 1]] -
+                                             m->res_row_offset[wr[w]], GROUP_NNZ);
+    p->nrgrp = rstart[nw];
+    const int64_t ne = p->nrgrp * GROUP_NNZ;
+    uint8_t *lid = (uint8_t *)tc_malloc_array(ne, 1, err);
+    int32_t *col = (int32_t *)tc_malloc_array(ne, sizeof *col, err);
+    float *val = (float *)tc_malloc_array(ne, sizeof *val, err);
+    tc_status st = lid && col && val ? TC_OK : TC_ERR_NOMEM;
+    for (int64_t w = 0; w < nw && st == TC_OK; w++) {
+        int64_t e = rstart[w] * GROUP_NNZ;
+        for (int64_t r = wr[w]; r < wr[w + 1]; r++)
+            for (int64_t k = m->res_row_offset[r]; k < m->res_row_offset[r + 1]; k++, e++) {
+                lid[e] = (uint8_t)((m->res_row_id[r] - w * BRP_H) * BRP_W);
+                col[e] = m->res_col_id[k];
+                val[e] = m->res_values ? (float)m->res_values[k] : 1.0f;
+            }
+        for (const int64_t first = rstart[w] * GROUP_NNZ; e < rstart[w + 1] * GROUP_NNZ; e++) {
+            lid[e] = lid[first];
+            col[e] = col[first];
+            val[e] = 0.0f;
+        }
+    }
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(p->base.gpu, lid, ne, (void **)&p->rlid, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(p->base.gpu, col, ne * 4, (void **)&p->rcol, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(p->base.gpu, val, ne * 4, (void **)&p->rval, err);
+    free(lid);
+    free(col);
+    free(val);
+    return st;
+}
+
+/* A new tc-item item starting at window w, of no units yet. */
+static void item_start(brp_item *it, int64_t w, int64_t parts, int64_t split)
+{
+    for (int i = 0; i < ITEM_WARPS; i++)
+        it->unit[i] = -1;
+    it->w0 = (int32_t)w;
+    it->nwin = 0;
+    it->parts = (int16_t)parts;
+    it->split = (int32_t)split;
+    it->unused = 0;
+}
+
+/* Adds units [lo, hi) of window w (its ng groups from group first, then its
+   residual pseudo-groups from rfirst) to item it as its next window. */
+static void item_add(brp_item *it, int64_t w, int64_t lo, int64_t hi, int64_t ng,
+                     int64_t first, int64_t rfirst)
+{
+    int fill = 0;
+    while (fill < ITEM_WARPS && it->unit[fill] >= 0)
+        fill++;
+    const int64_t slot = w - it->w0;
+    for (int64_t u = lo; u < hi; u++)
+        it->unit[fill++] = (u < ng ? (first + u) << 4 : (rfirst + u - ng) << 4 | 8) | slot;
+    it->nwin++;
+}
+
+/* tc-item's items, uploaded with the workspace: a window of more than
+   ITEM_WARPS units (its groups, then its residual pseudo-groups) is cut into
+   items of as equal shares as can be; shorter windows are packed in order
+   into items of up to ITEM_WARPS units and ITEM_MAX_WINDOWS windows (a
+   window of no units takes none, its item writes its rows' zeros). */
+static tc_status item_index(brp_plan *p, const tc_brp *m, tc_error *err)
+{
+    const int64_t nw = ceil_div(m->base.rows, BRP_H);
+    int64_t *wg = window_starts(p, m, nw, err);
+    int64_t *rstart = (int64_t *)tc_malloc_array(nw + 1, sizeof *rstart, err);
+    tc_status st = wg && rstart ? residual_groups(p, m, nw, wg + nw + 1, rstart, err) :
+                                  TC_ERR_NOMEM;
+    /* each window adds at most one item, or one per ITEM_WARPS of its units */
+    const int64_t most = nw + ceil_div(p->ngroups + p->nrgrp, ITEM_WARPS);
+    brp_item *items = st == TC_OK ? (brp_item *)tc_malloc_array(most, sizeof *items, err) : NULL;
+    if (st == TC_OK && !items)
+        st = TC_ERR_NOMEM;
+    int64_t k = -1, nsplit = 0, fill = 0;
+    for (int64_t w = 0; w < nw && st == TC_OK; w++) {
+        const int64_t ng = wg[w + 1] - wg[w], units = ng + rstart[w + 1] - rstart[w];
+        if (units <= ITEM_WARPS) {
+            if (k < 0 || items[k].parts > 1 || fill + units > ITEM_WARPS ||
+                items[k].nwin == ITEM_MAX_WINDOWS) {
+                item_start(&items[++k], w, 1, -1);
+                fill = 0;
+            }
+            item_add(&items[k], w, 0, units, ng, wg[w], rstart[w]);
+            fill += units;
+            continue;
+        }
+        const int64_t parts = ceil_div(units, ITEM_WARPS);
+        for (int64_t j = 0; j < parts; j++) {
+            item_start(&items[++k], w, parts, nsplit);
+            item_add(&items[k], w, j * units / parts, (j + 1) * units / parts, ng, wg[w],
+                     rstart[w]);
+        }
+        nsplit++;
+    }
+    const int64_t nitem = k + 1;
+    p->nitem = nitem;
+    p->nsplit = nsplit;
+    tc_gpu *g = p->base.gpu;
+    const int64_t tiles = nsplit * panels(p);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, items, nitem * (int64_t)sizeof *items, (void **)&p->item, err);
+    if (st == TC_OK)
+        st = tc_gpu_alloc(g, tiles * BRP_H * 32 * 4, (void **)&p->ws, err);
+    if (st == TC_OK)
+        st = tc_gpu_alloc(g, tiles * 4, (void **)&p->counters, err);
+    if (st == TC_OK && tiles)
+        st = TC_CUDA(err, cudaMemsetAsync(p->ws, 0, (size_t)tiles * BRP_H * 32 * 4, g->stream));
+    if (st == TC_OK && tiles)
+        st = TC_CUDA(err, cudaMemsetAsync(p->counters, 0, (size_t)tiles * 4, g->stream));
+    free(wg);
+    free(rstart);
     free(items);
     return st;
 }
@@ -827,6 +1183,8 @@ static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     tc_status st = upload(p, b, err);
     if (st == TC_OK)
         st = window_index(p, b, err);
+    if (st == TC_OK)
+        st = item_index(p, b, err);
     if (st == TC_OK && res_blocks(p) > INT32_MAX)
         st = tc_error_set(err, TC_ERR_UNSUPPORTED, "brp kernel: %lld residual rows is too many",
                           (long long)p->nres_rows);

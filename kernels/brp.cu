@@ -34,14 +34,14 @@
  *             atomically (see brp_window_kernel). This trades the paper's
  *             load balance (every block the same work) for fewer launches
  *             and atomics (bench/NOTES.md says what that gave on H200).
- *   "tc-item" tc-wide's tensor-core code with both parts in one launch and
- *             the load balanced (see brp_item_kernel): a thread block of
- *             ITEM_WARPS warps takes one group each, a window's residual
- *             nonzeros laid out as groups too (padded with zeros), the
- *             units of several short windows packed into one block, a long
- *             window cut over several blocks that meet in a workspace tile.
- *             No zeroing, no atomics in C, and no block waits on more than
- *             one group's loads and the tile's fix-up.
+ *   "tc-item", "tc-item8" tc-wide's tensor-core code with both parts in
+ *             one launch and the load balanced (see brp_item_kernel): a
+ *             thread block of 4 or 8 warps takes one group per warp, a
+ *             window's residual nonzeros laid out as groups too (padded
+ *             with zeros), the units of several short windows packed into
+ *             one block, a long window cut over several blocks that meet in
+ *             a workspace tile. No zeroing, no atomics in C, and no block
+ *             waits on more than one group's loads and the tile's fix-up.
  * The tensor-core variants multiply the zeros of the A tiles by real rows of
  * B: an Inf or NaN in row j of B gives 0 * Inf = NaN in rows of a window
  * that has a group using column j, although those rows do not use it
@@ -69,10 +69,10 @@
 #define BRP_G 4
 #define GROUP_NNZ (BRP_G * BRP_W)   /* f = 1 */
 
-enum { V_TC, V_TC_WIDE, V_TC_WINDOW, V_TC_ITEM, V_CUDA, NVARIANTS };
+enum { V_TC, V_TC_WIDE, V_TC_WINDOW, V_TC_ITEM, V_TC_ITEM8, V_CUDA, NVARIANTS };
 static const char *const variant_names[NVARIANTS] = { "tc", "tc-wide", "tc-window", "tc-item",
-                                                     "cuda" };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 0 };
+                                                     "tc-item8", "cuda" };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 0 };
 
 enum { PART_BLOCKS, PART_RESIDUAL, NPARTS };
 static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
@@ -90,12 +90,12 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
    atomically. */
 #define WINDOW_MAX_WARPS 8
 #define REST_CHUNK 4
-/* "tc-item": warps per block, one unit (group or residual pseudo-group)
-   each; the block's first TILE_THREADS threads then store a 16 x 32 tile,
-   one float4 each. */
-#define ITEM_WARPS 4
+/* "tc-item" and "tc-item8": 4 and 8 warps per block, one unit (group or
+   residual pseudo-group) each; the block's first TILE_THREADS threads then
+   store a 16 x 32 tile, one float4 each. Neither size is best on every
+   matrix (bench/NOTES.md): 8 keeps windows of 5-8 units in one block, 4
+   packs sparse windows tighter. */
 #define TILE_THREADS (BRP_H * 32 / 4)
-static_assert(ITEM_WARPS * 32 >= TILE_THREADS, "tc-item: a thread per float4 of a tile");
 /* "tc-item": the most windows packed into one item (each costs the block a
    pass over its tile). */
 #define ITEM_MAX_WINDOWS 8
@@ -120,17 +120,21 @@ typedef struct brp_plan {
     int64_t nwin, nitems;
     int64_t *win_grp, *win_res, *items;
     int window_warps;           /* tc-window: warps per window block */
-    /* tc-item: its items; each window's residual nonzeros laid out as
+    /* tc-item and tc-item8: each window's residual nonzeros laid out as
        groups of 32 (local_id, old_col_id, value; the last one padded with
-       value 0); the workspace tiles and counters of the split windows (one
-       per window and panel of 32 columns, zero between runs) */
-    int64_t nitem, nrgrp, nsplit;
-    struct brp_item *item;
+       value 0), and each variant's items */
+    int64_t nrgrp;
     uint8_t *rlid;
     int32_t *rcol;
     float *rval;
-    float *ws;
-    int *counters;
+    struct item_set {
+        int64_t nitem, nsplit;
+        void *item;             /* brp_item<warps> */
+        /* the workspace tiles and counters of the split windows (one per
+           window and panel of 32 columns, zero between runs) */
+        float *ws;
+        int *counters;
+    } items4, items8;
 } brp_plan;
 
 static __device__ __forceinline__ float value_at(const float *__restrict__ val, int64_t e)
@@ -471,16 +475,16 @@ __global__ void __launch_bounds__(WIDE_WARPS * 32)
 /* TC Block and Residual Row parts together, balanced: "tc-item"             */
 /* ------------------------------------------------------------------------ */
 
-/* One thread block of tc-item's launch: up to ITEM_WARPS units, one per
+/* One thread block of tc-item's launch: up to W units, one per
    warp, a unit being a group or 32 of a window's residual nonzeros laid out
    as a group (brp_plan.rlid, rcol, rval). The units are those of the
    windows w0 .. w0 + nwin - 1 (several short windows packed together), or a
    share of one long window's units (parts > 1: the window is "split", and
    its items meet in a workspace tile, item_fixup). */
-struct brp_item {
+template <int W> struct brp_item {
     /* the unit of each warp: index << 4 | residual << 3 | window - w0, or
        -1 for none */
-    int64_t unit[ITEM_WARPS];
+    int64_t unit[W];
     int32_t w0;
     int16_t nwin;
     int16_t parts;
@@ -560,18 +564,20 @@ static __device__ __forceinline__ void item_fixup(float *tile, int *counter, int
    once, and every row of C is written by this one launch, with no zeroing
    before and no atomics in C. Without `residual`, the residual
    pseudo-groups are left out (the TC Block part alone, for run_part). */
-__global__ void __launch_bounds__(ITEM_WARPS * 32)
-    brp_item_kernel(int panels, const brp_item *__restrict__ items,
+template <int W>
+__global__ void __launch_bounds__(W * 32)
+    brp_item_kernel(int panels, const brp_item<W> *__restrict__ items,
                     const uint8_t *__restrict__ lid, const int32_t *__restrict__ col,
                     const float *__restrict__ val, const uint8_t *__restrict__ rlid,
                     const int32_t *__restrict__ rcol, const float *__restrict__ rval,
                     int residual, float *ws, int *counters, const float *__restrict__ B,
                     float *C, int32_t rows, int32_t n)
 {
-    __shared__ __align__(16) float tile[ITEM_WARPS][BRP_H][36];    /* 36: fewer bank conflicts */
-    __shared__ int s_win[ITEM_WARPS], s_last;
+    static_assert(W * 32 >= TILE_THREADS, "tc-item: a thread per float4 of a tile");
+    __shared__ __align__(16) float tile[W][BRP_H][36];    /* 36: fewer bank conflicts */
+    __shared__ int s_win[W], s_last;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, gid = lane >> 2, tig = lane & 3;
-    const brp_item *it = items + blockIdx.x / panels;
+    const brp_item<W> *it = items + blockIdx.x / panels;
     const int p = (int)(blockIdx.x % panels);
     const int32_t c0 = p * 32;
     const bool vec = n % 4 == 0;
@@ -597,7 +603,7 @@ __global__ void __launch_bounds__(ITEM_WARPS * 32)
     for (int j = 0; j < nwin; j++) {
         float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-        for (int k = 0; k < ITEM_WARPS; k++)
+        for (int k = 0; k < W; k++)
             if (active && s_win[k] == j) {
                 const float4 t = *(const float4 *)&tile[k][r][c4];
                 sum.x += t.x;
@@ -764,9 +770,14 @@ static int64_t rest_blocks(const brp_plan *p)
     return ceil_div(p->nitems * panels(p), WIDE_WARPS);
 }
 
-static int64_t item_blocks(const brp_plan *p)
+static const brp_plan::item_set *item_set_of(const brp_plan *p, int v)
 {
-    return p->nitem * panels(p);
+    return v == V_TC_ITEM8 ? &p->items8 : &p->items4;
+}
+
+static int64_t item_blocks(const brp_plan *p, int v)
+{
+    return item_set_of(p, v)->nitem * panels(p);
 }
 
 /* Threads across N in the residual kernel: N rounded up to a warp, at most
@@ -788,7 +799,8 @@ static int64_t variant_blocks(const brp_plan *p, int v)
     case V_TC: return tc_blocks(p);
     case V_TC_WIDE: return wide_blocks(p);
     case V_TC_WINDOW: return window_blocks(p);
-    case V_TC_ITEM: return item_blocks(p);
+    case V_TC_ITEM:
+    case V_TC_ITEM8: return item_blocks(p, v);
     default: return cuda_blocks(p);
     }
 }
@@ -840,16 +852,18 @@ static tc_status run_window(brp_plan *p, const float *B, float *C, int residual,
     return TC_LAUNCHED(err, "brp_window_rest_kernel");
 }
 
-/* tc-item: one launch writes all of C (the residual rows too, unless
-   `residual` is 0). */
-static tc_status run_item(brp_plan *p, const float *B, float *C, int residual, tc_error *err)
+/* tc-item with W warps per block: one launch writes all of C (the residual
+   rows too, unless `residual` is 0). */
+template <int W>
+static tc_status run_item(brp_plan *p, const brp_plan::item_set *s, const float *B, float *C,
+                          int residual, tc_error *err)
 {
     const tc_kplan *b = &p->base;
-    if (p->nitem == 0)
+    if (s->nitem == 0)
         return TC_OK;
-    brp_item_kernel<<<(unsigned)item_blocks(p), ITEM_WARPS * 32, 0, b->gpu->stream>>>(
-        (int)panels(p), p->item, p->lid, p->col, p->val, p->rlid, p->rcol, p->rval,
-        residual, p->ws, p->counters, B, C, b->rows, b->n);
+    brp_item_kernel<W><<<(unsigned)(s->nitem * panels(p)), W * 32, 0, b->gpu->stream>>>(
+        (int)panels(p), (const brp_item<W> *)s->item, p->lid, p->col, p->val, p->rlid, p->rcol,
+        p->rval, residual, s->ws, s->counters, B, C, b->rows, b->n);
     return TC_LAUNCHED(err, "brp_item_kernel");
 }
 
@@ -871,7 +885,8 @@ static tc_status run_tc_part(brp_plan *p, const float *B, float *C, int residual
 {
     switch (p->base.variant) {
     case V_TC_WINDOW: return run_window(p, B, C, residual, err);
-    case V_TC_ITEM: return run_item(p, B, C, residual, err);
+    case V_TC_ITEM: return run_item<4>(p, &p->items4, B, C, residual, err);
+    case V_TC_ITEM8: return run_item<8>(p, &p->items8, B, C, residual, err);
     default: return run_blocks(p, B, C, err);
     }
 }
@@ -890,7 +905,8 @@ static tc_status brp_run_part(tc_kplan *base, int part, const float *B, float *C
 static tc_status brp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
 {
     brp_plan *p = (brp_plan *)base;
-    if (base->variant == V_TC_WINDOW || base->variant == V_TC_ITEM)
+    if (base->variant == V_TC_WINDOW || base->variant == V_TC_ITEM ||
+        base->variant == V_TC_ITEM8)
         return run_tc_part(p, B, C, 1, err);
     tc_status st = run_blocks(p, B, C, err);
     return st == TC_OK ? run_residual(p, B, C, err) : st;
@@ -917,12 +933,14 @@ static void brp_free(tc_kplan *base)
     tc_gpu_free(g, p->win_grp);
     tc_gpu_free(g, p->win_res);
     tc_gpu_free(g, p->items);
-    tc_gpu_free(g, p->item);
     tc_gpu_free(g, p->rlid);
     tc_gpu_free(g, p->rcol);
     tc_gpu_free(g, p->rval);
-    tc_gpu_free(g, p->ws);
-    tc_gpu_free(g, p->counters);
+    for (brp_plan::item_set *s = &p->items4; s; s = s == &p->items4 ? &p->items8 : NULL) {
+        tc_gpu_free(g, s->item);
+        tc_gpu_free(g, s->ws);
+        tc_gpu_free(g, s->counters);
+    }
     free(p);
 }
 
@@ -1060,9 +1078,10 @@ static tc_status residual_groups(brp_plan *p, const tc_brp *m, int64_t nw, const
 }
 
 /* A new tc-item item starting at window w, of no units yet. */
-static void item_start(brp_item *it, int64_t w, int64_t parts, int64_t split)
+template <int W>
+static void item_start(brp_item<W> *it, int64_t w, int64_t parts, int64_t split)
 {
-    for (int i = 0; i < ITEM_WARPS; i++)
+    for (int i = 0; i < W; i++)
         it->unit[i] = -1;
     it->w0 = (int32_t)w;
     it->nwin = 0;
@@ -1072,75 +1091,87 @@ static void item_start(brp_item *it, int64_t w, int64_t parts, int64_t split)
 }
 
 /* Adds units [lo, hi) of window w (its ng groups from group first, then its
-   residual pseudo-groups from rfirst) to item it as its next window. */
-static void item_add(brp_item *it, int64_t w, int64_t lo, int64_t hi, int64_t ng,
+   residual pseudo-groups from rfirst) to item it, which holds `fill`
+   units, as its next window. */
+template <int W>
+static void item_add(brp_item<W> *it, int fill, int64_t w, int64_t lo, int64_t hi, int64_t ng,
                      int64_t first, int64_t rfirst)
 {
-    int fill = 0;
-    while (fill < ITEM_WARPS && it->unit[fill] >= 0)
-        fill++;
     const int64_t slot = w - it->w0;
     for (int64_t u = lo; u < hi; u++)
         it->unit[fill++] = (u < ng ? (first + u) << 4 : (rfirst + u - ng) << 4 | 8) | slot;
     it->nwin++;
 }
 
-/* tc-item's items, uploaded with the workspace: a window of more than
-   ITEM_WARPS units (its groups, then its residual pseudo-groups) is cut into
-   items of as equal shares as can be; shorter windows are packed in order
-   into items of up to ITEM_WARPS units and ITEM_MAX_WINDOWS windows (a
-   window of no units takes none, its item writes its rows' zeros). */
-static tc_status item_index(brp_plan *p, const tc_brp *m, tc_error *err)
+/* The items of tc-item with W warps per block, uploaded with the workspace
+   into s: a window of more than W units (its groups, wg[w] .., then its
+   residual pseudo-groups, rstart[w] ..) is cut into items of as equal
+   shares as can be; shorter windows are packed in order into items of up
+   to W units and ITEM_MAX_WINDOWS windows (a window of no units takes none,
+   its item writes its rows' zeros). */
+template <int W>
+static tc_status item_index(brp_plan *p, brp_plan::item_set *s, int64_t nw, const int64_t *wg,
+                            const int64_t *rstart, tc_error *err)
+{
+    /* each window adds at most one item, or one per W of its units */
+    const int64_t most = nw + ceil_div(p->ngroups + p->nrgrp, W);
+    brp_item<W> *items = (brp_item<W> *)tc_malloc_array(most, sizeof *items, err);
+    if (!items)
+        return TC_ERR_NOMEM;
+    int64_t k = -1, nsplit = 0;
+    int fill = 0;   /* units in item k */
+    for (int64_t w = 0; w < nw; w++) {
+        const int64_t ng = wg[w + 1] - wg[w], units = ng + rstart[w + 1] - rstart[w];
+        if (units <= W) {
+            if (k < 0 || items[k].parts > 1 || fill + units > W ||
+                items[k].nwin == ITEM_MAX_WINDOWS) {
+                item_start(&items[++k], w, 1, -1);
+                fill = 0;
+            }
+            item_add(&items[k], fill, w, 0, units, ng, wg[w], rstart[w]);
+            fill += (int)units;
+            continue;
+        }
+        const int64_t parts = ceil_div(units, W);
+        for (int64_t j = 0; j < parts; j++) {
+            item_start(&items[++k], w, parts, nsplit);
+            item_add(&items[k], 0, w, j * units / parts, (j + 1) * units / parts, ng, wg[w],
+                     rstart[w]);
+        }
+        nsplit++;
+    }
+    s->nitem = k + 1;
+    s->nsplit = nsplit;
+    tc_gpu *g = p->base.gpu;
+    const int64_t tiles = nsplit * panels(p);
+    tc_status st = tc_gpu_upload_new(g, items, s->nitem * (int64_t)sizeof *items, &s->item, err);
+    if (st == TC_OK)
+        st = tc_gpu_alloc(g, tiles * BRP_H * 32 * 4, (void **)&s->ws, err);
+    if (st == TC_OK)
+        st = tc_gpu_alloc(g, tiles * 4, (void **)&s->counters, err);
+    if (st == TC_OK && tiles)
+        st = TC_CUDA(err, cudaMemsetAsync(s->ws, 0, (size_t)tiles * BRP_H * 32 * 4, g->stream));
+    if (st == TC_OK && tiles)
+        st = TC_CUDA(err, cudaMemsetAsync(s->counters, 0, (size_t)tiles * 4, g->stream));
+    free(items);
+    return st;
+}
+
+/* tc-item's and tc-item8's data: the residual pseudo-groups and each one's
+   items. */
+static tc_status items_index(brp_plan *p, const tc_brp *m, tc_error *err)
 {
     const int64_t nw = ceil_div(m->base.rows, BRP_H);
     int64_t *wg = window_starts(p, m, nw, err);
     int64_t *rstart = (int64_t *)tc_malloc_array(nw + 1, sizeof *rstart, err);
     tc_status st = wg && rstart ? residual_groups(p, m, nw, wg + nw + 1, rstart, err) :
                                   TC_ERR_NOMEM;
-    /* each window adds at most one item, or one per ITEM_WARPS of its units */
-    const int64_t most = nw + ceil_div(p->ngroups + p->nrgrp, ITEM_WARPS);
-    brp_item *items = st == TC_OK ? (brp_item *)tc_malloc_array(most, sizeof *items, err) : NULL;
-    if (st == TC_OK && !items)
-        st = TC_ERR_NOMEM;
-    int64_t k = -1, nsplit = 0, fill = 0;
-    for (int64_t w = 0; w < nw && st == TC_OK; w++) {
-        const int64_t ng = wg[w + 1] - wg[w], units = ng + rstart[w + 1] - rstart[w];
-        if (units <= ITEM_WARPS) {
-            if (k < 0 || items[k].parts > 1 || fill + units > ITEM_WARPS ||
-                items[k].nwin == ITEM_MAX_WINDOWS) {
-                item_start(&items[++k], w, 1, -1);
-                fill = 0;
-            }
-            item_add(&items[k], w, 0, units, ng, wg[w], rstart[w]);
-            fill += units;
-            continue;
-        }
-        const int64_t parts = ceil_div(units, ITEM_WARPS);
-        for (int64_t j = 0; j < parts; j++) {
-            item_start(&items[++k], w, parts, nsplit);
-            item_add(&items[k], w, j * units / parts, (j + 1) * units / parts, ng, wg[w],
-                     rstart[w]);
-        }
-        nsplit++;
-    }
-    const int64_t nitem = k + 1;
-    p->nitem = nitem;
-    p->nsplit = nsplit;
-    tc_gpu *g = p->base.gpu;
-    const int64_t tiles = nsplit * panels(p);
     if (st == TC_OK)
-        st = tc_gpu_upload_new(g, items, nitem * (int64_t)sizeof *items, (void **)&p->item, err);
+        st = item_index<4>(p, &p->items4, nw, wg, rstart, err);
     if (st == TC_OK)
-        st = tc_gpu_alloc(g, tiles * BRP_H * 32 * 4, (void **)&p->ws, err);
-    if (st == TC_OK)
-        st = tc_gpu_alloc(g, tiles * 4, (void **)&p->counters, err);
-    if (st == TC_OK && tiles)
-        st = TC_CUDA(err, cudaMemsetAsync(p->ws, 0, (size_t)tiles * BRP_H * 32 * 4, g->stream));
-    if (st == TC_OK && tiles)
-        st = TC_CUDA(err, cudaMemsetAsync(p->counters, 0, (size_t)tiles * 4, g->stream));
+        st = item_index<8>(p, &p->items8, nw, wg, rstart, err);
     free(wg);
     free(rstart);
-    free(items);
     return st;
 }
 
@@ -1184,7 +1215,7 @@ static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     if (st == TC_OK)
         st = window_index(p, b, err);
     if (st == TC_OK)
-        st = item_index(p, b, err);
+        st = items_index(p, b, err);
     if (st == TC_OK && res_blocks(p) > INT32_MAX)
         st = tc_error_set(err, TC_ERR_UNSUPPORTED, "brp kernel: %lld residual rows is too many",
                           (long long)p->nres_rows);

@@ -31,5 +31,7 @@ bench_tcmul_sweep brp "$here/bench/results/brp.tsv" "32 64 128 256" "--format br
     tc_window_ms=variants.tc-window_ms
     tc_item_ms=variants.tc-item_ms
     tc_item8_ms=variants.tc-item8_ms
+    tc_item_long_ms=variants.tc-item-long_ms
+    tc_item8_long_ms=variants.tc-item8-long_ms
     cuda_ms=variants.cuda_ms
     $BENCH_CHECK_COLUMNS" "$@"

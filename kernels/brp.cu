@@ -8,8 +8,9 @@
  *      run in different thread blocks);
  *   2. the Residual Row part (Alg. 3): each residual row adds its sum into
  *      its row of C, without atomics (one writer per row, after part 1).
- * There are five variants, timed by tc_kernel_tune; tc, tc-wide and cuda
- * differ in part 1 only, tc-window and tc-item run both parts together:
+ * There are eight variants, timed by tc_kernel_tune; tc, tc-wide and cuda
+ * differ in part 1 only, tc-window and the tc-item ones run both parts
+ * together:
  *   "tc"      Alg. 2 as the paper writes it: one thread block per group; the
  *             group's g = 4 A tiles of 16 x 8 built in shared memory from
  *             local_id and values (zeros elsewhere), old_col_id staged in
@@ -42,6 +43,10 @@
  *             one block, a long window cut over several blocks that meet in
  *             a workspace tile. No zeroing, no atomics in C, and no block
  *             waits on more than one group's loads and the tile's fix-up.
+ *   "tc-item-long", "tc-item8-long" the same, except that on large matrices
+ *             the blocks of a long window give each warp up to
+ *             ITEM_MAX_SHARE of its groups (item_share), so that fewer
+ *             blocks go through the workspace.
  * The tensor-core variants multiply the zeros of the A tiles by real rows of
  * B: an Inf or NaN in row j of B gives 0 * Inf = NaN in rows of a window
  * that has a group using column j, although those rows do not use it
@@ -69,10 +74,19 @@
 #define BRP_G 4
 #define GROUP_NNZ (BRP_G * BRP_W)   /* f = 1 */
 
-enum { V_TC, V_TC_WIDE, V_TC_WINDOW, V_TC_ITEM, V_TC_ITEM8, V_CUDA, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "tc", "tc-wide", "tc-window", "tc-item",
-                                                     "tc-item8", "cuda" };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 0 };
+enum {
+    V_TC, V_TC_WIDE, V_TC_WINDOW, V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG, V_CUDA,
+    NVARIANTS
+};
+static const char *const variant_names[NVARIANTS] = {
+    "tc", "tc-wide", "tc-window", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
+};
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 1, 0 };
+/* The tc-item variants, in enum order: warps per block, and whether the
+   items of long windows give each warp several units (item_share). */
+#define NITEM_VARIANTS 4
+static const int item_warps[NITEM_VARIANTS] = { 4, 8, 4, 8 };
+static const int item_long[NITEM_VARIANTS] = { 0, 0, 1, 1 };
 
 enum { PART_BLOCKS, PART_RESIDUAL, NPARTS };
 static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
@@ -96,6 +110,9 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
    matrix (bench/NOTES.md): 8 keeps windows of 5-8 units in one block, 4
    packs sparse windows tighter. */
 #define TILE_THREADS (BRP_H * 32 / 4)
+/* "tc-item-long", "tc-item8-long": the most units each warp takes in the
+   items of a long window */
+#define ITEM_MAX_SHARE 4
 /* "tc-item": the most windows packed into one item (each costs the block a
    pass over its tile). */
 #define ITEM_MAX_WINDOWS 8
@@ -134,7 +151,7 @@ typedef struct brp_plan {
            window and panel of 32 columns, zero between runs) */
         float *ws;
         int *counters;
-    } items4, items8;
+    } isets[NITEM_VARIANTS];    /* tc-item, tc-item8, tc-item-long, tc-item8-long */
 } brp_plan;
 
 static __device__ __forceinline__ float value_at(const float *__restrict__ val, int64_t e)
@@ -476,20 +493,23 @@ __global__ void __launch_bounds__(WIDE_WARPS * 32)
 /* ------------------------------------------------------------------------ */
 
 /* One thread block of tc-item's launch: up to W units, one per
-   warp, a unit being a group or 32 of a window's residual nonzeros laid out
+   warp, or (ranged) a share of one window's units, several per warp, a unit being a group or 32 of a window's residual nonzeros laid out
    as a group (brp_plan.rlid, rcol, rval). The units are those of the
    windows w0 .. w0 + nwin - 1 (several short windows packed together), or a
-   share of one long window's units (parts > 1: the window is "split", and
+   share of one long window's units (ranged; parts > 1: the window is "split", and
    its items meet in a workspace tile, item_fixup). */
 template <int W> struct brp_item {
-    /* the unit of each warp: index << 4 | residual << 3 | window - w0, or
-       -1 for none */
+    /* parts == 1: the unit of each warp, index << 4 | residual << 3 |
+       window - w0, or -1 for none. ranged: the item's share of one
+       window, whose units i, i + W, ... warp i takes: unit[0] and unit[1]
+       its first group and first residual pseudo-group, unit[2] and unit[3]
+       how many of each. */
     int64_t unit[W];
     int32_t w0;
     int16_t nwin;
-    int16_t parts;
+    int16_t ranged;
+    int32_t parts;
     int32_t split;              /* parts > 1: the window's tile and counter */
-    int32_t unused;
 };
 
 /* C[row][c..c+3] = v, for the elements inside C. */
@@ -564,8 +584,8 @@ static __device__ __forceinline__ void item_fixup(float *tile, int *counter, int
    once, and every row of C is written by this one launch, with no zeroing
    before and no atomics in C. Without `residual`, the residual
    pseudo-groups are left out (the TC Block part alone, for run_part). */
-template <int W>
-__global__ void __launch_bounds__(W * 32)
+template <int W, bool LONG>
+__global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W)
     brp_item_kernel(int panels, const brp_item<W> *__restrict__ items,
                     const uint8_t *__restrict__ lid, const int32_t *__restrict__ col,
                     const float *__restrict__ val, const uint8_t *__restrict__ rlid,
@@ -581,21 +601,34 @@ __global__ void __launch_bounds__(W * 32)
     const int p = (int)(blockIdx.x % panels);
     const int32_t c0 = p * 32;
     const bool vec = n % 4 == 0;
-    const int64_t u = it->unit[warp];
-    const bool res = u >= 0 && (u >> 3 & 1);
     float acc[4][4] = {};
     uint32_t used = 0;
-    if (u >= 0 && (residual || !res))
-        accumulate_group(acc, &used,
-                         res ? load_meta(u >> 4, tig, rlid, rcol, rval) :
-                               load_meta(u >> 4, tig, lid, col, val), B, c0, n, vec, gid);
+    int slot = 0;
+    if (LONG && it->ranged) {
+        const int64_t g0 = it->unit[0], r0 = it->unit[1];
+        const int ng = (int)it->unit[2], nu = ng + (residual ? (int)it->unit[3] : 0);
+#pragma unroll 1
+        for (int i = warp; i < nu; i += W)
+            accumulate_group(acc, &used,
+                             i < ng ? load_meta(g0 + i, tig, lid, col, val) :
+                                      load_meta(r0 + i - ng, tig, rlid, rcol, rval),
+                             B, c0, n, vec, gid);
+    } else {
+        const int64_t u = it->unit[warp];
+        const bool res = u >= 0 && (u >> 3 & 1);
+        if (u >= 0 && (residual || !res))
+            accumulate_group(acc, &used,
+                             res ? load_meta(u >> 4, tig, rlid, rcol, rval) :
+                                   load_meta(u >> 4, tig, lid, col, val), B, c0, n, vec, gid);
+        slot = u >= 0 ? (int)(u & 7) : -1;
+    }
 #pragma unroll
     for (int half = 0; half < 2; half++) {
         *(float4 *)&tile[warp][gid + 8 * half][8 * tig] = acc_row(acc, half, 0);
         *(float4 *)&tile[warp][gid + 8 * half][8 * tig + 4] = acc_row(acc, half, 1);
     }
     if (lane == 0)
-        s_win[warp] = u >= 0 ? (int)(u & 7) : -1;
+        s_win[warp] = slot;
     __syncthreads();
     const bool active = tid < TILE_THREADS;
     const int r = tid / 8 % BRP_H, c4 = 4 * (tid % 8);
@@ -770,14 +803,9 @@ static int64_t rest_blocks(const brp_plan *p)
     return ceil_div(p->nitems * panels(p), WIDE_WARPS);
 }
 
-static const brp_plan::item_set *item_set_of(const brp_plan *p, int v)
-{
-    return v == V_TC_ITEM8 ? &p->items8 : &p->items4;
-}
-
 static int64_t item_blocks(const brp_plan *p, int v)
 {
-    return item_set_of(p, v)->nitem * panels(p);
+    return p->isets[v - V_TC_ITEM].nitem * panels(p);
 }
 
 /* Threads across N in the residual kernel: N rounded up to a warp, at most
@@ -800,7 +828,9 @@ static int64_t variant_blocks(const brp_plan *p, int v)
     case V_TC_WIDE: return wide_blocks(p);
     case V_TC_WINDOW: return window_blocks(p);
     case V_TC_ITEM:
-    case V_TC_ITEM8: return item_blocks(p, v);
+    case V_TC_ITEM8:
+    case V_TC_ITEM_LONG:
+    case V_TC_ITEM8_LONG: return item_blocks(p, v);
     default: return cuda_blocks(p);
     }
 }
@@ -852,16 +882,16 @@ static tc_status run_window(brp_plan *p, const float *B, float *C, int residual,
     return TC_LAUNCHED(err, "brp_window_rest_kernel");
 }
 
-/* tc-item with W warps per block: one launch writes all of C (the residual
-   rows too, unless `residual` is 0). */
-template <int W>
+/* A tc-item variant, W warps per block: one launch writes all of C (the
+   residual rows too, unless `residual` is 0). */
+template <int W, bool LONG>
 static tc_status run_item(brp_plan *p, const brp_plan::item_set *s, const float *B, float *C,
                           int residual, tc_error *err)
 {
     const tc_kplan *b = &p->base;
     if (s->nitem == 0)
         return TC_OK;
-    brp_item_kernel<W><<<(unsigned)(s->nitem * panels(p)), W * 32, 0, b->gpu->stream>>>(
+    brp_item_kernel<W, LONG><<<(unsigned)(s->nitem * panels(p)), W * 32, 0, b->gpu->stream>>>(
         (int)panels(p), (const brp_item<W> *)s->item, p->lid, p->col, p->val, p->rlid, p->rcol,
         p->rval, residual, s->ws, s->counters, B, C, b->rows, b->n);
     return TC_LAUNCHED(err, "brp_item_kernel");
@@ -885,8 +915,10 @@ static tc_status run_tc_part(brp_plan *p, const float *B, float *C, int residual
 {
     switch (p->base.variant) {
     case V_TC_WINDOW: return run_window(p, B, C, residual, err);
-    case V_TC_ITEM: return run_item<4>(p, &p->items4, B, C, residual, err);
-    case V_TC_ITEM8: return run_item<8>(p, &p->items8, B, C, residual, err);
+    case V_TC_ITEM: return run_item<4, false>(p, &p->isets[0], B, C, residual, err);
+    case V_TC_ITEM8: return run_item<8, false>(p, &p->isets[1], B, C, residual, err);
+    case V_TC_ITEM_LONG: return run_item<4, true>(p, &p->isets[2], B, C, residual, err);
+    case V_TC_ITEM8_LONG: return run_item<8, true>(p, &p->isets[3], B, C, residual, err);
     default: return run_blocks(p, B, C, err);
     }
 }
@@ -905,8 +937,7 @@ static tc_status brp_run_part(tc_kplan *base, int part, const float *B, float *C
 static tc_status brp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
 {
     brp_plan *p = (brp_plan *)base;
-    if (base->variant == V_TC_WINDOW || base->variant == V_TC_ITEM ||
-        base->variant == V_TC_ITEM8)
+    if (base->variant != V_TC && base->variant != V_TC_WIDE && base->variant != V_CUDA)
         return run_tc_part(p, B, C, 1, err);
     tc_status st = run_blocks(p, B, C, err);
     return st == TC_OK ? run_residual(p, B, C, err) : st;
@@ -936,10 +967,10 @@ static void brp_free(tc_kplan *base)
     tc_gpu_free(g, p->rlid);
     tc_gpu_free(g, p->rcol);
     tc_gpu_free(g, p->rval);
-    for (brp_plan::item_set *s = &p->items4; s; s = s == &p->items4 ? &p->items8 : NULL) {
-        tc_gpu_free(g, s->item);
-        tc_gpu_free(g, s->ws);
-        tc_gpu_free(g, s->counters);
+    for (int i = 0; i < NITEM_VARIANTS; i++) {
+        tc_gpu_free(g, p->isets[i].item);
+        tc_gpu_free(g, p->isets[i].ws);
+        tc_gpu_free(g, p->isets[i].counters);
     }
     free(p);
 }
@@ -1085,9 +1116,9 @@ static void item_start(brp_item<W> *it, int64_t w, int64_t parts, int64_t split)
         it->unit[i] = -1;
     it->w0 = (int32_t)w;
     it->nwin = 0;
-    it->parts = (int16_t)parts;
+    it->ranged = 0;
+    it->parts = (int32_t)parts;
     it->split = (int32_t)split;
-    it->unused = 0;
 }
 
 /* Adds units [lo, hi) of window w (its ng groups from group first, then its
@@ -1103,15 +1134,17 @@ static void item_add(brp_item<W> *it, int fill, int64_t w, int64_t lo, int64_t h
     it->nwin++;
 }
 
-/* The items of tc-item with W warps per block, uploaded with the workspace
-   into s: a window of more than W units (its groups, wg[w] .., then its
-   residual pseudo-groups, rstart[w] ..) is cut into items of as equal
-   shares as can be; shorter windows are packed in order into items of up
-   to W units and ITEM_MAX_WINDOWS windows (a window of no units takes none,
-   its item writes its rows' zeros). */
+/* The items of a tc-item variant with W warps per block, uploaded with the
+   workspace into s: a window of more than W units (its groups, wg[w] ..,
+   then its residual pseudo-groups, rstart[w] ..) is cut into items of as
+   equal shares as can be, of up to W units (one per warp) or, with `share`
+   (the -long variants), ranged items of up to W x share units; shorter
+   windows are packed in order into items of up to W units and
+   ITEM_MAX_WINDOWS windows (a window of no units takes none, its item
+   writes its rows' zeros). */
 template <int W>
 static tc_status item_index(brp_plan *p, brp_plan::item_set *s, int64_t nw, const int64_t *wg,
-                            const int64_t *rstart, tc_error *err)
+                            const int64_t *rstart, int share, tc_error *err)
 {
     /* each window adds at most one item, or one per W of its units */
     const int64_t most = nw + ceil_div(p->ngroups + p->nrgrp, W);
@@ -1123,7 +1156,7 @@ static tc_status item_index(brp_plan *p, brp_plan::item_set *s, int64_t nw, cons
     for (int64_t w = 0; w < nw; w++) {
         const int64_t ng = wg[w + 1] - wg[w], units = ng + rstart[w + 1] - rstart[w];
         if (units <= W) {
-            if (k < 0 || items[k].parts > 1 || fill + units > W ||
+            if (k < 0 || items[k].parts > 1 || items[k].ranged || fill + units > W ||
                 items[k].nwin == ITEM_MAX_WINDOWS) {
                 item_start(&items[++k], w, 1, -1);
                 fill = 0;
@@ -1132,13 +1165,24 @@ static tc_status item_index(brp_plan *p, brp_plan::item_set *s, int64_t nw, cons
             fill += (int)units;
             continue;
         }
-        const int64_t parts = ceil_div(units, W);
+        const int64_t parts = ceil_div(units, (int64_t)W * share);
         for (int64_t j = 0; j < parts; j++) {
-            item_start(&items[++k], w, parts, nsplit);
-            item_add(&items[k], 0, w, j * units / parts, (j + 1) * units / parts, ng, wg[w],
-                     rstart[w]);
+            const int64_t lo = j * units / parts, hi = (j + 1) * units / parts;
+            brp_item<W> *it = &items[++k];
+            item_start(it, w, parts, parts > 1 ? nsplit : -1);
+            if (share == 1) {
+                item_add(it, 0, w, lo, hi, ng, wg[w], rstart[w]);
+                continue;
+            }
+            const int64_t glo = lo < ng ? lo : ng, ghi = hi < ng ? hi : ng;
+            it->unit[0] = wg[w] + glo;
+            it->unit[1] = rstart[w] + lo - glo;
+            it->unit[2] = ghi - glo;
+            it->unit[3] = (hi - ghi) - (lo - glo);
+            it->nwin = 1;
+            it->ranged = 1;
         }
-        nsplit++;
+        nsplit += parts > 1;
     }
     s->nitem = k + 1;
     s->nsplit = nsplit;
@@ -1157,6 +1201,16 @@ static tc_status item_index(brp_plan *p, brp_plan::item_set *s, int64_t nw, cons
     return st;
 }
 
+/* Units per warp in the -long variants' items of long windows: as many as
+   still leave about two waves of 32 warps per SM on the device (more mean
+   fewer items, each of which waits on the workspace), between 1 and
+   ITEM_MAX_SHARE. */
+static int item_share(const brp_plan *p, const tc_gpu_info *info)
+{
+    const int64_t c = (p->ngroups + p->nrgrp) * panels(p) / ((int64_t)info->sm_count * 64);
+    return c < 1 ? 1 : c > ITEM_MAX_SHARE ? ITEM_MAX_SHARE : (int)c;
+}
+
 /* tc-item's and tc-item8's data: the residual pseudo-groups and each one's
    items. */
 static tc_status items_index(brp_plan *p, const tc_brp *m, tc_error *err)
@@ -1166,10 +1220,12 @@ static tc_status items_index(brp_plan *p, const tc_brp *m, tc_error *err)
     int64_t *rstart = (int64_t *)tc_malloc_array(nw + 1, sizeof *rstart, err);
     tc_status st = wg && rstart ? residual_groups(p, m, nw, wg + nw + 1, rstart, err) :
                                   TC_ERR_NOMEM;
-    if (st == TC_OK)
-        st = item_index<4>(p, &p->items4, nw, wg, rstart, err);
-    if (st == TC_OK)
-        st = item_index<8>(p, &p->items8, nw, wg, rstart, err);
+    const int share = st == TC_OK ? item_share(p, tc_gpu_get_info(p->base.gpu)) : 1;
+    for (int i = 0; i < NITEM_VARIANTS && st == TC_OK; i++) {
+        const int s = item_long[i] ? share : 1;
+        st = item_warps[i] == 4 ? item_index<4>(p, &p->isets[i], nw, wg, rstart, s, err) :
+                                  item_index<8>(p, &p->isets[i], nw, wg, rstart, s, err);
+    }
     free(wg);
     free(rstart);
     return st;

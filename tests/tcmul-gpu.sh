@@ -87,14 +87,14 @@ done
 # but n % 4 == 0; 257: n % 4 != 0)
 for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
     name=$(basename "$m" .mtx.gz)
-    for v in tc tc-wide tc-window tc-item tc-item8 cuda; do
+    for v in tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long cuda; do
         for n in 7 36 257; do
             verify_passes "brp: $name, --variant $v, n=$n" "$m" --format brp --variant "$v" \
                 --cols "$n" --seed $((n + 1))
         done
     done
 done
-for v in tc tc-wide tc-window tc-item tc-item8 cuda; do
+for v in tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long cuda; do
     verify_passes "brp --variant $v: a 5000-nonzero row, n=33" "$T/longrow.mtx" --format brp \
         --variant "$v" --cols 33
     verify_passes "brp --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
@@ -114,15 +114,15 @@ inf_row0 "$DATA/rajat01.mtx.gz" --format brp
 "$TCMUL" --device gpu --verify --tsv --format brp "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
     > "$T/v.tsv"
 spread=
-for v in tc tc-wide tc-window tc-item tc-item8; do
+for v in tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long; do
     spread="$spread $(figure variants ${v}_ms)"
 done
-is "$spread" " skipped skipped skipped skipped skipped" \
+is "$spread" " skipped skipped skipped skipped skipped skipped skipped" \
     "brp, B with an Inf: the tensor-core variants are skipped"
 is "$(figure run variant)" cuda "brp, B with an Inf: cuda runs"
 verify_passes "brp, Inf in B row 0, --variant cuda: not spread" "$DATA/rajat01.mtx.gz" \
     --format brp -B "$T/Binf.mtx" --variant cuda
-for v in tc tc-wide tc-window tc-item tc-item8; do
+for v in tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long; do
     "$TCMUL" --device gpu --format brp --variant $v --verify --tsv "$DATA/rajat01.mtx.gz" \
         -B "$T/Binf.mtx" > "$T/v.tsv" 2> /dev/null
     [ $? -eq 1 ] && [ "$(figure verify nonfinite)" -gt 0 ]
@@ -143,7 +143,7 @@ ok $? "brp --bench: speedup over cuSPARSE ($speedup, $(figure baseline variant))
 
 # tc-item's split windows leave their workspace zero for the next run: the
 # last of 20 timed runs (a window of 5000 nonzeros cut into items) is right.
-for v in tc-item tc-item8; do
+for v in tc-item tc-item8 tc-item-long tc-item8-long; do
     verify_passes "brp --variant $v --bench --verify: split windows, run after run" \
         "$T/longrow.mtx" --format brp --variant $v --cols 64 --bench --iters 20
 done

@@ -113,8 +113,8 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
 /* "tc-item-long", "tc-item8-long": the most units each warp takes in the
    items of a long window */
 #define ITEM_MAX_SHARE 4
-/* "tc-item": the most windows packed into one item (each costs the block a
-   pass over its tile). */
+/* The tc-item variants: the most windows packed into one item (each costs
+   the block a pass over its tiles). */
 #define ITEM_MAX_WINDOWS 8
 /* The residual kernel's block: threads across N, a few rows per block. */
 #define RES_THREADS 256
@@ -137,7 +137,7 @@ typedef struct brp_plan {
     int64_t nwin, nitems;
     int64_t *win_grp, *win_res, *items;
     int window_warps;           /* tc-window: warps per window block */
-    /* tc-item and tc-item8: each window's residual nonzeros laid out as
+    /* the tc-item variants: each window's residual nonzeros laid out as
        groups of 32 (local_id, old_col_id, value; the last one padded with
        value 0), and each variant's items */
     int64_t nrgrp;
@@ -492,12 +492,13 @@ __global__ void __launch_bounds__(WIDE_WARPS * 32)
 /* TC Block and Residual Row parts together, balanced: "tc-item"             */
 /* ------------------------------------------------------------------------ */
 
-/* One thread block of tc-item's launch: up to W units, one per
-   warp, or (ranged) a share of one window's units, several per warp, a unit being a group or 32 of a window's residual nonzeros laid out
-   as a group (brp_plan.rlid, rcol, rval). The units are those of the
-   windows w0 .. w0 + nwin - 1 (several short windows packed together), or a
-   share of one long window's units (ranged; parts > 1: the window is "split", and
-   its items meet in a workspace tile, item_fixup). */
+/* One thread block of a tc-item launch, W warps. A unit is a group or 32 of
+   a window's residual nonzeros laid out as a group (brp_plan.rlid, rcol,
+   rval). An item holds up to W units of the windows w0 .. w0 + nwin - 1,
+   one per warp (several short windows packed together, or a share of a
+   long one), or, ranged (the -long variants), a share of one long window's
+   units, several per warp. parts > 1: the window is "split" over several
+   items, which meet in a workspace tile (item_fixup). */
 template <int W> struct brp_item {
     /* parts == 1: the unit of each warp, index << 4 | residual << 3 |
        window - w0, or -1 for none. ranged: the item's share of one
@@ -542,13 +543,13 @@ static __device__ __forceinline__ void red4(float *p, float4 v)
 #endif
 }
 
-/* The end of an item of a split window, for every thread of the block, of
-   which those `active` hold elements [r][c4 .. c4 + 3] of the window's tile
-   (sum: the item's part):
-   the part is added into the window's workspace tile (this panel's), and
-   the item that finds all the others done (the threadFenceReduction
-   pattern: each item's adds are fenced before it counts itself) stores the
-   tile into C and leaves the tile and the counter zero for the next run. */
+/* The end of an item of a split window, called by every thread of the
+   block; those `active` hold elements [r][c4 .. c4 + 3] of the window's
+   tile (sum: the item's part). The part is added into the window's
+   workspace tile (this panel's), and the item that finds all the others
+   done (the threadFenceReduction pattern: each item's adds are fenced
+   before it counts itself) stores the tile into C and leaves the tile and
+   the counter zero for the next run. */
 static __device__ __forceinline__ void item_fixup(float *tile, int *counter, int parts,
                                                   bool active, float4 sum, int r, int c4,
                                                   float *C, int64_t row, int32_t c0,
@@ -575,15 +576,18 @@ static __device__ __forceinline__ void item_fixup(float *tile, int *counter, int
 }
 
 /* Block `b` multiplies item b / panels by the 32 columns [32 p, 32 p + 32)
-   of B, p = b % panels: each warp its unit (accumulate_group; a residual
-   pseudo-group's padding has value 0) into a tile of its own in shared
-   memory; then thread t < TILE_THREADS sums element [t / 8][4 (t % 8) .. + 3] of each of
-   the item's windows over the warps of that window and stores it, or adds
-   it through item_fixup when the window is split. Every unit is one chain
-   of loads (unit, metadata, B) with all of a window's units in flight at
+   of B, p = b % panels: each warp its unit, or its units i, i + W, ... of a
+   ranged item (accumulate_group; a residual pseudo-group's padding has
+   value 0), into a tile of its own in shared memory; then thread
+   t < TILE_THREADS sums element [t / 8][4 (t % 8) .. + 3] of each of the
+   item's windows over the warps of that window and stores it, or adds it
+   through item_fixup when the window is split. Every unit is one chain of
+   loads (item, metadata, B) with all of the item's units in flight at
    once, and every row of C is written by this one launch, with no zeroing
    before and no atomics in C. Without `residual`, the residual
-   pseudo-groups are left out (the TC Block part alone, for run_part). */
+   pseudo-groups are left out (the TC Block part alone, for run_part). LONG
+   (the -long variants) compiles the ranged loop in; without it the kernel
+   keeps 64 registers, 32 warps per SM. */
 template <int W, bool LONG>
 __global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W)
     brp_item_kernel(int panels, const brp_item<W> *__restrict__ items,

@@ -82,11 +82,10 @@ static const char *const variant_names[NVARIANTS] = {
     "tc", "tc-wide", "tc-window", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
 };
 static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 1, 0 };
-/* The tc-item variants, in enum order: warps per block, and whether the
-   items of long windows give each warp several units (item_share). */
+/* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG: 4 and 8 warps per
+   block, then the same whose items of long windows give each warp several
+   units (item_share). */
 #define NITEM_VARIANTS 4
-static const int item_warps[NITEM_VARIANTS] = { 4, 8, 4, 8 };
-static const int item_long[NITEM_VARIANTS] = { 0, 0, 1, 1 };
 
 enum { PART_BLOCKS, PART_RESIDUAL, NPARTS };
 static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
@@ -115,7 +114,7 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
 #define ITEM_MAX_SHARE 4
 /* The tc-item variants: the most windows packed into one item (each costs
    the block a pass over its tiles). */
-#define ITEM_MAX_WINDOWS 8
+#define ITEM_MAX_WINDOWS 8     /* 3 bits of a unit's code (brp_item) */
 /* The residual kernel's block: threads across N, a few rows per block. */
 #define RES_THREADS 256
 
@@ -530,19 +529,6 @@ static __device__ __forceinline__ void store4(float *C, int64_t row, int32_t c, 
             p[i] = x[i];
 }
 
-/* *p += v, p 16-byte aligned (a workspace tile). */
-static __device__ __forceinline__ void red4(float *p, float4 v)
-{
-#if __CUDA_ARCH__ >= 900
-    atomicAdd((float4 *)p, v);
-#else
-    atomicAdd(p, v.x);
-    atomicAdd(p + 1, v.y);
-    atomicAdd(p + 2, v.z);
-    atomicAdd(p + 3, v.w);
-#endif
-}
-
 /* The end of an item of a split window, called by every thread of the
    block; those `active` hold elements [r][c4 .. c4 + 3] of the window's
    tile (sum: the item's part). The part is added into the window's
@@ -558,7 +544,7 @@ static __device__ __forceinline__ void item_fixup(float *tile, int *counter, int
 {
     float *t = tile + r * 32 + c4;
     if (active)
-        red4(t, sum);
+        add4(tile, r, c4, 32, true, sum);   /* a 16 x 32 tile, 16-byte aligned */
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0)
@@ -941,9 +927,10 @@ static tc_status brp_run_part(tc_kplan *base, int part, const float *B, float *C
 static tc_status brp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
 {
     brp_plan *p = (brp_plan *)base;
-    if (base->variant != V_TC && base->variant != V_TC_WIDE && base->variant != V_CUDA)
-        return run_tc_part(p, B, C, 1, err);
-    tc_status st = run_blocks(p, B, C, err);
+    const int v = base->variant;
+    tc_status st = run_tc_part(p, B, C, 1, err);
+    if (v == V_TC_WINDOW || (v >= V_TC_ITEM && v <= V_TC_ITEM8_LONG))
+        return st;      /* the residual rows ran inside the launch */
     return st == TC_OK ? run_residual(p, B, C, err) : st;
 }
 
@@ -1026,12 +1013,11 @@ static int64_t *window_starts(const brp_plan *p, const tc_brp *m, int64_t nw, tc
     return wg;
 }
 
-/* tc-window's index, uploaded beside the format's arrays: where each
-   window's groups and residual rows start, and the later chunks of the long
-   windows. */
-static tc_status window_index(brp_plan *p, const tc_brp *m, tc_error *err)
+/* tc-window's index, uploaded beside the format's arrays: where each of the
+   nw windows' groups and residual rows start (wg, from window_starts), and
+   the later chunks of the long windows. */
+static tc_status window_index(brp_plan *p, int64_t nw, const int64_t *wg, tc_error *err)
 {
-    const int64_t nw = ceil_div(m->base.rows, BRP_H);
     /* warps per window block: half the mean groups per window, as a power
        of two, so that the typical window is one step of its warps and the
        blocks of sparse windows hold no idle warps (their registers limit
@@ -1041,9 +1027,6 @@ static tc_status window_index(brp_plan *p, const tc_brp *m, tc_error *err)
     while (p->window_warps < WINDOW_MAX_WARPS && p->window_warps < half_mean)
         p->window_warps *= 2;
     const int64_t per_block = 2 * p->window_warps;
-    int64_t *wg = window_starts(p, m, nw, err);
-    if (!wg)
-        return TC_ERR_NOMEM;
     const int64_t *wr = wg + nw + 1;
     int64_t nitems = 0;
     for (int64_t w = 0; w < nw; w++)
@@ -1063,7 +1046,6 @@ static tc_status window_index(brp_plan *p, const tc_brp *m, tc_error *err)
         st = tc_gpu_upload_new(p->base.gpu, wr, (nw + 1) * 8, (void **)&p->win_res, err);
     if (st == TC_OK)
         st = tc_gpu_upload_new(p->base.gpu, items, nitems * 8, (void **)&p->items, err);
-    free(wg);
     free(items);
     return st;
 }
@@ -1215,22 +1197,22 @@ static int item_share(const brp_plan *p, const tc_gpu_info *info)
     return c < 1 ? 1 : c > ITEM_MAX_SHARE ? ITEM_MAX_SHARE : (int)c;
 }
 
-/* tc-item's and tc-item8's data: the residual pseudo-groups and each one's
-   items. */
-static tc_status items_index(brp_plan *p, const tc_brp *m, tc_error *err)
+/* The tc-item variants' data, from the nw windows' starts (wg): the
+   residual pseudo-groups, and each variant's items (isets in enum order). */
+static tc_status items_index(brp_plan *p, const tc_brp *m, int64_t nw, const int64_t *wg,
+                             tc_error *err)
 {
-    const int64_t nw = ceil_div(m->base.rows, BRP_H);
-    int64_t *wg = window_starts(p, m, nw, err);
     int64_t *rstart = (int64_t *)tc_malloc_array(nw + 1, sizeof *rstart, err);
-    tc_status st = wg && rstart ? residual_groups(p, m, nw, wg + nw + 1, rstart, err) :
-                                  TC_ERR_NOMEM;
+    tc_status st = rstart ? residual_groups(p, m, nw, wg + nw + 1, rstart, err) : TC_ERR_NOMEM;
     const int share = st == TC_OK ? item_share(p, tc_gpu_get_info(p->base.gpu)) : 1;
-    for (int i = 0; i < NITEM_VARIANTS && st == TC_OK; i++) {
-        const int s = item_long[i] ? share : 1;
-        st = item_warps[i] == 4 ? item_index<4>(p, &p->isets[i], nw, wg, rstart, s, err) :
-                                  item_index<8>(p, &p->isets[i], nw, wg, rstart, s, err);
-    }
-    free(wg);
+    if (st == TC_OK)
+        st = item_index<4>(p, &p->isets[0], nw, wg, rstart, 1, err);
+    if (st == TC_OK)
+        st = item_index<8>(p, &p->isets[1], nw, wg, rstart, 1, err);
+    if (st == TC_OK)
+        st = item_index<4>(p, &p->isets[2], nw, wg, rstart, share, err);
+    if (st == TC_OK)
+        st = item_index<8>(p, &p->isets[3], nw, wg, rstart, share, err);
     free(rstart);
     return st;
 }
@@ -1271,11 +1253,16 @@ static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
         p->base.part_names[i] = part_names[i];
     p->base.part_nnz[PART_BLOCKS] = p->ngroups * GROUP_NNZ;
     p->base.part_nnz[PART_RESIDUAL] = p->nres_nnz;
+    const int64_t nw = ceil_div(b->base.rows, BRP_H);
     tc_status st = upload(p, b, err);
+    int64_t *wg = st == TC_OK ? window_starts(p, b, nw, err) : NULL;
+    if (st == TC_OK && !wg)
+        st = TC_ERR_NOMEM;
     if (st == TC_OK)
-        st = window_index(p, b, err);
+        st = window_index(p, nw, wg, err);
     if (st == TC_OK)
-        st = items_index(p, b, err);
+        st = items_index(p, b, nw, wg, err);
+    free(wg);
     if (st == TC_OK && res_blocks(p) > INT32_MAX)
         st = tc_error_set(err, TC_ERR_UNSUPPORTED, "brp kernel: %lld residual rows is too many",
                           (long long)p->nres_rows);

@@ -73,6 +73,9 @@ sets=$(figure bench operand_sets)
 awk -v s="$sets" 'BEGIN { exit !(s > 1) }'; ok $? "operands that fit in L2 are rotated ($sets sets)"
 
 # ---- brp (kernels/brp.cu): built from A, every matrix, tails of N included
+# The tensor-core variants (each spreads an Inf of B, see below); "cuda" is
+# the one that does not.
+brp_tc="tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long"
 for m in "$data"/*.mtx.gz; do
     name=$(basename "$m" .mtx.gz)
     for n in 1 7 32 64 128 256 257; do
@@ -87,14 +90,14 @@ done
 # but n % 4 == 0; 257: n % 4 != 0)
 for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
     name=$(basename "$m" .mtx.gz)
-    for v in tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long cuda; do
+    for v in $brp_tc cuda; do
         for n in 7 36 257; do
             verify_passes "brp: $name, --variant $v, n=$n" "$m" --format brp --variant "$v" \
                 --cols "$n" --seed $((n + 1))
         done
     done
 done
-for v in tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long cuda; do
+for v in $brp_tc cuda; do
     verify_passes "brp --variant $v: a 5000-nonzero row, n=33" "$T/longrow.mtx" --format brp \
         --variant "$v" --cols 33
     verify_passes "brp --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
@@ -114,7 +117,7 @@ inf_row0 "$DATA/rajat01.mtx.gz" --format brp
 "$TCMUL" --device gpu --verify --tsv --format brp "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
     > "$T/v.tsv"
 spread=
-for v in tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long; do
+for v in $brp_tc; do
     spread="$spread $(figure variants ${v}_ms)"
 done
 is "$spread" " skipped skipped skipped skipped skipped skipped skipped" \
@@ -122,7 +125,7 @@ is "$spread" " skipped skipped skipped skipped skipped skipped skipped" \
 is "$(figure run variant)" cuda "brp, B with an Inf: cuda runs"
 verify_passes "brp, Inf in B row 0, --variant cuda: not spread" "$DATA/rajat01.mtx.gz" \
     --format brp -B "$T/Binf.mtx" --variant cuda
-for v in tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long; do
+for v in $brp_tc; do
     "$TCMUL" --device gpu --format brp --variant $v --verify --tsv "$DATA/rajat01.mtx.gz" \
         -B "$T/Binf.mtx" > "$T/v.tsv" 2> /dev/null
     [ $? -eq 1 ] && [ "$(figure verify nonfinite)" -gt 0 ]

@@ -31,6 +31,10 @@ columns="$BENCH_SPMM_COLUMNS
     variant=run.variant
     tc_ms=variants.tc_ms
     tc_fly_ms=variants.tc-fly_ms
+    tc_item_ms=variants.tc-item_ms
+    tc_item8_ms=variants.tc-item8_ms
+    tc_item_long_ms=variants.tc-item-long_ms
+    tc_item8_long_ms=variants.tc-item8-long_ms
     cuda_ms=variants.cuda_ms
     $BENCH_CHECK_COLUMNS"
 bench_reordered_sweep rstile wjaccard "$here/bench/results/rstile.tsv" "32 64 128 256" \

@@ -67,6 +67,7 @@
 #include "gpu_internal.h"
 #include "brp.h"
 #include "mma.cuh"
+#include "items.cuh"
 
 /* The parameters the kernels are written for (seed 000, Section IV-A). */
 #define BRP_H 16
@@ -104,17 +105,12 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
 #define WINDOW_MAX_WARPS 8
 #define REST_CHUNK 4
 /* "tc-item" and "tc-item8": 4 and 8 warps per block, one unit (group or
-   residual pseudo-group) each; the block's first TILE_THREADS threads then
-   store a 16 x 32 tile, one float4 each. Neither size is best on every
+   residual pseudo-group) each (items.cuh). Neither size is best on every
    matrix (bench/NOTES.md): 8 keeps windows of 5-8 units in one block, 4
    packs sparse windows tighter. */
-#define TILE_THREADS (BRP_H * 32 / 4)
 /* "tc-item-long", "tc-item8-long": the most units each warp takes in the
    items of a long window */
 #define ITEM_MAX_SHARE 4
-/* The tc-item variants: the most windows packed into one item (each costs
-   the block a pass over its tiles). */
-#define ITEM_MAX_WINDOWS 8     /* 3 bits of a unit's code (brp_item) */
 /* The residual kernel's block: threads across N, a few rows per block. */
 #define RES_THREADS 256
 
@@ -143,14 +139,7 @@ typedef struct brp_plan {
     uint8_t *rlid;
     int32_t *rcol;
     float *rval;
-    struct item_set {
-        int64_t nitem, nsplit;
-        void *item;             /* brp_item<warps> */
-        /* the workspace tiles and counters of the split windows (one per
-           window and panel of 32 columns, zero between runs) */
-        float *ws;
-        int *counters;
-    } isets[NITEM_VARIANTS];    /* tc-item, tc-item8, tc-item-long, tc-item8-long */
+    tc_item_set isets[NITEM_VARIANTS]; /* tc-item, tc-item8, tc-item-long, tc-item8-long */
 } brp_plan;
 
 static __device__ __forceinline__ float value_at(const float *__restrict__ val, int64_t e)
@@ -228,37 +217,6 @@ __global__ void brp_tc_kernel(const int32_t *__restrict__ win, const uint8_t *__
 /* TC Block part, "tc-wide"                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The four B values of row `row` at columns c..c+3 (those inside B). */
-static __device__ __forceinline__ float4 load_b4(const float *__restrict__ B, int64_t row,
-                                                 int32_t c, int32_t n, bool vec)
-{
-    const float *p = B + row * n + c;
-    if (vec)    /* n % 4 == 0: the four are 16-byte aligned, all in or all out */
-        return c < n ? __ldg((const float4 *)p) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    return make_float4(c < n ? __ldg(p) : 0.0f, c + 1 < n ? __ldg(p + 1) : 0.0f,
-                       c + 2 < n ? __ldg(p + 2) : 0.0f, c + 3 < n ? __ldg(p + 3) : 0.0f);
-}
-
-/* C[row][c..c+3] += v, for the elements inside C: one vector atomic where
-   the hardware has it (sm_90) and the four are aligned. */
-static __device__ __forceinline__ void add4(float *C, int64_t row, int32_t c, int32_t n,
-                                            bool vec, float4 v)
-{
-    float *p = C + row * n + c;
-#if __CUDA_ARCH__ >= 900
-    if (vec) {
-        if (c < n)
-            atomicAdd((float4 *)p, v);
-        return;
-    }
-#endif
-    const float x[4] = { v.x, v.y, v.z, v.w };
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-        if (c + i < n)
-            atomicAdd(p + i, x[i]);
-}
-
 /* The metadata of one group that a lane needs in tc-wide and tc-window: its
    entries 8 tig .. 8 tig + 7 (see accumulate_group). */
 struct group_meta {
@@ -314,7 +272,7 @@ static __device__ __forceinline__ void accumulate_group(float acc[4][4], uint32_
         mine |= 1u << r;
         a[4 * (j / 2) + 2 * (j % 2)] = tc_tf32(r == gid ? vals[j] : 0.0f);
         a[4 * (j / 2) + 2 * (j % 2) + 1] = tc_tf32(r == gid + 8 ? vals[j] : 0.0f);
-        b[j] = load_b4(B, cols[j], c0 + 4 * gid, n, vec);
+        b[j] = tc_load_b4(B, cols[j], c0 + 4 * gid, n, vec);
     }
 #pragma unroll
     for (int k = 0; k < BRP_G; k++) {
@@ -325,14 +283,6 @@ static __device__ __forceinline__ void accumulate_group(float acc[4][4], uint32_
         tc_mma_m16n8k8_tf32(acc[3], a + 4 * k, tc_tf32(lo.w), tc_tf32(hi.w));
     }
     *used |= __reduce_or_sync(0xffffffffu, mine);
-}
-
-/* The lane's 8 columns of row gid (half 0) or gid + 8 (half 1) of acc, as
-   two float4 (columns c0 + 8 tig + 0..3 and + 4..7). */
-static __device__ __forceinline__ float4 acc_row(const float acc[4][4], int half, int part)
-{
-    const int i = 2 * half + part;
-    return make_float4(acc[0][i], acc[1][i], acc[2][i], acc[3][i]);
 }
 
 /* C[window rows][c0 .. c0 + 32) += acc, atomically, for the rows in used. */
@@ -347,8 +297,8 @@ static __device__ __forceinline__ void flush_atomic(float *C, const float acc[4]
         const int64_t row = (int64_t)window * BRP_H + r;
         if (!(used >> r & 1) || row >= rows)
             continue;
-        add4(C, row, c0 + 8 * tig, n, vec, acc_row(acc, half, 0));
-        add4(C, row, c0 + 8 * tig + 4, n, vec, acc_row(acc, half, 1));
+        tc_add4(C, row, c0 + 8 * tig, n, vec, tc_acc_row(acc, half, 0));
+        tc_add4(C, row, c0 + 8 * tig + 4, n, vec, tc_acc_row(acc, half, 1));
     }
 }
 
@@ -491,83 +441,11 @@ __global__ void __launch_bounds__(WIDE_WARPS * 32)
 /* TC Block and Residual Row parts together, balanced: "tc-item"             */
 /* ------------------------------------------------------------------------ */
 
-/* One thread block of a tc-item launch, W warps. A unit is a group or 32 of
-   a window's residual nonzeros laid out as a group (brp_plan.rlid, rcol,
-   rval). An item holds up to W units of the windows w0 .. w0 + nwin - 1,
-   one per warp (several short windows packed together, or a share of a
-   long one), or, ranged (the -long variants), a share of one long window's
-   units, several per warp. parts > 1: the window is "split" over several
-   items, which meet in a workspace tile (item_fixup). */
-template <int W> struct brp_item {
-    /* parts == 1: the unit of each warp, index << 4 | residual << 3 |
-       window - w0, or -1 for none. ranged: the item's share of one
-       window, whose units i, i + W, ... warp i takes: unit[0] and unit[1]
-       its first group and first residual pseudo-group, unit[2] and unit[3]
-       how many of each. */
-    int64_t unit[W];
-    int32_t w0;
-    int16_t nwin;
-    int16_t ranged;
-    int32_t parts;
-    int32_t split;              /* parts > 1: the window's tile and counter */
-};
-
-/* C[row][c..c+3] = v, for the elements inside C. */
-static __device__ __forceinline__ void store4(float *C, int64_t row, int32_t c, int32_t n,
-                                              bool vec, float4 v)
-{
-    float *p = C + row * n + c;
-    if (vec) {
-        if (c < n)
-            *(float4 *)p = v;
-        return;
-    }
-    const float x[4] = { v.x, v.y, v.z, v.w };
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-        if (c + i < n)
-            p[i] = x[i];
-}
-
-/* The end of an item of a split window, called by every thread of the
-   block; those `active` hold elements [r][c4 .. c4 + 3] of the window's
-   tile (sum: the item's part). The part is added into the window's
-   workspace tile (this panel's), and the item that finds all the others
-   done (the threadFenceReduction pattern: each item's adds are fenced
-   before it counts itself) stores the tile into C and leaves the tile and
-   the counter zero for the next run. */
-static __device__ __forceinline__ void item_fixup(float *tile, int *counter, int parts,
-                                                  bool active, float4 sum, int r, int c4,
-                                                  float *C, int64_t row, int32_t c0,
-                                                  int32_t rows, int32_t n, bool vec,
-                                                  int *s_last)
-{
-    float *t = tile + r * 32 + c4;
-    if (active)
-        add4(tile, r, c4, 32, true, sum);   /* a 16 x 32 tile, 16-byte aligned */
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        *s_last = atomicAdd(counter, 1) == parts - 1;
-    __syncthreads();
-    if (!*s_last || !active)
-        return;
-    __threadfence();
-    const float4 total = __ldcg((const float4 *)t);
-    if (row < rows)
-        store4(C, row, c0 + c4, n, vec, total);
-    *(float4 *)t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (threadIdx.x == 0)
-        *counter = 0;
-}
-
 /* Block `b` multiplies item b / panels by the 32 columns [32 p, 32 p + 32)
    of B, p = b % panels: each warp its unit, or its units i, i + W, ... of a
    ranged item (accumulate_group; a residual pseudo-group's padding has
-   value 0), into a tile of its own in shared memory; then thread
-   t < TILE_THREADS sums element [t / 8][4 (t % 8) .. + 3] of each of the
-   item's windows over the warps of that window and stores it, or adds it
-   through item_fixup when the window is split. Every unit is one chain of
+   value 0), into a tile of its own in shared memory, which tc_item_finish
+   adds up per window and stores (items.cuh). Every unit is one chain of
    loads (item, metadata, B) with all of the item's units in flight at
    once, and every row of C is written by this one launch, with no zeroing
    before and no atomics in C. Without `residual`, the residual
@@ -576,18 +454,17 @@ static __device__ __forceinline__ void item_fixup(float *tile, int *counter, int
    keeps 64 registers, 32 warps per SM. */
 template <int W, bool LONG>
 __global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W)
-    brp_item_kernel(int panels, const brp_item<W> *__restrict__ items,
+    brp_item_kernel(int panels, const tc_item<W> *__restrict__ items,
                     const uint8_t *__restrict__ lid, const int32_t *__restrict__ col,
                     const float *__restrict__ val, const uint8_t *__restrict__ rlid,
                     const int32_t *__restrict__ rcol, const float *__restrict__ rval,
                     int residual, float *ws, int *counters, const float *__restrict__ B,
                     float *C, int32_t rows, int32_t n)
 {
-    static_assert(W * 32 >= TILE_THREADS, "tc-item: a thread per float4 of a tile");
-    __shared__ __align__(16) float tile[W][BRP_H][36];    /* 36: fewer bank conflicts */
+    __shared__ __align__(16) float tile[W][TC_ITEM_ROWS][TC_ITEM_PITCH];
     __shared__ int s_win[W], s_last;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, gid = lane >> 2, tig = lane & 3;
-    const brp_item<W> *it = items + blockIdx.x / panels;
+    const tc_item<W> *it = items + blockIdx.x / panels;
     const int p = (int)(blockIdx.x % panels);
     const int32_t c0 = p * 32;
     const bool vec = n % 4 == 0;
@@ -604,44 +481,19 @@ __global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W)
                                       load_meta(r0 + i - ng, tig, rlid, rcol, rval),
                              B, c0, n, vec, gid);
     } else {
-        const int64_t u = it->unit[warp];
-        const bool res = u >= 0 && (u >> 3 & 1);
+        const int64_t u = it->unit[warp], g = tc_unit_payload(u);
+        const bool res = u >= 0 && tc_unit_residual(u);
         if (u >= 0 && (residual || !res))
             accumulate_group(acc, &used,
-                             res ? load_meta(u >> 4, tig, rlid, rcol, rval) :
-                                   load_meta(u >> 4, tig, lid, col, val), B, c0, n, vec, gid);
+                             res ? load_meta(g, tig, rlid, rcol, rval) :
+                                   load_meta(g, tig, lid, col, val), B, c0, n, vec, gid);
         slot = u >= 0 ? (int)(u & 7) : -1;
     }
-#pragma unroll
-    for (int half = 0; half < 2; half++) {
-        *(float4 *)&tile[warp][gid + 8 * half][8 * tig] = acc_row(acc, half, 0);
-        *(float4 *)&tile[warp][gid + 8 * half][8 * tig + 4] = acc_row(acc, half, 1);
-    }
+    tc_item_tile_put(tile[warp], acc);
     if (lane == 0)
         s_win[warp] = slot;
     __syncthreads();
-    const bool active = tid < TILE_THREADS;
-    const int r = tid / 8 % BRP_H, c4 = 4 * (tid % 8);
-    const int32_t w0 = it->w0, nwin = it->nwin, parts = it->parts;
-    for (int j = 0; j < nwin; j++) {
-        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-        for (int k = 0; k < W; k++)
-            if (active && s_win[k] == j) {
-                const float4 t = *(const float4 *)&tile[k][r][c4];
-                sum.x += t.x;
-                sum.y += t.y;
-                sum.z += t.z;
-                sum.w += t.w;
-            }
-        const int64_t row = (int64_t)(w0 + j) * BRP_H + r;
-        if (parts > 1)
-            item_fixup(ws + ((int64_t)it->split * panels + p) * BRP_H * 32,
-                       counters + (int64_t)it->split * panels + p, parts, active, sum, r, c4, C,
-                       row, c0, rows, n, vec, &s_last);
-        else if (active && row < rows)
-            store4(C, row, c0 + c4, n, vec, sum);
-    }
+    tc_item_finish<W>(it, tile, s_win, &s_last, ws, counters, panels, p, NULL, C, rows, n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -875,14 +727,14 @@ static tc_status run_window(brp_plan *p, const float *B, float *C, int residual,
 /* A tc-item variant, W warps per block: one launch writes all of C (the
    residual rows too, unless `residual` is 0). */
 template <int W, bool LONG>
-static tc_status run_item(brp_plan *p, const brp_plan::item_set *s, const float *B, float *C,
+static tc_status run_item(brp_plan *p, const tc_item_set *s, const float *B, float *C,
                           int residual, tc_error *err)
 {
     const tc_kplan *b = &p->base;
     if (s->nitem == 0)
         return TC_OK;
     brp_item_kernel<W, LONG><<<(unsigned)(s->nitem * panels(p)), W * 32, 0, b->gpu->stream>>>(
-        (int)panels(p), (const brp_item<W> *)s->item, p->lid, p->col, p->val, p->rlid, p->rcol,
+        (int)panels(p), (const tc_item<W> *)s->item, p->lid, p->col, p->val, p->rlid, p->rcol,
         p->rval, residual, s->ws, s->counters, B, C, b->rows, b->n);
     return TC_LAUNCHED(err, "brp_item_kernel");
 }
@@ -958,11 +810,8 @@ static void brp_free(tc_kplan *base)
     tc_gpu_free(g, p->rlid);
     tc_gpu_free(g, p->rcol);
     tc_gpu_free(g, p->rval);
-    for (int i = 0; i < NITEM_VARIANTS; i++) {
-        tc_gpu_free(g, p->isets[i].item);
-        tc_gpu_free(g, p->isets[i].ws);
-        tc_gpu_free(g, p->isets[i].counters);
-    }
+    for (int i = 0; i < NITEM_VARIANTS; i++)
+        tc_item_set_free(g, &p->isets[i]);
     free(p);
 }
 
@@ -1094,99 +943,6 @@ static tc_status residual_groups(brp_plan *p, const tc_brp *m, int64_t nw, const
     return st;
 }
 
-/* A new tc-item item starting at window w, of no units yet. */
-template <int W>
-static void item_start(brp_item<W> *it, int64_t w, int64_t parts, int64_t split)
-{
-    for (int i = 0; i < W; i++)
-        it->unit[i] = -1;
-    it->w0 = (int32_t)w;
-    it->nwin = 0;
-    it->ranged = 0;
-    it->parts = (int32_t)parts;
-    it->split = (int32_t)split;
-}
-
-/* Adds units [lo, hi) of window w (its ng groups from group first, then its
-   residual pseudo-groups from rfirst) to item it, which holds `fill`
-   units, as its next window. */
-template <int W>
-static void item_add(brp_item<W> *it, int fill, int64_t w, int64_t lo, int64_t hi, int64_t ng,
-                     int64_t first, int64_t rfirst)
-{
-    const int64_t slot = w - it->w0;
-    for (int64_t u = lo; u < hi; u++)
-        it->unit[fill++] = (u < ng ? (first + u) << 4 : (rfirst + u - ng) << 4 | 8) | slot;
-    it->nwin++;
-}
-
-/* The items of a tc-item variant with W warps per block, uploaded with the
-   workspace into s: a window of more than W units (its groups, wg[w] ..,
-   then its residual pseudo-groups, rstart[w] ..) is cut into items of as
-   equal shares as can be, of up to W units (one per warp) or, with `share`
-   (the -long variants), ranged items of up to W x share units; shorter
-   windows are packed in order into items of up to W units and
-   ITEM_MAX_WINDOWS windows (a window of no units takes none, its item
-   writes its rows' zeros). */
-template <int W>
-static tc_status item_index(brp_plan *p, brp_plan::item_set *s, int64_t nw, const int64_t *wg,
-                            const int64_t *rstart, int share, tc_error *err)
-{
-    /* each window adds at most one item, or one per W of its units */
-    const int64_t most = nw + ceil_div(p->ngroups + p->nrgrp, W);
-    brp_item<W> *items = (brp_item<W> *)tc_malloc_array(most, sizeof *items, err);
-    if (!items)
-        return TC_ERR_NOMEM;
-    int64_t k = -1, nsplit = 0;
-    int fill = 0;   /* units in item k */
-    for (int64_t w = 0; w < nw; w++) {
-        const int64_t ng = wg[w + 1] - wg[w], units = ng + rstart[w + 1] - rstart[w];
-        if (units <= W) {
-            if (k < 0 || items[k].parts > 1 || items[k].ranged || fill + units > W ||
-                items[k].nwin == ITEM_MAX_WINDOWS) {
-                item_start(&items[++k], w, 1, -1);
-                fill = 0;
-            }
-            item_add(&items[k], fill, w, 0, units, ng, wg[w], rstart[w]);
-            fill += (int)units;
-            continue;
-        }
-        const int64_t parts = ceil_div(units, (int64_t)W * share);
-        for (int64_t j = 0; j < parts; j++) {
-            const int64_t lo = j * units / parts, hi = (j + 1) * units / parts;
-            brp_item<W> *it = &items[++k];
-            item_start(it, w, parts, parts > 1 ? nsplit : -1);
-            if (share == 1) {
-                item_add(it, 0, w, lo, hi, ng, wg[w], rstart[w]);
-                continue;
-            }
-            const int64_t glo = lo < ng ? lo : ng, ghi = hi < ng ? hi : ng;
-            it->unit[0] = wg[w] + glo;
-            it->unit[1] = rstart[w] + lo - glo;
-            it->unit[2] = ghi - glo;
-            it->unit[3] = (hi - ghi) - (lo - glo);
-            it->nwin = 1;
-            it->ranged = 1;
-        }
-        nsplit += parts > 1;
-    }
-    s->nitem = k + 1;
-    s->nsplit = nsplit;
-    tc_gpu *g = p->base.gpu;
-    const int64_t tiles = nsplit * panels(p);
-    tc_status st = tc_gpu_upload_new(g, items, s->nitem * (int64_t)sizeof *items, &s->item, err);
-    if (st == TC_OK)
-        st = tc_gpu_alloc(g, tiles * BRP_H * 32 * 4, (void **)&s->ws, err);
-    if (st == TC_OK)
-        st = tc_gpu_alloc(g, tiles * 4, (void **)&s->counters, err);
-    if (st == TC_OK && tiles)
-        st = TC_CUDA(err, cudaMemsetAsync(s->ws, 0, (size_t)tiles * BRP_H * 32 * 4, g->stream));
-    if (st == TC_OK && tiles)
-        st = TC_CUDA(err, cudaMemsetAsync(s->counters, 0, (size_t)tiles * 4, g->stream));
-    free(items);
-    return st;
-}
-
 /* Units per warp in the -long variants' items of long windows: as many as
    still leave about two waves of 32 warps per SM on the device (more mean
    fewer items, each of which waits on the workspace), between 1 and
@@ -1197,6 +953,29 @@ static int item_share(const brp_plan *p, const tc_gpu_info *info)
     return c < 1 ? 1 : c > ITEM_MAX_SHARE ? ITEM_MAX_SHARE : (int)c;
 }
 
+/* tc_item_set_build's view of brp's windows: window w's units are its
+   groups, wg[w] .., then its residual pseudo-groups, rstart[w] ..; a ranged
+   item's unit[0] and unit[1] are its first group and first pseudo-group,
+   unit[2] and unit[3] how many of each. */
+struct brp_units {
+    const int64_t *wg, *rstart;
+    int64_t groups(int64_t w) const { return wg[w + 1] - wg[w]; }
+    int64_t count(int64_t w) const { return groups(w) + rstart[w + 1] - rstart[w]; }
+    int64_t code(int64_t w, int64_t i) const
+    {
+        const int64_t ng = groups(w);
+        return i < ng ? tc_unit_code(wg[w] + i, 0) : tc_unit_code(rstart[w] + i - ng, 1);
+    }
+    template <int W> void range(tc_item<W> *it, int64_t w, int64_t lo, int64_t hi) const
+    {
+        const int64_t ng = groups(w), glo = lo < ng ? lo : ng, ghi = hi < ng ? hi : ng;
+        it->unit[0] = wg[w] + glo;
+        it->unit[1] = rstart[w] + lo - glo;
+        it->unit[2] = ghi - glo;
+        it->unit[3] = (hi - ghi) - (lo - glo);
+    }
+};
+
 /* The tc-item variants' data, from the nw windows' starts (wg): the
    residual pseudo-groups, and each variant's items (isets in enum order). */
 static tc_status items_index(brp_plan *p, const tc_brp *m, int64_t nw, const int64_t *wg,
@@ -1205,14 +984,17 @@ static tc_status items_index(brp_plan *p, const tc_brp *m, int64_t nw, const int
     int64_t *rstart = (int64_t *)tc_malloc_array(nw + 1, sizeof *rstart, err);
     tc_status st = rstart ? residual_groups(p, m, nw, wg + nw + 1, rstart, err) : TC_ERR_NOMEM;
     const int share = st == TC_OK ? item_share(p, tc_gpu_get_info(p->base.gpu)) : 1;
+    const brp_units u = { wg, rstart };
+    tc_gpu *g = p->base.gpu;
+    const int64_t pn = panels(p);
     if (st == TC_OK)
-        st = item_index<4>(p, &p->isets[0], nw, wg, rstart, 1, err);
+        st = tc_item_set_build<4>(g, &p->isets[0], nw, pn, 1, u, err);
     if (st == TC_OK)
-        st = item_index<8>(p, &p->isets[1], nw, wg, rstart, 1, err);
+        st = tc_item_set_build<8>(g, &p->isets[1], nw, pn, 1, u, err);
     if (st == TC_OK)
-        st = item_index<4>(p, &p->isets[2], nw, wg, rstart, share, err);
+        st = tc_item_set_build<4>(g, &p->isets[2], nw, pn, share, u, err);
     if (st == TC_OK)
-        st = item_index<8>(p, &p->isets[3], nw, wg, rstart, share, err);
+        st = tc_item_set_build<8>(g, &p->isets[3], nw, pn, share, u, err);
     free(rstart);
     return st;
 }

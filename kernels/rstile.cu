@@ -3,19 +3,20 @@
  * Section 3.3), on the arrays of formats/rstile.h.
  *
  * One launch computes both parts, each writing rows the other does not touch
- * (Section 3.2, "two kernels handling disjoint portions of the output"):
- * thread blocks below `tc_blocks` run the TC part, the blocks after them the
- * CUDA residual part, a few threads per residual row. The TC part works on
- * window segments (the format's, Section 3.3.3), a thread block each: its
- * warps share the segment's blocks, add their partial tiles in shared
- * memory and store the sum once, so that the long windows of dense
- * matrices get many warps without atomics. A TC segment stores every row
- * of its window that is not a residual row (rows without nonzeros get
- * zeros); the windows that hold no TC block but rows outside the residual
- * get segments of no blocks here, so that every row of C is written. The
- * segments of a window that the format split add their results with
- * atomics into rows a small launch zeroed first; that launch runs only for
- * matrices that have split windows.
+ * (Section 3.2, "two kernels handling disjoint portions of the output"). In
+ * tc, tc-fly and cuda, thread blocks below `tc_blocks` run the TC part, the
+ * blocks after them the CUDA residual part, a few threads per residual row
+ * (the tc-item variants balance the two parts otherwise, below). The TC part
+ * works on window segments (the format's, Section 3.3.3), a thread block
+ * each: its warps share the segment's blocks, add their partial tiles in
+ * shared memory and store the sum once, so that the long windows of dense
+ * matrices get many warps without atomics. A TC segment stores every row of
+ * its window that is not a residual row (rows without nonzeros get zeros);
+ * the windows that hold no TC block but rows outside the residual get
+ * segments of no blocks here, so that every row of C is written. The segments
+ * of a window that the format split add their results with atomics into rows
+ * a small launch zeroed first; that launch runs only for matrices that have
+ * split windows.
  *
  * Variants (timed by tc_kernel_tune):
  *   "tc"     B converted once per run to fp16 (a short launch before the
@@ -33,6 +34,18 @@
  *   "tc-fly" no conversion launch: the B fragments are loaded from the
  *            float32 B straight into registers and converted there; the
  *            residual reads float32 B (4 columns per thread and nonzero).
+ *   "tc-item", "tc-item8" both parts in one launch of balanced items
+ *            (items.cuh, rs_item_kernel): a thread block of 4 or 8 warps
+ *            takes one unit per warp, a pair of a window's TC blocks (one
+ *            mma.m16n8k16 per 8 columns, B read from float32 and rounded in
+ *            registers) or up to 32 of a window's residual nonzeros (on
+ *            CUDA cores, in float32); the units of short windows are packed
+ *            into one item, a long window is cut over several items that
+ *            meet in a workspace tile. No zeroing launch, no conversion
+ *            launch, no atomics in C, and no warp walks a chain of blocks.
+ *   "tc-item-long", "tc-item8-long" the same, except that on large matrices
+ *            the items of a long window give each warp up to ITEM_MAX_SHARE
+ *            units, so that fewer items go through the workspace.
  *   "cuda"   everything on CUDA cores from float32 B: each block's nonzeros
  *            from its bitmap, one FMA per nonzero and column. Slow, but it
  *            multiplies only real nonzeros, so a NaN or Inf in B reaches
@@ -62,13 +75,24 @@
 #include "rstile.h"
 #include "mma.cuh"
 #include "segments.h"
+#include "items.cuh"
 
 #define WROWS TC_RSTILE_H_ROWS
 #define BCOLS TC_RSTILE_W_COLS
 
-enum { V_TC, V_TC_FLY, V_CUDA, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "tc", "tc-fly", "cuda" };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 0 };
+enum {
+    V_TC, V_TC_FLY, V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG, V_CUDA, NVARIANTS
+};
+static const char *const variant_names[NVARIANTS] = {
+    "tc", "tc-fly", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
+};
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 0 };
+/* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG: 4 and 8 warps per
+   block, then the same whose items of long windows give each warp several
+   units (item_share). */
+#define NITEM_VARIANTS 4
+/* The -long variants: the most units each warp takes in a long window. */
+#define ITEM_MAX_SHARE 4
 
 enum { PART_TC, PART_RESIDUAL, NPARTS };
 static const char *const part_names[NPARTS] = { "tc_block", "residual" };
@@ -346,6 +370,155 @@ template <int HALF> static __device__ void residual_thread(const rs_args &a, int
 }
 
 /* ------------------------------------------------------------------------ */
+/* Both parts in balanced items, "tc-item" and its kin                      */
+/* ------------------------------------------------------------------------ */
+
+/* Everything an item launch reads (items.cuh). */
+typedef struct rs_item_args {
+    const void *items;          /* tc_item<W> */
+    int panels;                 /* of TC_ITEM_PANEL columns of C */
+    int parts;                  /* bit PART_TC, bit PART_RESIDUAL: what runs */
+    const uint64_t *bitmap;
+    const int32_t *col;
+    const int64_t *vstart;
+    const __half *val;          /* NULL: pattern */
+    const float *row_scale;     /* NULL: pattern */
+    const uint8_t *res_lrow;    /* each residual nonzero's row in its window */
+    const int32_t *res_col;
+    const float *res_val;       /* NULL: pattern */
+    float *ws;
+    int *counters;
+    const float *B;
+    float *C;
+    int32_t rows, n;
+} rs_item_args;
+
+/* acc += blocks b and, when `two`, b + 1 of one window, times the columns
+   [c0, c0 + 32) of the float32 B rounded to fp16: one mma.m16n8k16 per 8
+   columns, block b as k = 0..7 and block b + 1 as k = 8..15. The A
+   fragments come from the bitmaps (a_pair); B is read 16 bytes at a time
+   with columns mapped as in brp.cu's accumulate_group: lane (gid, tig) loads
+   columns c0 + 4 gid + q, q = 0..3, of the rows of local columns 2 tig and
+   2 tig + 1, and mma q maps its column gid to c0 + 4 gid + q, so that the C
+   fragments end in the layout of tc_acc_row. A dummy column's B is zero,
+   never read. All of a pair's loads are issued before its mma, and none
+   waits on another but the values (after the bitmap and the value start). */
+static __device__ __forceinline__ void item_pair(const rs_item_args &a, int64_t b, bool two,
+                                                 int32_t c0, bool vec, float acc[4][4])
+{
+    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    uint32_t af[4] = { 0, 0, 0, 0 };
+    float4 lo[2] = { zero, zero }, hi[2] = { zero, zero };
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        if (h == 1 && !two)
+            break;
+        const int64_t blk = b + h;
+        const ulonglong2 w = __ldg((const ulonglong2 *)(a.bitmap + 2 * blk));
+        const int2 cc = __ldg((const int2 *)(a.col + blk * BCOLS + 2 * tig));
+        const __half *v = a.val ? a.val + __ldg(a.vstart + blk) : NULL;
+        af[2 * h] = a_pair(w.x, 8 * gid + 2 * tig, 0, v);
+        af[2 * h + 1] = a_pair(w.y, 8 * gid + 2 * tig, __popcll(w.x), v);
+        if (cc.x >= 0)
+            lo[h] = tc_load_b4(a.B, cc.x, c0 + 4 * gid, a.n, vec);
+        if (cc.y >= 0)
+            hi[h] = tc_load_b4(a.B, cc.y, c0 + 4 * gid, a.n, vec);
+    }
+    const float l0[4] = { lo[0].x, lo[0].y, lo[0].z, lo[0].w };
+    const float h0[4] = { hi[0].x, hi[0].y, hi[0].z, hi[0].w };
+    const float l1[4] = { lo[1].x, lo[1].y, lo[1].z, lo[1].w };
+    const float h1[4] = { hi[1].x, hi[1].y, hi[1].z, hi[1].w };
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        tc_mma_m16n8k16_f16(acc[q], af, pack_half2(__float2half_rn(l0[q]), __float2half_rn(h0[q])),
+                            pack_half2(__float2half_rn(l1[q]), __float2half_rn(h1[q])));
+}
+
+/* tile += the residual nonzeros [e, e + count) of one window (count <= 32)
+   times the columns [c0, c0 + 32) of B, on CUDA cores in float32: lane l
+   reads nonzero e + l, then each nonzero in turn is broadcast and lane l adds
+   its product at column c0 + l of the nonzero's row (128 contiguous bytes of
+   B per nonzero; the loads of 8 nonzeros are in flight together). */
+static __device__ __forceinline__ void item_residual(const rs_item_args &a, int64_t e, int count,
+                                                     int32_t c0, float (*tile)[TC_ITEM_PITCH])
+{
+    const int lane = threadIdx.x & 31;
+    const bool mine = lane < count, in = c0 + lane < a.n;
+    const int32_t col = mine ? __ldg(a.res_col + e + lane) : 0;
+    const int row = mine ? __ldg(a.res_lrow + e + lane) : 0;
+    const float val = mine && a.res_val ? __ldg(a.res_val + e + lane) : 1.0f;
+    for (int j = 0; j < count; j += 8) {
+        float b[8];
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            const int32_t c = __shfl_sync(0xffffffffu, col, j + q);
+            b[q] = j + q < count && in ? __ldg(a.B + (int64_t)c * a.n + c0 + lane) : 0.0f;
+        }
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            const int r = __shfl_sync(0xffffffffu, row, j + q);
+            const float v = __shfl_sync(0xffffffffu, val, j + q);
+            if (j + q < count)
+                tile[r][lane] = fmaf(v, b[q], tile[r][lane]);
+        }
+    }
+}
+
+/* Block `b` multiplies item b / panels by the 32 columns [32 p, 32 p + 32)
+   of B, p = b % panels. A unit is a pair of TC blocks of one window
+   (payload: first block << 1 | second block present), or up to 32 of a
+   window's residual nonzeros (payload: first << 5 | count - 1). Each warp
+   multiplies its unit, or, in a ranged item (LONG: the -long variants), the
+   pairs j = warp, warp + W, ... of the item's unit[1] blocks from unit[0]
+   and the runs of 32 of its unit[3] residual nonzeros from unit[2]: the TC
+   pairs on tensor cores into C fragments, put into the warp's tile, then the
+   residual nonzeros added into that tile on CUDA cores; tc_item_finish
+   adds the tiles up per window, scales each row back (row_scale: the TC
+   values' scale; 1 on residual rows, which have no TC values) and stores
+   it. `parts` leaves either part out (run_part). */
+template <int W, bool LONG>
+__global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W) rs_item_kernel(rs_item_args a)
+{
+    __shared__ __align__(16) float tile[W][TC_ITEM_ROWS][TC_ITEM_PITCH];
+    __shared__ int s_win[W], s_last;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const tc_item<W> *it = (const tc_item<W> *)a.items + blockIdx.x / a.panels;
+    const int p = (int)(blockIdx.x % a.panels);
+    const int32_t c0 = p * TC_ITEM_PANEL;
+    const bool vec = a.n % 4 == 0, tc = (a.parts >> PART_TC) & 1,
+               res = (a.parts >> PART_RESIDUAL) & 1;
+    float acc[4][4] = {};
+    int slot = 0;
+    if (LONG && it->ranged) {
+        const int64_t nb = tc ? it->unit[1] : 0, nr = res ? it->unit[3] : 0;
+#pragma unroll 1
+        for (int64_t j = 2 * warp; j < nb; j += 2 * W)
+            item_pair(a, it->unit[0] + j, j + 1 < nb, c0, vec, acc);
+        tc_item_tile_put(tile[warp], acc);
+        __syncwarp();
+#pragma unroll 1
+        for (int64_t j = 32 * warp; j < nr; j += 32 * W)
+            item_residual(a, it->unit[2] + j, (int)min((int64_t)32, nr - j), c0, tile[warp]);
+    } else {
+        const int64_t u = it->unit[warp], pl = tc_unit_payload(u);
+        const bool is_res = u >= 0 && tc_unit_residual(u);
+        if (u >= 0 && !is_res && tc)
+            item_pair(a, pl >> 1, pl & 1, c0, vec, acc);
+        tc_item_tile_put(tile[warp], acc);
+        __syncwarp();
+        if (is_res && res)
+            item_residual(a, pl >> 5, (int)(pl & 31) + 1, c0, tile[warp]);
+        slot = u >= 0 ? (int)(u & 7) : -1;
+    }
+    if (lane == 0)
+        s_win[warp] = slot;
+    __syncthreads();
+    tc_item_finish<W>(it, tile, s_win, &s_last, a.ws, a.counters, a.panels, p, a.row_scale,
+                      a.C, a.rows, a.n);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The launch                                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -440,6 +613,10 @@ typedef struct rs_plan {
     int64_t ldb16;
     int nt;                     /* n-tiles of 8 columns per TC warp */
     int warps;                  /* warps per thread block */
+    /* the tc-item variants: each residual nonzero's row in its window, and
+       each variant's items */
+    uint8_t *res_lrow;
+    tc_item_set isets[NITEM_VARIANTS];  /* tc-item, tc-item8, tc-item-long, tc-item8-long */
 } rs_plan;
 
 static int64_t ceil_div(int64_t a, int64_t b)
@@ -504,9 +681,35 @@ template <int MODE> static void launch_mode(const rs_args &a, int nt, int warps,
         launch<MODE, 4>(a, warps, grid, s);
 }
 
+static int64_t item_panels(const rs_plan *p)
+{
+    return ceil_div(p->base.n, TC_ITEM_PANEL);
+}
+
+/* A tc-item variant, W warps per block: one launch writes all of C. */
+template <int W, bool LONG>
+static tc_status run_item(rs_plan *p, const tc_item_set *s, int parts, const float *B, float *C,
+                          tc_error *err)
+{
+    if (s->nitem == 0)
+        return TC_OK;
+    rs_item_args a = { s->item, (int)item_panels(p), parts, p->bitmap, p->col, p->vstart,
+                       p->val, p->row_scale, p->res_lrow, p->res_col, p->res_val, s->ws,
+                       s->counters, B, C, p->base.rows, p->base.n };
+    rs_item_kernel<W, LONG><<<(unsigned)(s->nitem * a.panels), W * 32, 0, p->base.gpu->stream>>>(a);
+    return TC_LAUNCHED(err, "rs_item_kernel");
+}
+
 static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_error *err)
 {
     const tc_kplan *b = &p->base;
+    switch (b->variant) {
+    case V_TC_ITEM: return run_item<4, false>(p, &p->isets[0], parts, B, C, err);
+    case V_TC_ITEM8: return run_item<8, false>(p, &p->isets[1], parts, B, C, err);
+    case V_TC_ITEM_LONG: return run_item<4, true>(p, &p->isets[2], parts, B, C, err);
+    case V_TC_ITEM8_LONG: return run_item<8, true>(p, &p->isets[3], parts, B, C, err);
+    default: break;
+    }
     cudaStream_t s = b->gpu->stream;
     const rs_args a = args_for(p, b->variant, parts, B, C);
     tc_status st = TC_OK;
@@ -552,6 +755,9 @@ static void rs_free(tc_kplan *base)
     tc_gpu_free(g, p->res_col);
     tc_gpu_free(g, p->res_val);
     tc_gpu_free(g, p->B16);
+    tc_gpu_free(g, p->res_lrow);
+    for (int i = 0; i < NITEM_VARIANTS; i++)
+        tc_item_set_free(g, &p->isets[i]);
     free(p);
 }
 
@@ -735,6 +941,93 @@ static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
     return st;
 }
 
+/* tc_item_set_build's view of rstile's windows: window w's units are the
+   pairs of its TC blocks, wb[w] .. wb[w + 1], then the runs of 32 of its
+   residual nonzeros, wr[w] .. wr[w + 1] (rs_item_kernel says what their
+   codes and ranged items hold). */
+struct rs_units {
+    const int64_t *wb, *wr;
+    int64_t pairs(int64_t w) const { return (wb[w + 1] - wb[w] + 1) / 2; }
+    int64_t count(int64_t w) const { return pairs(w) + ceil_div(wr[w + 1] - wr[w], 32); }
+    int64_t code(int64_t w, int64_t i) const
+    {
+        const int64_t np = pairs(w);
+        if (i < np) {
+            const int64_t b = wb[w] + 2 * i;
+            return tc_unit_code(b << 1 | (b + 1 < wb[w + 1]), 0);
+        }
+        const int64_t e = wr[w] + 32 * (i - np), left = wr[w + 1] - e;
+        return tc_unit_code(e << 5 | ((left < 32 ? left : 32) - 1), 1);
+    }
+    template <int W> void range(tc_item<W> *it, int64_t w, int64_t lo, int64_t hi) const
+    {
+        const int64_t np = pairs(w), plo = lo < np ? lo : np, phi = hi < np ? hi : np;
+        const int64_t b0 = wb[w] + 2 * plo, b1 = wb[w] + 2 * phi;
+        const int64_t e0 = wr[w] + 32 * (lo - plo), e1 = wr[w] + 32 * (hi - phi);
+        it->unit[0] = b0;
+        it->unit[1] = (b1 < wb[w + 1] ? b1 : wb[w + 1]) - b0;
+        it->unit[2] = e0;
+        it->unit[3] = e1 > e0 ? (e1 < wr[w + 1] ? e1 : wr[w + 1]) - e0 : 0;
+    }
+};
+
+/* Units per warp in the -long variants' items of long windows: as many as
+   still leave about two waves of 32 warps per SM on the device (more mean
+   fewer items, each of which waits on the workspace), between 1 and
+   ITEM_MAX_SHARE. */
+static int item_share(int64_t units, int64_t panels, const tc_gpu_info *info)
+{
+    const int64_t c = units * panels / ((int64_t)info->sm_count * 64);
+    return c < 1 ? 1 : c > ITEM_MAX_SHARE ? ITEM_MAX_SHARE : (int)c;
+}
+
+/* The tc-item variants' data: each window's first TC block (wb) and first
+   residual nonzero (wr), each residual nonzero's row in its window
+   (uploaded to res_lrow), and each variant's items (isets in enum order). */
+static tc_status items_index(rs_plan *p, const tc_rstile *m, tc_error *err)
+{
+    tc_gpu *g = p->base.gpu;
+    const int64_t nw = ceil_div(m->base.rows, WROWS), nr = m->res_row_offset[m->nres_rows];
+    int64_t *wb = (int64_t *)tc_malloc_array(nw + 1, sizeof *wb, err);
+    int64_t *wr = (int64_t *)tc_malloc_array(nw + 1, sizeof *wr, err);
+    uint8_t *lrow = (uint8_t *)tc_malloc_array(nr + 1, 1, err);
+    tc_status st = wb && wr && lrow ? TC_OK : TC_ERR_NOMEM;
+    if (st == TC_OK) {
+        int64_t s = 0, r = 0;
+        for (int64_t w = 0; w <= nw; w++) {
+            /* the segments and residual rows of the windows before w */
+            while (s < m->nsegments && m->row_window_id[s] < w * WROWS)
+                s++;
+            while (r < m->nres_rows && m->res_row_id[r] < w * WROWS)
+                r++;
+            wb[w] = m->row_window_offset[s];
+            wr[w] = m->res_row_offset[r];
+        }
+        for (int64_t i = 0; i < m->nres_rows; i++)
+            for (int64_t e = m->res_row_offset[i]; e < m->res_row_offset[i + 1]; e++)
+                lrow[e] = (uint8_t)(m->res_row_id[i] % WROWS);
+        st = tc_gpu_upload_new(g, lrow, nr, (void **)&p->res_lrow, err);
+    }
+    const rs_units u = { wb, wr };
+    const int64_t pn = item_panels(p);
+    int64_t units = 0;
+    for (int64_t w = 0; st == TC_OK && w < nw; w++)
+        units += u.count(w);
+    const int share = item_share(units, pn, tc_gpu_get_info(g));
+    if (st == TC_OK)
+        st = tc_item_set_build<4>(g, &p->isets[0], nw, pn, 1, u, err);
+    if (st == TC_OK)
+        st = tc_item_set_build<8>(g, &p->isets[1], nw, pn, 1, u, err);
+    if (st == TC_OK)
+        st = tc_item_set_build<4>(g, &p->isets[2], nw, pn, share, u, err);
+    if (st == TC_OK)
+        st = tc_item_set_build<8>(g, &p->isets[3], nw, pn, share, u, err);
+    free(wb);
+    free(wr);
+    free(lrow);
+    return st;
+}
+
 static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
@@ -760,6 +1053,8 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
     p->warps = segment_warps(r);
     tc_status st = upload(p, r, err);
+    if (st == TC_OK)
+        st = items_index(p, r, err);
     if (st != TC_OK) {
         rs_free(&p->base);
         return st;
@@ -773,10 +1068,12 @@ static tc_status rs_select(tc_kplan *base, int v, tc_error *err)
 {
     rs_plan *p = (rs_plan *)base;
     const rs_args a = args_for(p, v, (1 << PART_TC) | (1 << PART_RESIDUAL), NULL, NULL);
-    if (grid_of(p, &a) > INT32_MAX || tc_half_launch_blocks(base->cols, p->ldb16) > INT32_MAX)
+    const bool item = v >= V_TC_ITEM && v <= V_TC_ITEM8_LONG;
+    const int64_t grid = item ? p->isets[v - V_TC_ITEM].nitem * item_panels(p) : grid_of(p, &a);
+    if (grid > INT32_MAX || tc_half_launch_blocks(base->cols, p->ldb16) > INT32_MAX)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rstile kernel %s: %lld thread blocks is more than one launch takes",
-                            variant_names[v], (long long)grid_of(p, &a));
+                            variant_names[v], (long long)grid);
     base->variant = v;
     return TC_OK;
 }

@@ -45,7 +45,7 @@
  *             waits on more than one group's loads and the tile's fix-up.
  *   "tc-item-long", "tc-item8-long" the same, except that on large matrices
  *             the blocks of a long window give each warp up to
- *             ITEM_MAX_SHARE of its groups (item_share), so that fewer
+ *             TC_ITEM_MAX_SHARE of its groups (items.cuh), so that fewer
  *             blocks go through the workspace.
  * The tensor-core variants multiply the zeros of the A tiles by real rows of
  * B: an Inf or NaN in row j of B gives 0 * Inf = NaN in rows of a window
@@ -83,10 +83,11 @@ static const char *const variant_names[NVARIANTS] = {
     "tc", "tc-wide", "tc-window", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
 };
 static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 1, 0 };
-/* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG: 4 and 8 warps per
-   block, then the same whose items of long windows give each warp several
-   units (item_share). */
-#define NITEM_VARIANTS 4
+/* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG, run the item sets of
+   items.cuh in its order (tc_item_sets_build). A unit is a group or a
+   residual pseudo-group. Neither 4 nor 8 warps per block is best on every
+   matrix (bench/NOTES.md): 8 keeps windows of 5-8 units in one block, 4
+   packs sparse windows tighter. */
 
 enum { PART_BLOCKS, PART_RESIDUAL, NPARTS };
 static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
@@ -104,13 +105,6 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
    atomically. */
 #define WINDOW_MAX_WARPS 8
 #define REST_CHUNK 4
-/* "tc-item" and "tc-item8": 4 and 8 warps per block, one unit (group or
-   residual pseudo-group) each (items.cuh). Neither size is best on every
-   matrix (bench/NOTES.md): 8 keeps windows of 5-8 units in one block, 4
-   packs sparse windows tighter. */
-/* "tc-item-long", "tc-item8-long": the most units each warp takes in the
-   items of a long window */
-#define ITEM_MAX_SHARE 4
 /* The residual kernel's block: threads across N, a few rows per block. */
 #define RES_THREADS 256
 
@@ -139,7 +133,7 @@ typedef struct brp_plan {
     uint8_t *rlid;
     int32_t *rcol;
     float *rval;
-    tc_item_set isets[NITEM_VARIANTS]; /* tc-item, tc-item8, tc-item-long, tc-item8-long */
+    tc_item_set isets[TC_ITEM_SETS];   /* tc-item, tc-item8, tc-item-long, tc-item8-long */
 } brp_plan;
 
 static __device__ __forceinline__ float value_at(const float *__restrict__ val, int64_t e)
@@ -810,8 +804,7 @@ static void brp_free(tc_kplan *base)
     tc_gpu_free(g, p->rlid);
     tc_gpu_free(g, p->rcol);
     tc_gpu_free(g, p->rval);
-    for (int i = 0; i < NITEM_VARIANTS; i++)
-        tc_item_set_free(g, &p->isets[i]);
+    tc_item_sets_free(g, p->isets);
     free(p);
 }
 
@@ -943,16 +936,6 @@ static tc_status residual_groups(brp_plan *p, const tc_brp *m, int64_t nw, const
     return st;
 }
 
-/* Units per warp in the -long variants' items of long windows: as many as
-   still leave about two waves of 32 warps per SM on the device (more mean
-   fewer items, each of which waits on the workspace), between 1 and
-   ITEM_MAX_SHARE. */
-static int item_share(const brp_plan *p, const tc_gpu_info *info)
-{
-    const int64_t c = (p->ngroups + p->nrgrp) * panels(p) / ((int64_t)info->sm_count * 64);
-    return c < 1 ? 1 : c > ITEM_MAX_SHARE ? ITEM_MAX_SHARE : (int)c;
-}
-
 /* tc_item_set_build's view of brp's windows: window w's units are its
    groups, wg[w] .., then its residual pseudo-groups, rstart[w] ..; a ranged
    item's unit[0] and unit[1] are its first group and first pseudo-group,
@@ -983,18 +966,9 @@ static tc_status items_index(brp_plan *p, const tc_brp *m, int64_t nw, const int
 {
     int64_t *rstart = (int64_t *)tc_malloc_array(nw + 1, sizeof *rstart, err);
     tc_status st = rstart ? residual_groups(p, m, nw, wg + nw + 1, rstart, err) : TC_ERR_NOMEM;
-    const int share = st == TC_OK ? item_share(p, tc_gpu_get_info(p->base.gpu)) : 1;
     const brp_units u = { wg, rstart };
-    tc_gpu *g = p->base.gpu;
-    const int64_t pn = panels(p);
     if (st == TC_OK)
-        st = tc_item_set_build<4>(g, &p->isets[0], nw, pn, 1, u, err);
-    if (st == TC_OK)
-        st = tc_item_set_build<8>(g, &p->isets[1], nw, pn, 1, u, err);
-    if (st == TC_OK)
-        st = tc_item_set_build<4>(g, &p->isets[2], nw, pn, share, u, err);
-    if (st == TC_OK)
-        st = tc_item_set_build<8>(g, &p->isets[3], nw, pn, share, u, err);
+        st = tc_item_sets_build(p->base.gpu, p->isets, nw, panels(p), u, err);
     free(rstart);
     return st;
 }

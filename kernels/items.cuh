@@ -34,6 +34,13 @@
 /* The most windows packed into one item (each costs the block a pass over
    its tiles): 3 bits of a unit's code. */
 #define TC_ITEM_MAX_WINDOWS 8
+/* A kernel's item variants: "tc-item", "tc-item8" (4 and 8 warps per
+   block, one unit per warp), "tc-item-long", "tc-item8-long" (the same, but
+   the items of long windows give each warp up to TC_ITEM_MAX_SHARE units,
+   so that fewer items go through the workspace): TC_ITEM_SETS item sets,
+   in that order. */
+#define TC_ITEM_SETS 4
+#define TC_ITEM_MAX_SHARE 4
 
 /* One thread block's item, W warps. */
 template <int W> struct tc_item {
@@ -316,11 +323,37 @@ static tc_status tc_item_set_build(tc_gpu *g, tc_item_set *s, int64_t nw, int64_
     return st;
 }
 
-static void tc_item_set_free(tc_gpu *g, tc_item_set *s)
+/* The TC_ITEM_SETS item sets of nw windows (see tc_item_set_build), in the
+   order above. The -long sets' share: as many units per warp as still
+   leave about two waves of 32 warps per SM on the device (more mean fewer
+   items, each of which waits on the workspace), between 1 and
+   TC_ITEM_MAX_SHARE. */
+template <class Units>
+static tc_status tc_item_sets_build(tc_gpu *g, tc_item_set sets[TC_ITEM_SETS], int64_t nw,
+                                    int64_t panels, const Units &u, tc_error *err)
 {
-    tc_gpu_free(g, s->item);
-    tc_gpu_free(g, s->ws);
-    tc_gpu_free(g, s->counters);
+    int64_t units = 0;
+    for (int64_t w = 0; w < nw; w++)
+        units += u.count(w);
+    const int64_t c = units * panels / ((int64_t)tc_gpu_get_info(g)->sm_count * 64);
+    const int share = c < 1 ? 1 : c > TC_ITEM_MAX_SHARE ? TC_ITEM_MAX_SHARE : (int)c;
+    tc_status st = tc_item_set_build<4>(g, &sets[0], nw, panels, 1, u, err);
+    if (st == TC_OK)
+        st = tc_item_set_build<8>(g, &sets[1], nw, panels, 1, u, err);
+    if (st == TC_OK)
+        st = tc_item_set_build<4>(g, &sets[2], nw, panels, share, u, err);
+    if (st == TC_OK)
+        st = tc_item_set_build<8>(g, &sets[3], nw, panels, share, u, err);
+    return st;
+}
+
+static void tc_item_sets_free(tc_gpu *g, tc_item_set sets[TC_ITEM_SETS])
+{
+    for (int i = 0; i < TC_ITEM_SETS; i++) {
+        tc_gpu_free(g, sets[i].item);
+        tc_gpu_free(g, sets[i].ws);
+        tc_gpu_free(g, sets[i].counters);
+    }
 }
 
 #endif

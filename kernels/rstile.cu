@@ -44,8 +44,9 @@
  *            meet in a workspace tile. No zeroing launch, no conversion
  *            launch, no atomics in C, and no warp walks a chain of blocks.
  *   "tc-item-long", "tc-item8-long" the same, except that on large matrices
- *            the items of a long window give each warp up to ITEM_MAX_SHARE
- *            units, so that fewer items go through the workspace.
+ *            the items of a long window give each warp up to
+ *            TC_ITEM_MAX_SHARE units, so that fewer items go through the
+ *            workspace.
  *   "cuda"   everything on CUDA cores from float32 B: each block's nonzeros
  *            from its bitmap, one FMA per nonzero and column. Slow, but it
  *            multiplies only real nonzeros, so a NaN or Inf in B reaches
@@ -87,12 +88,8 @@ static const char *const variant_names[NVARIANTS] = {
     "tc", "tc-fly", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
 };
 static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 0 };
-/* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG: 4 and 8 warps per
-   block, then the same whose items of long windows give each warp several
-   units (item_share). */
-#define NITEM_VARIANTS 4
-/* The -long variants: the most units each warp takes in a long window. */
-#define ITEM_MAX_SHARE 4
+/* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG, run the item sets of
+   items.cuh in its order (tc_item_sets_build). */
 
 enum { PART_TC, PART_RESIDUAL, NPARTS };
 static const char *const part_names[NPARTS] = { "tc_block", "residual" };
@@ -616,7 +613,7 @@ typedef struct rs_plan {
     /* the tc-item variants: each residual nonzero's row in its window, and
        each variant's items */
     uint8_t *res_lrow;
-    tc_item_set isets[NITEM_VARIANTS];  /* tc-item, tc-item8, tc-item-long, tc-item8-long */
+    tc_item_set isets[TC_ITEM_SETS];    /* tc-item, tc-item8, tc-item-long, tc-item8-long */
 } rs_plan;
 
 static int64_t ceil_div(int64_t a, int64_t b)
@@ -696,7 +693,8 @@ static tc_status run_item(rs_plan *p, const tc_item_set *s, int parts, const flo
     rs_item_args a = { s->item, (int)item_panels(p), parts, p->bitmap, p->col, p->vstart,
                        p->val, p->row_scale, p->res_lrow, p->res_col, p->res_val, s->ws,
                        s->counters, B, C, p->base.rows, p->base.n };
-    rs_item_kernel<W, LONG><<<(unsigned)(s->nitem * a.panels), W * 32, 0, p->base.gpu->stream>>>(a);
+    const unsigned grid = (unsigned)(s->nitem * a.panels);
+    rs_item_kernel<W, LONG><<<grid, W * 32, 0, p->base.gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rs_item_kernel");
 }
 
@@ -756,8 +754,7 @@ static void rs_free(tc_kplan *base)
     tc_gpu_free(g, p->res_val);
     tc_gpu_free(g, p->B16);
     tc_gpu_free(g, p->res_lrow);
-    for (int i = 0; i < NITEM_VARIANTS; i++)
-        tc_item_set_free(g, &p->isets[i]);
+    tc_item_sets_free(g, p->isets);
     free(p);
 }
 
@@ -971,16 +968,6 @@ struct rs_units {
     }
 };
 
-/* Units per warp in the -long variants' items of long windows: as many as
-   still leave about two waves of 32 warps per SM on the device (more mean
-   fewer items, each of which waits on the workspace), between 1 and
-   ITEM_MAX_SHARE. */
-static int item_share(int64_t units, int64_t panels, const tc_gpu_info *info)
-{
-    const int64_t c = units * panels / ((int64_t)info->sm_count * 64);
-    return c < 1 ? 1 : c > ITEM_MAX_SHARE ? ITEM_MAX_SHARE : (int)c;
-}
-
 /* The tc-item variants' data: each window's first TC block (wb) and first
    residual nonzero (wr), each residual nonzero's row in its window
    (uploaded to res_lrow), and each variant's items (isets in enum order). */
@@ -1009,19 +996,8 @@ static tc_status items_index(rs_plan *p, const tc_rstile *m, tc_error *err)
         st = tc_gpu_upload_new(g, lrow, nr, (void **)&p->res_lrow, err);
     }
     const rs_units u = { wb, wr };
-    const int64_t pn = item_panels(p);
-    int64_t units = 0;
-    for (int64_t w = 0; st == TC_OK && w < nw; w++)
-        units += u.count(w);
-    const int share = item_share(units, pn, tc_gpu_get_info(g));
     if (st == TC_OK)
-        st = tc_item_set_build<4>(g, &p->isets[0], nw, pn, 1, u, err);
-    if (st == TC_OK)
-        st = tc_item_set_build<8>(g, &p->isets[1], nw, pn, 1, u, err);
-    if (st == TC_OK)
-        st = tc_item_set_build<4>(g, &p->isets[2], nw, pn, share, u, err);
-    if (st == TC_OK)
-        st = tc_item_set_build<8>(g, &p->isets[3], nw, pn, share, u, err);
+        st = tc_item_sets_build(g, p->isets, nw, item_panels(p), u, err);
     free(wb);
     free(wr);
     free(lrow);

@@ -483,7 +483,7 @@ __global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W)
                                    load_meta(g, tig, lid, col, val), B, c0, n, vec, gid);
         slot = u >= 0 ? (int)(u & 7) : -1;
     }
-    tc_item_tile_put(tile[warp], acc);
+    tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
     if (lane == 0)
         s_win[warp] = slot;
     __syncthreads();

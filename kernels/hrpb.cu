@@ -339,7 +339,7 @@ static __device__ __forceinline__ void store_tile(const tc_seg &s, const hr_args
 #pragma unroll
     for (int e = 0; e < 4; e++)         /* row gid + 8 (e / 2), h = e % 2 */
         put4<VEC>(s, a, gid + 8 * (e >> 1), tile0 + 8 * tig + 4 * (e & 1),
-                  make_float4(acc[0][e], acc[1][e], acc[2][e], acc[3][e]));
+                  tc_acc_row(acc, e >> 1, e & 1));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -419,8 +419,7 @@ template <int S, int D, bool VEC>
 __global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
 {
     extern __shared__ uint4 smem[];
-    const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
-    const int gid = lane >> 2, tig = lane & 3;
+    const int w = threadIdx.x / 32;
     const tc_seg s = a.seg[blockIdx.x / a.tiles];
     const int tile = (int)(blockIdx.x % a.tiles);
     int64_t lo, hi;
@@ -428,11 +427,8 @@ __global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
     float acc[TN / 8][4] = {};
     tc_range<S, D, VEC>(a, lo, hi, tile * TN, (stage *)smem + S * w, acc);
     __syncthreads();            /* the rings are free */
-    float *part = (float *)smem, *mine = part + w * TM * TN;
-#pragma unroll
-    for (int e = 0; e < 4; e++) /* as store_tile: row gid + 8 (e / 2), h = e % 2 */
-        *(float4 *)&mine[(gid + 8 * (e >> 1)) * TN + 8 * tig + 4 * (e & 1)] =
-            make_float4(acc[0][e], acc[1][e], acc[2][e], acc[3][e]);
+    float *part = (float *)smem;
+    tc_acc_tile_put(part + w * TM * TN, TN, acc);
     __syncthreads();
     tc_seg_store(s, part, TN, tile, NULL, a.C, a.rows, a.n);
 }

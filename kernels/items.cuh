@@ -130,29 +130,6 @@ static __device__ __forceinline__ void tc_store4(float *C, int64_t row, int32_t 
             p[i] = x[i];
 }
 
-/* Four mma C fragments (16 x 8 each) whose columns were mapped so that lane
-   (gid, tig) holds columns 8 tig .. 8 tig + 7 of rows gid and gid + 8
-   (fragment q: columns 8 tig + q and 8 tig + 4 + q; see brp.cu's
-   accumulate_group): those of row gid (half 0) or gid + 8 (half 1), as two
-   float4 (columns + 0..3 and + 4..7). */
-static __device__ __forceinline__ float4 tc_acc_row(const float acc[4][4], int half, int part)
-{
-    const int i = 2 * half + part;
-    return make_float4(acc[0][i], acc[1][i], acc[2][i], acc[3][i]);
-}
-
-/* Such fragments into a warp's 16 x 32 tile in shared memory. */
-static __device__ __forceinline__ void tc_item_tile_put(float (*tile)[TC_ITEM_PITCH],
-                                                        const float acc[4][4])
-{
-    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
-#pragma unroll
-    for (int half = 0; half < 2; half++) {
-        *(float4 *)&tile[gid + 8 * half][8 * tig] = tc_acc_row(acc, half, 0);
-        *(float4 *)&tile[gid + 8 * half][8 * tig + 4] = tc_acc_row(acc, half, 1);
-    }
-}
-
 /* The end of an item of a split window, called by every thread of the
    block; those `active` hold elements [r][c4 .. c4 + 3] of the window's
    tile (sum: the item's part). The part is added into the window's
@@ -253,8 +230,9 @@ static void tc_item_start(tc_item<W> *it, int64_t w, int64_t parts, int64_t spli
     it->split = (int32_t)split;
 }
 
-/* The items of nw windows, W warps per block, uploaded with the workspace
-   into s (panels: of 32 columns of C). `u` says what the units are:
+/* The items of nw windows (total units in all), W warps per block,
+   uploaded with the workspace into s (panels: of 32 columns of C). `u`
+   says what the units are:
    u.count(w), window w's units; u.code(w, i), its unit i's code (without the
    slot); u.range(it, w, lo, hi), with share > 1 only, makes `it` the ranged
    item of window w's units [lo, hi). A window of more than W units is cut
@@ -264,12 +242,9 @@ static void tc_item_start(tc_item<W> *it, int64_t w, int64_t parts, int64_t spli
    TC_ITEM_MAX_WINDOWS windows (a window of no units takes none, its item
    writes its rows' zeros). */
 template <int W, class Units>
-static tc_status tc_item_set_build(tc_gpu *g, tc_item_set *s, int64_t nw, int64_t panels,
-                                   int share, const Units &u, tc_error *err)
+static tc_status tc_item_set_build(tc_gpu *g, tc_item_set *s, int64_t nw, int64_t total,
+                                   int64_t panels, int share, const Units &u, tc_error *err)
 {
-    int64_t total = 0;
-    for (int64_t w = 0; w < nw; w++)
-        total += u.count(w);
     /* each window adds at most one item, or one per W of its units */
     const int64_t most = nw + (total + W - 1) / W;
     tc_item<W> *items = (tc_item<W> *)tc_malloc_array(most, sizeof *items, err);
@@ -337,13 +312,13 @@ static tc_status tc_item_sets_build(tc_gpu *g, tc_item_set sets[TC_ITEM_SETS], i
         units += u.count(w);
     const int64_t c = units * panels / ((int64_t)tc_gpu_get_info(g)->sm_count * 64);
     const int share = c < 1 ? 1 : c > TC_ITEM_MAX_SHARE ? TC_ITEM_MAX_SHARE : (int)c;
-    tc_status st = tc_item_set_build<4>(g, &sets[0], nw, panels, 1, u, err);
+    tc_status st = tc_item_set_build<4>(g, &sets[0], nw, units, panels, 1, u, err);
     if (st == TC_OK)
-        st = tc_item_set_build<8>(g, &sets[1], nw, panels, 1, u, err);
+        st = tc_item_set_build<8>(g, &sets[1], nw, units, panels, 1, u, err);
     if (st == TC_OK)
-        st = tc_item_set_build<4>(g, &sets[2], nw, panels, share, u, err);
+        st = tc_item_set_build<4>(g, &sets[2], nw, units, panels, share, u, err);
     if (st == TC_OK)
-        st = tc_item_set_build<8>(g, &sets[3], nw, panels, share, u, err);
+        st = tc_item_set_build<8>(g, &sets[3], nw, units, panels, share, u, err);
     return st;
 }
 

@@ -15,6 +15,31 @@
 
 #include <stdint.h>
 
+/* Four mma C fragments (16 x 8 each, acc[q]) whose columns were mapped so
+   that lane (gid, tig) holds columns 8 tig .. 8 tig + 7 of rows gid and
+   gid + 8 (fragment q: columns 8 tig + q and 8 tig + 4 + q; brp.cu's
+   accumulate_group, hrpb.cu's multiply and rstile.cu's item_pair map B
+   that way to load it 16 bytes at a time): those of row gid (half 0) or
+   gid + 8 (half 1), as two float4 (columns + 0..3 and + 4..7). */
+static __device__ __forceinline__ float4 tc_acc_row(const float acc[4][4], int half, int part)
+{
+    const int i = 2 * half + part;
+    return make_float4(acc[0][i], acc[1][i], acc[2][i], acc[3][i]);
+}
+
+/* Such fragments into a warp's 16 x 32 tile (row pitch `pitch` floats, a
+   multiple of 4) in shared memory. */
+static __device__ __forceinline__ void tc_acc_tile_put(float *tile, int pitch,
+                                                       const float acc[4][4])
+{
+    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        *(float4 *)&tile[(gid + 8 * half) * pitch + 8 * tig] = tc_acc_row(acc, half, 0);
+        *(float4 *)&tile[(gid + 8 * half) * pitch + 8 * tig + 4] = tc_acc_row(acc, half, 1);
+    }
+}
+
 /* float32 to tf32, rounding to nearest with ties away from zero (the
    conversion BRP-SpMM's Alg. 2 uses, lines 18 and 20). */
 static __device__ __forceinline__ uint32_t tc_tf32(float x)

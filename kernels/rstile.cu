@@ -492,7 +492,7 @@ __global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W) rs_item_kernel
 #pragma unroll 1
         for (int64_t j = 2 * warp; j < nb; j += 2 * W)
             item_pair(a, it->unit[0] + j, j + 1 < nb, c0, vec, acc);
-        tc_item_tile_put(tile[warp], acc);
+        tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
         __syncwarp();
 #pragma unroll 1
         for (int64_t j = 32 * warp; j < nr; j += 32 * W)
@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W) rs_item_kernel
         const bool is_res = u >= 0 && tc_unit_residual(u);
         if (u >= 0 && !is_res && tc)
             item_pair(a, pl >> 1, pl & 1, c0, vec, acc);
-        tc_item_tile_put(tile[warp], acc);
+        tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
         __syncwarp();
         if (is_res && res)
             item_residual(a, pl >> 5, (int)(pl & 31) + 1, c0, tile[warp]);

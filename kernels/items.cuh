@@ -134,9 +134,13 @@ static __device__ __forceinline__ void tc_store4(float *C, int64_t row, int32_t 
    block; those `active` hold elements [r][c4 .. c4 + 3] of the window's
    tile (sum: the item's part). The part is added into the window's
    workspace tile (this panel's), and the item that finds all the others
-   done (the threadFenceReduction pattern: each item's adds are fenced
-   before it counts itself) stores the tile into C and leaves the tile and
-   the counter zero for the next run. */
+   done stores the tile into C and leaves the tile and the counter zero for
+   the next run. Ordering: the block's adds come before its barrier, and
+   one thread fences and counts after it (fence cumulativity in PTX's
+   memory model: what the barrier ordered before the fence is visible at
+   GPU scope before the count, as in CUTLASS's semaphore release), so the
+   block waits on one fence instead of one per thread; the last item
+   fences again before it reads the tile. */
 static __device__ __forceinline__ void tc_item_fixup(float *tile, int *counter, int parts,
                                                      bool active, float4 sum, int r, int c4,
                                                      float *C, int64_t row, int32_t c0,
@@ -146,10 +150,11 @@ static __device__ __forceinline__ void tc_item_fixup(float *tile, int *counter, 
     float *t = tile + r * TC_ITEM_PANEL + c4;
     if (active)
         tc_add4(tile, r, c4, TC_ITEM_PANEL, true, sum);  /* 16-byte aligned */
-    __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+        __threadfence();
         *s_last = atomicAdd(counter, 1) == parts - 1;
+    }
     __syncthreads();
     if (!*s_last || !active)
         return;

@@ -160,9 +160,17 @@ template <int NT> struct stage {
     uint64_t bitmap[2];
 };
 
-/* What a lane needs to start fetching block b: its column id (lanes < 8 NT:
-   column lane / NT of the block) and where the block's values start and
-   end (padded: a multiple of 8 halves apart). */
+/* Lanes per column of a block when a stage's rows of B are fetched: each
+   lane copies NT / lanes_per_col() of its column's NT chunks of 16 bytes
+   (two at NT = 8, the 64 columns of a panel at n > 32). */
+template <int NT> static __device__ __forceinline__ constexpr int lanes_per_col()
+{
+    return NT < 4 ? NT : 4;
+}
+
+/* What a lane needs to start fetching block b: its column id (lanes below
+   8 lanes_per_col: column lane / lanes_per_col of the block) and where the
+   block's values start and end (padded: a multiple of 8 halves apart). */
 typedef struct fetch_meta {
     int32_t col;
     int64_t v0, v1;
@@ -171,7 +179,8 @@ typedef struct fetch_meta {
 template <int NT>
 static __device__ __forceinline__ fetch_meta meta_of(const rs_args &a, int64_t b, int lane)
 {
-    const int cl = lane < BCOLS * NT ? lane / NT : 0;
+    constexpr int L = lanes_per_col<NT>();
+    const int cl = lane < BCOLS * L ? lane / L : 0;
     fetch_meta m = { a.col[b * BCOLS + cl], 0, 0 };
     if (a.val) {
         m.v0 = a.vstart[b];
@@ -187,11 +196,14 @@ template <int NT>
 static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT> *st, int64_t b,
                                              const fetch_meta &m, int panel, int lane)
 {
-    if (lane < BCOLS * NT) {
-        const int c = lane / NT, q = lane % NT;
-        const __half *src = a.B16 + (m.col >= 0 ? (int64_t)m.col * a.ldb16 : 0) +
-                            (int64_t)panel * 8 * NT + 8 * q;
-        tc_cp_async16(&st->b[c * NT + (q ^ tc_swz<NT>(c))], src, m.col >= 0);
+    constexpr int L = lanes_per_col<NT>();
+    if (lane < BCOLS * L) {
+        const int c = lane / L;
+        const __half *row = a.B16 + (m.col >= 0 ? (int64_t)m.col * a.ldb16 : 0) +
+                            (int64_t)panel * 8 * NT;
+#pragma unroll
+        for (int q = lane % L; q < NT; q += L)
+            tc_cp_async16(&st->b[c * NT + (q ^ tc_swz<NT>(c))], row + 8 * q, m.col >= 0);
     }
     if (lane < WROWS * BCOLS / 8 && m.v0 + 8 * lane < m.v1)
         tc_cp_async16(&st->v[lane], a.val + m.v0 + 8 * lane, 1);
@@ -256,9 +268,11 @@ static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int pa
         const __half *v = a.val ? (const __half *)cur->v : NULL;
         const uint32_t a0 = a_pair(w0, 8 * gid + 2 * tig, 0, v);
         const uint32_t a1 = a_pair(w1, 8 * gid + 2 * tig, __popcll(w0), v);
-        uint32_t bf[4];
+        uint32_t bf[NT < 4 ? 4 : NT];
         const int r = lane & 7, m = (lane >> 3) % NT;
-        tc_ldmatrix_x4_trans(bf, &cur->b[r * NT + (m ^ tc_swz<NT>(r))]);
+#pragma unroll
+        for (int h = 0; h < NT; h += 4)     /* n-tiles h .. h + 3 */
+            tc_ldmatrix_x4_trans(&bf[h], &cur->b[r * NT + ((m + h) ^ tc_swz<NT>(r))]);
         for (int t = 0; t < NT; t++)
             tc_mma_m16n8k8_f16(acc[t], a0, a1, bf[t]);
         __syncwarp();           /* this stage is refilled at the next iteration */
@@ -374,6 +388,8 @@ template <int HALF> static __device__ void residual_thread(const rs_args &a, int
 typedef struct rs_item_args {
     const void *items;          /* tc_item<W> */
     int panels;                 /* of TC_ITEM_PANEL columns of C */
+    int group;                  /* panels per thread block (item_group) */
+    int groups;                 /* thread blocks per item: panels / group, rounded up */
     int parts;                  /* bit PART_TC, bit PART_RESIDUAL: what runs */
     const uint64_t *bitmap;
     const int32_t *col;
@@ -390,37 +406,51 @@ typedef struct rs_item_args {
     int32_t rows, n;
 } rs_item_args;
 
-/* acc += blocks b and, when `two`, b + 1 of one window, times the columns
-   [c0, c0 + 32) of the float32 B rounded to fp16: one mma.m16n8k16 per 8
-   columns, block b as k = 0..7 and block b + 1 as k = 8..15. The A
-   fragments come from the bitmaps (a_pair); B is read 16 bytes at a time
-   with columns mapped as in brp.cu's accumulate_group: lane (gid, tig) loads
-   columns c0 + 4 gid + q, q = 0..3, of the rows of local columns 2 tig and
-   2 tig + 1, and mma q maps its column gid to c0 + 4 gid + q, so that the C
-   fragments end in the layout of tc_acc_row. A dummy column's B is zero,
-   never read. All of a pair's loads are issued before its mma, and none
-   waits on another but the values (after the bitmap and the value start). */
-static __device__ __forceinline__ void item_pair(const rs_item_args &a, int64_t b, bool two,
-                                                 int32_t c0, bool vec, float acc[4][4])
+/* What a lane holds of a pair of TC blocks of one window, whatever the
+   columns of C: its A fragments, block b as k = 0..7 and block b + 1 as
+   k = 8..15 (a_pair), and the ids of the two local columns 2 tig and
+   2 tig + 1 of each block whose rows of B it reads (-1: a dummy column, or
+   no second block). */
+typedef struct pair_meta {
+    uint32_t af[4];
+    int2 cc[2];
+} pair_meta;
+
+static __device__ __forceinline__ pair_meta pair_load(const rs_item_args &a, int64_t b, bool two)
 {
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
-    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    uint32_t af[4] = { 0, 0, 0, 0 };
-    float4 lo[2] = { zero, zero }, hi[2] = { zero, zero };
+    pair_meta m = { { 0, 0, 0, 0 }, { make_int2(-1, -1), make_int2(-1, -1) } };
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         if (h == 1 && !two)
             break;
         const int64_t blk = b + h;
         const ulonglong2 w = __ldg((const ulonglong2 *)(a.bitmap + 2 * blk));
-        const int2 cc = __ldg((const int2 *)(a.col + blk * BCOLS + 2 * tig));
         const __half *v = a.val ? a.val + __ldg(a.vstart + blk) : NULL;
-        af[2 * h] = a_pair(w.x, 8 * gid + 2 * tig, 0, v);
-        af[2 * h + 1] = a_pair(w.y, 8 * gid + 2 * tig, __popcll(w.x), v);
-        if (cc.x >= 0)
-            lo[h] = tc_load_b4(a.B, cc.x, c0 + 4 * gid, a.n, vec);
-        if (cc.y >= 0)
-            hi[h] = tc_load_b4(a.B, cc.y, c0 + 4 * gid, a.n, vec);
+        m.cc[h] = __ldg((const int2 *)(a.col + blk * BCOLS + 2 * tig));
+        m.af[2 * h] = a_pair(w.x, 8 * gid + 2 * tig, 0, v);
+        m.af[2 * h + 1] = a_pair(w.y, 8 * gid + 2 * tig, __popcll(w.x), v);
+    }
+    return m;
+}
+
+/* acc += the pair m times the columns [c0, c0 + 32) of the float32 B
+   rounded to fp16: one mma.m16n8k16 per 8 columns. B is read 16 bytes at
+   a time with columns mapped as in brp.cu's accumulate_group: lane
+   (gid, tig) loads columns c0 + 4 gid + q, q = 0..3, of the rows of its two
+   local columns of each block, and mma q maps its column gid to
+   c0 + 4 gid + q, so that the C fragments end in the layout of tc_acc_row.
+   A dummy column's B is zero, never read. */
+static __device__ __forceinline__ void pair_mul(const rs_item_args &a, const pair_meta &m,
+                                                int32_t c0, bool vec, float acc[4][4])
+{
+    const int gid = (threadIdx.x & 31) >> 2;
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float4 lo[2], hi[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        lo[h] = m.cc[h].x >= 0 ? tc_load_b4(a.B, m.cc[h].x, c0 + 4 * gid, a.n, vec) : zero;
+        hi[h] = m.cc[h].y >= 0 ? tc_load_b4(a.B, m.cc[h].y, c0 + 4 * gid, a.n, vec) : zero;
     }
     const float l0[4] = { lo[0].x, lo[0].y, lo[0].z, lo[0].w };
     const float h0[4] = { hi[0].x, hi[0].y, hi[0].z, hi[0].w };
@@ -428,91 +458,153 @@ static __device__ __forceinline__ void item_pair(const rs_item_args &a, int64_t 
     const float h1[4] = { hi[1].x, hi[1].y, hi[1].z, hi[1].w };
 #pragma unroll
     for (int q = 0; q < 4; q++)
-        tc_mma_m16n8k16_f16(acc[q], af, pack_half2(__float2half_rn(l0[q]), __float2half_rn(h0[q])),
+        tc_mma_m16n8k16_f16(acc[q], m.af,
+                            pack_half2(__float2half_rn(l0[q]), __float2half_rn(h0[q])),
                             pack_half2(__float2half_rn(l1[q]), __float2half_rn(h1[q])));
 }
 
-/* tile += the residual nonzeros [e, e + count) of one window (count <= 32)
-   times the columns [c0, c0 + 32) of B, on CUDA cores in float32: lane l
-   reads nonzero e + l, then each nonzero in turn is broadcast and lane l adds
-   its product at column c0 + l of the nonzero's row (128 contiguous bytes of
-   B per nonzero; the loads of 8 nonzeros are in flight together). */
-static __device__ __forceinline__ void item_residual(const rs_item_args &a, int64_t e, int count,
-                                                     int32_t c0, float (*tile)[TC_ITEM_PITCH])
+/* What lane l holds of a run of count <= 32 residual nonzeros of one window
+   from e: nonzero e + l's column, row in the window and value. */
+typedef struct res_meta {
+    int32_t col;
+    int row;
+    float val;
+    int count;
+} res_meta;
+
+static __device__ __forceinline__ res_meta res_load(const rs_item_args &a, int64_t e, int count)
 {
     const int lane = threadIdx.x & 31;
-    const bool mine = lane < count, in = c0 + lane < a.n;
-    const int32_t col = mine ? __ldg(a.res_col + e + lane) : 0;
-    const int row = mine ? __ldg(a.res_lrow + e + lane) : 0;
-    const float val = mine && a.res_val ? __ldg(a.res_val + e + lane) : 1.0f;
-    for (int j = 0; j < count; j += 8) {
+    const bool mine = lane < count;
+    res_meta m;
+    m.col = mine ? __ldg(a.res_col + e + lane) : 0;
+    m.row = mine ? __ldg(a.res_lrow + e + lane) : 0;
+    m.val = mine && a.res_val ? __ldg(a.res_val + e + lane) : 1.0f;
+    m.count = count;
+    return m;
+}
+
+/* tile += the run m times the columns [c0, c0 + 32) of B, on CUDA cores in
+   float32: each nonzero in turn is broadcast and lane l adds its product at
+   column c0 + l of the nonzero's row (128 contiguous bytes of B per
+   nonzero; the loads of 8 nonzeros are in flight together). */
+static __device__ __forceinline__ void res_mul(const rs_item_args &a, const res_meta &m,
+                                               int32_t c0, float (*tile)[TC_ITEM_PITCH])
+{
+    const int lane = threadIdx.x & 31;
+    const bool in = c0 + lane < a.n;
+    for (int j = 0; j < m.count; j += 8) {
         float b[8];
 #pragma unroll
         for (int q = 0; q < 8; q++) {
-            const int32_t c = __shfl_sync(0xffffffffu, col, j + q);
-            b[q] = j + q < count && in ? __ldg(a.B + (int64_t)c * a.n + c0 + lane) : 0.0f;
+            const int32_t c = __shfl_sync(0xffffffffu, m.col, j + q);
+            b[q] = j + q < m.count && in ? __ldg(a.B + (int64_t)c * a.n + c0 + lane) : 0.0f;
         }
 #pragma unroll
         for (int q = 0; q < 8; q++) {
-            const int r = __shfl_sync(0xffffffffu, row, j + q);
-            const float v = __shfl_sync(0xffffffffu, val, j + q);
-            if (j + q < count)
+            const int r = __shfl_sync(0xffffffffu, m.row, j + q);
+            const float v = __shfl_sync(0xffffffffu, m.val, j + q);
+            if (j + q < m.count)
                 tile[r][lane] = fmaf(v, b[q], tile[r][lane]);
         }
     }
 }
 
-/* Block `b` multiplies item b / panels by the 32 columns [32 p, 32 p + 32)
-   of B, p = b % panels. A unit is a pair of TC blocks of one window
-   (payload: first block << 1 | second block present), or up to 32 of a
-   window's residual nonzeros (payload: first << 5 | count - 1). Each warp
-   multiplies its unit, or, in a ranged item (LONG: the -long variants), the
-   pairs j = warp, warp + W, ... of the item's unit[1] blocks from unit[0]
-   and the runs of 32 of its unit[3] residual nonzeros from unit[2]: the TC
-   pairs on tensor cores into C fragments, put into the warp's tile, then the
-   residual nonzeros added into that tile on CUDA cores; tc_item_finish
-   adds the tiles up per window, scales each row back (row_scale: the TC
-   values' scale; 1 on residual rows, which have no TC values) and stores
-   it. `parts` leaves either part out (run_part). */
+/* The end of a panel, by every thread of the block once each warp has
+   its tile: the tiles added up per window and stored (tc_item_finish), and,
+   when another panel follows, the barrier after which the tiles may be
+   overwritten. */
+template <int W>
+static __device__ __forceinline__ void panel_end(const rs_item_args &a, const tc_item<W> *it,
+                                                 float (*tile)[TC_ITEM_ROWS][TC_ITEM_PITCH],
+                                                 const int *s_win, int *s_last, int p, bool more)
+{
+    __syncthreads();
+    tc_item_finish<W>(it, tile, s_win, s_last, a.ws, a.counters, a.panels, p, a.row_scale, a.C,
+                      a.rows, a.n);
+    if (more)
+        __syncthreads();
+}
+
+/* Block `b` multiplies item b / groups by the panels of 32 columns
+   [32 p, 32 p + 32) of B, p = g * group .. g * group + group - 1 (those
+   below panels), g = b % groups: a block takes several panels of its item
+   where the items are many enough to fill the device without one block per
+   panel (item_group), so that it reads the item, its bitmaps, column ids
+   and values once, and finds them in registers for every panel after the
+   first (their loads were a chain of three round trips before any B; only
+   the loads of B are left per panel). A unit is a pair of TC blocks of one
+   window (payload: first block << 1 | second block present), or up to 32
+   of a window's residual nonzeros (payload: first << 5 | count - 1). Each
+   warp multiplies its unit, or, in a ranged item (LONG: the -long
+   variants), the pairs j = warp, warp + W, ... of the item's unit[1]
+   blocks from unit[0] and the runs of 32 of its unit[3] residual nonzeros
+   from unit[2] (reloaded for every panel: too many to hold): the TC pairs on
+   tensor cores into C fragments, put into the warp's tile, then the
+   residual nonzeros added into that tile on CUDA cores; tc_item_finish adds
+   the tiles up per window, scales each row back (row_scale: the TC values'
+   scale; 1 on residual rows, which have no TC values) and stores it.
+   `parts` leaves either part out (run_part). */
+/* Thread blocks of rs_item_kernel<W, LONG> per SM, its launch bounds (so
+   at most 64 registers a thread, 85 in the -long variants' ranged loop). */
+static __host__ __device__ constexpr int item_blocks_per_sm(int w, bool long_)
+{
+    return (long_ ? 24 : 32) / w;
+}
+
 template <int W, bool LONG>
-__global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W) rs_item_kernel(rs_item_args a)
+__global__ void __launch_bounds__(W * 32, item_blocks_per_sm(W, LONG))
+    rs_item_kernel(rs_item_args a)
 {
     __shared__ __align__(16) float tile[W][TC_ITEM_ROWS][TC_ITEM_PITCH];
     __shared__ int s_win[W], s_last;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const tc_item<W> *it = (const tc_item<W> *)a.items + blockIdx.x / a.panels;
-    const int p = (int)(blockIdx.x % a.panels);
-    const int32_t c0 = p * TC_ITEM_PANEL;
+    const tc_item<W> *it = (const tc_item<W> *)a.items + blockIdx.x / a.groups;
+    const int p0 = (int)(blockIdx.x % a.groups) * a.group, p1 = min(p0 + a.group, a.panels);
     const bool vec = a.n % 4 == 0, tc = (a.parts >> PART_TC) & 1,
                res = (a.parts >> PART_RESIDUAL) & 1;
-    float acc[4][4] = {};
-    int slot = 0;
     if (LONG && it->ranged) {
         const int64_t nb = tc ? it->unit[1] : 0, nr = res ? it->unit[3] : 0;
+        if (lane == 0)
+            s_win[warp] = 0;
+        for (int p = p0; p < p1; p++) {
+            const int32_t c0 = p * TC_ITEM_PANEL;
+            float acc[4][4] = {};
 #pragma unroll 1
-        for (int64_t j = 2 * warp; j < nb; j += 2 * W)
-            item_pair(a, it->unit[0] + j, j + 1 < nb, c0, vec, acc);
-        tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
-        __syncwarp();
+            for (int64_t j = 2 * warp; j < nb; j += 2 * W)
+                pair_mul(a, pair_load(a, it->unit[0] + j, j + 1 < nb), c0, vec, acc);
+            tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
+            __syncwarp();
 #pragma unroll 1
-        for (int64_t j = 32 * warp; j < nr; j += 32 * W)
-            item_residual(a, it->unit[2] + j, (int)min((int64_t)32, nr - j), c0, tile[warp]);
-    } else {
-        const int64_t u = it->unit[warp], pl = tc_unit_payload(u);
-        const bool is_res = u >= 0 && tc_unit_residual(u);
-        if (u >= 0 && !is_res && tc)
-            item_pair(a, pl >> 1, pl & 1, c0, vec, acc);
-        tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
-        __syncwarp();
-        if (is_res && res)
-            item_residual(a, pl >> 5, (int)(pl & 31) + 1, c0, tile[warp]);
-        slot = u >= 0 ? (int)(u & 7) : -1;
+            for (int64_t j = 32 * warp; j < nr; j += 32 * W)
+                res_mul(a, res_load(a, it->unit[2] + j, (int)min((int64_t)32, nr - j)), c0,
+                        tile[warp]);
+            panel_end<W>(a, it, tile, s_win, &s_last, p, p + 1 < p1);
+        }
+        return;
     }
+    const int64_t u = it->unit[warp], pl = tc_unit_payload(u);
+    const bool is_res = u >= 0 && tc_unit_residual(u);
+    const bool do_pair = u >= 0 && !is_res && tc, do_res = is_res && res;
+    pair_meta pm = {};
+    res_meta rm = {};
+    if (do_pair)
+        pm = pair_load(a, pl >> 1, pl & 1);
+    if (do_res)
+        rm = res_load(a, pl >> 5, (int)(pl & 31) + 1);
     if (lane == 0)
-        s_win[warp] = slot;
-    __syncthreads();
-    tc_item_finish<W>(it, tile, s_win, &s_last, a.ws, a.counters, a.panels, p, a.row_scale,
-                      a.C, a.rows, a.n);
+        s_win[warp] = u >= 0 ? (int)(u & 7) : -1;
+    for (int p = p0; p < p1; p++) {
+        const int32_t c0 = p * TC_ITEM_PANEL;
+        float acc[4][4] = {};
+        if (do_pair)
+            pair_mul(a, pm, c0, vec, acc);
+        tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
+        __syncwarp();
+        if (do_res)
+            res_mul(a, rm, c0, tile[warp]);
+        panel_end<W>(a, it, tile, s_win, &s_last, p, p + 1 < p1);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -621,10 +713,12 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* Columns per TC warp: n rounded up to 8, 16 or 32. */
+/* Columns per TC warp: n rounded up to 8, 16 or 32, and 64 past 32 (the
+   block's decode, index loads and cp.async issue then serve 8 mma instead
+   of 4). */
 static int tiles_for(int32_t n)
 {
-    return n <= 8 ? 1 : n <= 16 ? 2 : 4;
+    return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8;
 }
 
 /* The arguments of variant v; `parts` selects what runs (bit PART_TC,
@@ -661,26 +755,61 @@ static int64_t grid_of(const rs_plan *p, const rs_args *a)
     return a->tc_blocks + ceil_div(a->res_threads, 32 * p->warps);
 }
 
-template <int MODE, int NT> static void launch(const rs_args &a, int warps, unsigned grid,
-                                               cudaStream_t s)
+/* The launch, with the shared memory it needs allowed (past 48 KB at
+   NT = 8). */
+template <int MODE, int NT>
+static tc_status launch(const rs_args &a, int warps, unsigned grid, cudaStream_t s, tc_error *err)
 {
-    rs_kernel<MODE, NT><<<grid, 32 * warps, smem_bytes<MODE, NT>(warps), s>>>(a);
+    const size_t smem = smem_bytes<MODE, NT>(warps);
+    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(rs_kernel<MODE, NT>,
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     (int)smem));
+    if (st != TC_OK)
+        return st;
+    rs_kernel<MODE, NT><<<grid, 32 * warps, smem, s>>>(a);
+    return TC_LAUNCHED(err, "rs_kernel");
 }
 
-template <int MODE> static void launch_mode(const rs_args &a, int nt, int warps, unsigned grid,
-                                            cudaStream_t s)
+template <int MODE>
+static tc_status launch_mode(const rs_args &a, int nt, int warps, unsigned grid, cudaStream_t s,
+                             tc_error *err)
 {
-    if (nt == 1)
-        launch<MODE, 1>(a, warps, grid, s);
-    else if (nt == 2)
-        launch<MODE, 2>(a, warps, grid, s);
-    else
-        launch<MODE, 4>(a, warps, grid, s);
+    switch (nt) {
+    case 1: return launch<MODE, 1>(a, warps, grid, s, err);
+    case 2: return launch<MODE, 2>(a, warps, grid, s, err);
+    case 4: return launch<MODE, 4>(a, warps, grid, s, err);
+    default: return launch<MODE, 8>(a, warps, grid, s, err);
+    }
 }
 
 static int64_t item_panels(const rs_plan *p)
 {
     return ceil_div(p->base.n, TC_ITEM_PANEL);
+}
+
+/* Panels per thread block of an item variant of W warps: all of them when
+   the items alone give every SM two waves of blocks (fewer blocks would
+   read each item's metadata once, rs_item_kernel), else as few as still
+   give the device two waves of blocks, one at the least. One in the -long
+   variants: their share of units per warp was sized for a block per panel
+   (tc_item_sets_build), and their ranged items reload their units for
+   every panel anyway. */
+static int item_group(const rs_plan *p, int64_t nitem, int w, bool long_)
+{
+    if (long_)
+        return 1;
+    const int64_t panels = item_panels(p);
+    const int64_t want =
+        2 * (int64_t)tc_gpu_get_info(p->base.gpu)->sm_count * item_blocks_per_sm(w, long_);
+    const int64_t groups = nitem >= want ? 1 : ceil_div(want, nitem > 0 ? nitem : 1);
+    return (int)ceil_div(panels, groups < panels ? groups : panels);
+}
+
+/* A tc-item variant's thread blocks: its items times their groups of
+   panels. */
+static int64_t item_grid(const rs_plan *p, int64_t nitem, int group)
+{
+    return nitem * ceil_div(item_panels(p), group);
 }
 
 /* A tc-item variant, W warps per block: one launch writes all of C. */
@@ -690,10 +819,12 @@ static tc_status run_item(rs_plan *p, const tc_item_set *s, int parts, const flo
 {
     if (s->nitem == 0)
         return TC_OK;
-    rs_item_args a = { s->item, (int)item_panels(p), parts, p->bitmap, p->col, p->vstart,
-                       p->val, p->row_scale, p->res_lrow, p->res_col, p->res_val, s->ws,
-                       s->counters, B, C, p->base.rows, p->base.n };
-    const unsigned grid = (unsigned)(s->nitem * a.panels);
+    const int group = item_group(p, s->nitem, W, LONG);
+    rs_item_args a = { s->item, (int)item_panels(p), group,
+                       (int)ceil_div(item_panels(p), group), parts, p->bitmap, p->col,
+                       p->vstart, p->val, p->row_scale, p->res_lrow, p->res_col, p->res_val,
+                       s->ws, s->counters, B, C, p->base.rows, p->base.n };
+    const unsigned grid = (unsigned)item_grid(p, s->nitem, group);
     rs_item_kernel<W, LONG><<<grid, W * 32, 0, p->base.gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rs_item_kernel");
 }
@@ -719,11 +850,10 @@ static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_e
     if (st != TC_OK || grid == 0)
         return st;
     switch (b->variant) {
-    case V_TC: launch_mode<V_TC>(a, p->nt, p->warps, (unsigned)grid, s); break;
-    case V_TC_FLY: launch_mode<V_TC_FLY>(a, p->nt, p->warps, (unsigned)grid, s); break;
-    default: launch<V_CUDA, 1>(a, p->warps, (unsigned)grid, s); break;
+    case V_TC: return launch_mode<V_TC>(a, p->nt, p->warps, (unsigned)grid, s, err);
+    case V_TC_FLY: return launch_mode<V_TC_FLY>(a, p->nt, p->warps, (unsigned)grid, s, err);
+    default: return launch<V_CUDA, 1>(a, p->warps, (unsigned)grid, s, err);
     }
-    return TC_LAUNCHED(err, "rs_kernel");
 }
 
 static tc_status rs_run(tc_kplan *base, const float *B, float *C, tc_error *err)
@@ -1045,7 +1175,12 @@ static tc_status rs_select(tc_kplan *base, int v, tc_error *err)
     rs_plan *p = (rs_plan *)base;
     const rs_args a = args_for(p, v, (1 << PART_TC) | (1 << PART_RESIDUAL), NULL, NULL);
     const bool item = v >= V_TC_ITEM && v <= V_TC_ITEM8_LONG;
-    const int64_t grid = item ? p->isets[v - V_TC_ITEM].nitem * item_panels(p) : grid_of(p, &a);
+    int64_t grid = grid_of(p, &a);
+    if (item) {
+        const int64_t nitem = p->isets[v - V_TC_ITEM].nitem;
+        const int w = v == V_TC_ITEM || v == V_TC_ITEM_LONG ? 4 : 8;
+        grid = item_grid(p, nitem, item_group(p, nitem, w, v >= V_TC_ITEM_LONG));
+    }
     if (grid > INT32_MAX || tc_half_launch_blocks(base->cols, p->ldb16) > INT32_MAX)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rstile kernel %s: %lld thread blocks is more than one launch takes",

@@ -169,11 +169,11 @@ template <int NT> static __device__ __forceinline__ constexpr int lanes_per_col(
 }
 
 /* What a lane needs to start fetching block b: its column id (lanes below
-   8 lanes_per_col: column lane / lanes_per_col of the block) and where the
-   block's values start and end (padded: a multiple of 8 halves apart). */
+   8 lanes_per_col: column lane / lanes_per_col of the block), where the
+   block's values start and how many there are (padded: a multiple of 8). */
 typedef struct fetch_meta {
-    int32_t col;
-    int64_t v0, v1;
+    int32_t col, nv;
+    int64_t v0;
 } fetch_meta;
 
 template <int NT>
@@ -184,7 +184,7 @@ static __device__ __forceinline__ fetch_meta meta_of(const rs_args &a, int64_t b
     fetch_meta m = { a.col[b * BCOLS + cl], 0, 0 };
     if (a.val) {
         m.v0 = a.vstart[b];
-        m.v1 = a.vstart[b + 1];
+        m.nv = (int32_t)(a.vstart[b + 1] - m.v0);
     }
     return m;
 }
@@ -205,7 +205,7 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT> *st, in
         for (int q = lane % L; q < NT; q += L)
             tc_cp_async16(&st->b[c * NT + (q ^ tc_swz<NT>(c))], row + 8 * q, m.col >= 0);
     }
-    if (lane < WROWS * BCOLS / 8 && m.v0 + 8 * lane < m.v1)
+    if (lane < WROWS * BCOLS / 8 && 8 * lane < m.nv)
         tc_cp_async16(&st->v[lane], a.val + m.v0 + 8 * lane, 1);
     if (lane == 31)
         tc_cp_async16(st->bitmap, a.bitmap + 2 * b, 1);
@@ -219,9 +219,13 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT> *st, in
 static __device__ __forceinline__ uint32_t a_pair(uint64_t w, int k, int before,
                                                   const __half *v)
 {
-    const int i = before + __popcll(w & ((1ull << k) - 1));
+    /* in 32-bit halves: rows 0-3 in the low word, 4-7 in the high one
+       (64-bit shifts by a variable cost several instructions each) */
+    const uint32_t low = (uint32_t)w, word = k < 32 ? low : (uint32_t)(w >> 32);
+    const int sh = k & 31;
+    const int i = before + (k < 32 ? 0 : __popc(low)) + __popc(word & ((1u << sh) - 1));
     const __half zero = __float2half(0.0f), one = __float2half(1.0f);
-    const int b0 = (int)(w >> k) & 1, b1 = (int)(w >> (k + 1)) & 1;
+    const int b0 = (int)(word >> sh) & 1, b1 = (int)(word >> (sh + 1)) & 1;
     const __half lo = b0 ? (v ? v[i] : one) : zero;
     const __half hi = b1 ? (v ? v[i + b0] : one) : zero;
     return pack_half2(lo, hi);
@@ -239,31 +243,33 @@ template <int NT>
 static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
                                 stage<NT> *stg, float acc[NT][4])
 {
+    static_assert((STAGES & (STAGES - 1)) == 0, "tc: the ring is indexed with a mask");
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    const int count = (int)(hi - lo);   /* a warp's run: 32-bit indices inside it */
     fetch_meta ahead[STAGES - 1];
     for (int j = 0; j < STAGES - 1; j++)
-        if (lo + j < hi)
+        if (j < count)
             ahead[j] = meta_of<NT>(a, lo + j, lane);
     for (int j = 0; j < STAGES - 1; j++) {
-        if (lo + j < hi)
+        if (j < count)
             fetch<NT>(a, &stg[j], lo + j, ahead[j], panel, lane);
         else
             tc_cp_async_commit();
     }
     fetch_meta next;
-    if (lo + STAGES - 1 < hi)
+    if (STAGES - 1 < count)
         next = meta_of<NT>(a, lo + STAGES - 1, lane);
-    for (int64_t b = lo; b < hi; b++) {
-        const int64_t f = b + STAGES - 1;
-        if (f < hi)
-            fetch<NT>(a, &stg[(f - lo) % STAGES], f, next, panel, lane);
+    for (int j = 0; j < count; j++) {
+        const int f = j + STAGES - 1;
+        if (f < count)
+            fetch<NT>(a, &stg[f & (STAGES - 1)], lo + f, next, panel, lane);
         else
             tc_cp_async_commit();
-        if (f + 1 < hi)
-            next = meta_of<NT>(a, f + 1, lane);
+        if (f + 1 < count)
+            next = meta_of<NT>(a, lo + f + 1, lane);
         tc_cp_async_wait<STAGES - 1>();
         __syncwarp();
-        const stage<NT> *cur = &stg[(b - lo) % STAGES];
+        const stage<NT> *cur = &stg[j & (STAGES - 1)];
         const uint64_t w0 = cur->bitmap[0], w1 = cur->bitmap[1];
         const __half *v = a.val ? (const __half *)cur->v : NULL;
         const uint32_t a0 = a_pair(w0, 8 * gid + 2 * tig, 0, v);
@@ -713,12 +719,18 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* Columns per TC warp: n rounded up to 8, 16 or 32, and 64 past 32 (the
-   block's decode, index loads and cp.async issue then serve 8 mma instead
-   of 4). */
-static int tiles_for(int32_t n)
+/* Columns per TC warp: n rounded up to 8, 16 or 32, and 64 past 32 when
+   the matrix has at least 16 TC blocks per SM: the block's decode, index
+   loads and cp.async issue then serve 8 mma instead of 4 (tc at n = 256:
+   TF18 458 -> 354 us, fb100_Cornell5 238 -> 160 on an H100). Below that
+   the kernel is a short wave whose time is its longest warp's chain of
+   blocks, which wider panels lengthen (bcsstk13's 1,938 blocks: 13.4 ->
+   15.1 us). */
+static int tiles_for(int32_t n, int64_t nblocks, int sm_count)
 {
-    return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8;
+    if (n > 32 && nblocks >= 16 * (int64_t)sm_count)
+        return 8;
+    return n <= 8 ? 1 : n <= 16 ? 2 : 4;
 }
 
 /* The arguments of variant v; `parts` selects what runs (bit PART_TC,
@@ -1007,15 +1019,16 @@ static tc_status scaled_values(const tc_rstile *m, const int64_t *vstart, __half
     return TC_OK;
 }
 
-/* Warps per TC thread block: a power of two, about a quarter of the mean
-   blocks per segment (so that each warp's run is a few blocks long, its
-   pipeline has something to overlap, and long windows get many warps),
-   between 1 and MAX_WARPS. */
-static int segment_warps(const tc_rstile *m)
+/* Warps per TC thread block: a power of two, about the mean blocks per
+   segment over `run` (so that each warp's run is about `run` blocks long,
+   its pipeline has something to overlap and its fixed costs, the pipeline's
+   first fetches and the tile's store, are shared by that many blocks, while
+   long windows get many warps), between 1 and MAX_WARPS. */
+static int segment_warps(const tc_rstile *m, int run)
 {
-    const int64_t quarter = m->nsegments ? ceil_div(ceil_div(m->nblocks, m->nsegments), 4) : 1;
+    const int64_t per = m->nsegments ? ceil_div(ceil_div(m->nblocks, m->nsegments), run) : 1;
     int w = 1;
-    while (w < MAX_WARPS && 2 * w <= quarter)
+    while (w < MAX_WARPS && 2 * w <= per)
         w *= 2;
     return w;
 }
@@ -1149,7 +1162,7 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->base.n = o->n;
     p->base.rows = r->base.rows;
     p->base.cols = r->base.cols;
-    p->nt = tiles_for(o->n);
+    p->nt = tiles_for(o->n, r->nblocks, tc_gpu_get_info(g)->sm_count);
     p->ldb16 = ceil_div(o->n, 8 * p->nt) * 8 * p->nt;
     p->nres_rows = r->nres_rows;
     p->base.nparts = NPARTS;
@@ -1157,7 +1170,11 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
         p->base.part_names[i] = part_names[i];
     p->base.part_nnz[PART_TC] = r->value_offset[r->nblocks];
     p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
-    p->warps = segment_warps(r);
+    /* runs of 8 blocks where a block serves 8 mma and the grid has two
+       panels per segment or more to fill the device with (tc at n = 256:
+       musae_github 137 -> 123 us, twitch_DE 59 -> 52; at n = 64, one panel,
+       twitch_DE 24 -> 29), else of 4 */
+    p->warps = segment_warps(r, p->nt == 8 && o->n > 64 ? 8 : 4);
     tc_status st = upload(p, r, err);
     if (st == TC_OK)
         st = items_index(p, r, err);

@@ -176,13 +176,13 @@ typedef struct fetch_meta {
     int64_t v0;
 } fetch_meta;
 
-template <int NT>
+template <int NT, bool VAL>
 static __device__ __forceinline__ fetch_meta meta_of(const rs_args &a, int64_t b, int lane)
 {
     constexpr int L = lanes_per_col<NT>();
     const int cl = lane < BCOLS * L ? lane / L : 0;
     fetch_meta m = { a.col[b * BCOLS + cl], 0, 0 };
-    if (a.val) {
+    if (VAL) {
         m.v0 = a.vstart[b];
         m.nv = (int32_t)(a.vstart[b + 1] - m.v0);
     }
@@ -192,7 +192,7 @@ static __device__ __forceinline__ fetch_meta meta_of(const rs_args &a, int64_t b
 /* Starts copying block b into st (one cp.async group): its rows of B
    (columns [panel * 8 NT, + 8 NT) of the fp16 B; zeros for dummy columns,
    whose col is -1), its values and its bitmap. */
-template <int NT>
+template <int NT, bool VAL>
 static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT> *st, int64_t b,
                                              const fetch_meta &m, int panel, int lane)
 {
@@ -205,7 +205,7 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT> *st, in
         for (int q = lane % L; q < NT; q += L)
             tc_cp_async16(&st->b[c * NT + (q ^ tc_swz<NT>(c))], row + 8 * q, m.col >= 0);
     }
-    if (lane < WROWS * BCOLS / 8 && 8 * lane < m.nv)
+    if (VAL && lane < WROWS * BCOLS / 8 && 8 * lane < m.nv)
         tc_cp_async16(&st->v[lane], a.val + m.v0 + 8 * lane, 1);
     if (lane == 31)
         tc_cp_async16(st->bitmap, a.bitmap + 2 * b, 1);
@@ -239,7 +239,7 @@ static __device__ __forceinline__ uint32_t a_pair(uint64_t w, int k, int before,
    ldmatrix.trans, and the mma run; the index loads that a fetch needs are
    made one block earlier still, so that no load waits on another inside
    the loop and a warp's first STAGES - 1 blocks cost one round trip. */
-template <int NT>
+template <int NT, bool VAL>
 static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
                                 stage<NT> *stg, float acc[NT][4])
 {
@@ -249,29 +249,29 @@ static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int pa
     fetch_meta ahead[STAGES - 1];
     for (int j = 0; j < STAGES - 1; j++)
         if (j < count)
-            ahead[j] = meta_of<NT>(a, lo + j, lane);
+            ahead[j] = meta_of<NT, VAL>(a, lo + j, lane);
     for (int j = 0; j < STAGES - 1; j++) {
         if (j < count)
-            fetch<NT>(a, &stg[j], lo + j, ahead[j], panel, lane);
+            fetch<NT, VAL>(a, &stg[j], lo + j, ahead[j], panel, lane);
         else
             tc_cp_async_commit();
     }
     fetch_meta next;
     if (STAGES - 1 < count)
-        next = meta_of<NT>(a, lo + STAGES - 1, lane);
+        next = meta_of<NT, VAL>(a, lo + STAGES - 1, lane);
     for (int j = 0; j < count; j++) {
         const int f = j + STAGES - 1;
         if (f < count)
-            fetch<NT>(a, &stg[f & (STAGES - 1)], lo + f, next, panel, lane);
+            fetch<NT, VAL>(a, &stg[f & (STAGES - 1)], lo + f, next, panel, lane);
         else
             tc_cp_async_commit();
         if (f + 1 < count)
-            next = meta_of<NT>(a, lo + f + 1, lane);
+            next = meta_of<NT, VAL>(a, lo + f + 1, lane);
         tc_cp_async_wait<STAGES - 1>();
         __syncwarp();
         const stage<NT> *cur = &stg[j & (STAGES - 1)];
         const uint64_t w0 = cur->bitmap[0], w1 = cur->bitmap[1];
-        const __half *v = a.val ? (const __half *)cur->v : NULL;
+        const __half *v = VAL ? (const __half *)cur->v : NULL;
         const uint32_t a0 = a_pair(w0, 8 * gid + 2 * tig, 0, v);
         const uint32_t a1 = a_pair(w1, 8 * gid + 2 * tig, __popcll(w0), v);
         uint32_t bf[NT < 4 ? 4 : NT];
@@ -297,14 +297,14 @@ static __device__ __forceinline__ uint32_t b_frag_f32(const rs_args &a, int32_t 
     return pack_half2(__float2half_rn(x), __float2half_rn(y));
 }
 
-template <int NT>
+template <int NT, bool VAL>
 static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
                                  float acc[NT][4])
 {
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
     for (int64_t b = lo; b < hi; b++) {
         const uint64_t w0 = a.bitmap[2 * b], w1 = a.bitmap[2 * b + 1];
-        const __half *v = a.val ? a.val + a.vstart[b] : NULL;
+        const __half *v = VAL ? a.val + a.vstart[b] : NULL;
         const uint32_t a0 = a_pair(w0, 8 * gid + 2 * tig, 0, v);
         const uint32_t a1 = a_pair(w1, 8 * gid + 2 * tig, __popcll(w0), v);
         const int32_t c0 = a.col[b * BCOLS + 2 * tig], c1 = a.col[b * BCOLS + 2 * tig + 1];
@@ -636,8 +636,8 @@ template <int MODE, int NT> static __host__ __device__ constexpr size_t smem_byt
    window is multiplied by several warps at once), each adding into its own
    tile in shared memory; the tiles are added up and the block stores the
    sum once. */
-template <int MODE, int NT> static __device__ void tc_block(const rs_args &a, int64_t u,
-                                                            char *smem)
+template <int MODE, int NT, bool VAL>
+static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
 {
     constexpr int PW = panel_width<MODE, NT>();
     const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -660,9 +660,9 @@ template <int MODE, int NT> static __device__ void tc_block(const rs_args &a, in
             acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
         if constexpr (MODE == V_TC) {
             stage<NT> *stg = (stage<NT> *)(part + (size_t)warps * WROWS * PW) + STAGES * w;
-            tc_range<NT>(a, lo, hi, panel, stg, acc);
+            tc_range<NT, VAL>(a, lo, hi, panel, stg, acc);
         } else {
-            fly_range<NT>(a, lo, hi, panel, acc);
+            fly_range<NT, VAL>(a, lo, hi, panel, acc);
         }
         tc_tile_store<NT>(mine, PW, acc);
     }
@@ -671,13 +671,17 @@ template <int MODE, int NT> static __device__ void tc_block(const rs_args &a, in
 }
 
 /* MODE: V_TC, V_TC_FLY or V_CUDA; NT: n-tiles of 8 columns per TC block
-   (1 for V_CUDA, whose blocks take CUDA_PANEL columns). Thread blocks below
-   tc_blocks run the TC part, the others the residual part. */
-template <int MODE, int NT> __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
+   (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the TC values
+   are read (false: a pattern matrix, every value 1, so that tc and tc-fly
+   load no value offsets and no values at all; V_CUDA reads them when
+   a.val says so). Thread blocks below tc_blocks run the TC part, the others
+   the residual part. */
+template <int MODE, int NT, bool VAL>
+__global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
 {
     extern __shared__ uint4 smem[];
     if (blockIdx.x < a.tc_blocks) {
-        tc_block<MODE, NT>(a, blockIdx.x, (char *)smem);
+        tc_block<MODE, NT, VAL>(a, blockIdx.x, (char *)smem);
         return;
     }
     const int64_t t = (int64_t)(blockIdx.x - a.tc_blocks) * blockDim.x + threadIdx.x;
@@ -707,7 +711,8 @@ typedef struct rs_plan {
     __half *B16;
     int64_t ldb16;
     int nt;                     /* n-tiles of 8 columns per TC warp */
-    int warps;                  /* warps per thread block */
+    int warps;                  /* warps per thread block of tc-fly and cuda */
+    int tc_warps;               /* of tc */
     /* the tc-item variants: each residual nonzero's row in its window, and
        each variant's items */
     uint8_t *res_lrow;
@@ -762,36 +767,50 @@ static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, floa
     return a;
 }
 
-static int64_t grid_of(const rs_plan *p, const rs_args *a)
+static int warps_of(const rs_plan *p, int v)
 {
-    return a->tc_blocks + ceil_div(a->res_threads, 32 * p->warps);
+    return v == V_TC ? p->tc_warps : p->warps;
+}
+
+static int64_t grid_of(const rs_plan *p, const rs_args *a, int v)
+{
+    return a->tc_blocks + ceil_div(a->res_threads, 32 * warps_of(p, v));
 }
 
 /* The launch, with the shared memory it needs allowed (past 48 KB at
    NT = 8). */
-template <int MODE, int NT>
+template <int MODE, int NT, bool VAL>
 static tc_status launch(const rs_args &a, int warps, unsigned grid, cudaStream_t s, tc_error *err)
 {
     const size_t smem = smem_bytes<MODE, NT>(warps);
-    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(rs_kernel<MODE, NT>,
+    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(rs_kernel<MODE, NT, VAL>,
                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      (int)smem));
     if (st != TC_OK)
         return st;
-    rs_kernel<MODE, NT><<<grid, 32 * warps, smem, s>>>(a);
+    rs_kernel<MODE, NT, VAL><<<grid, 32 * warps, smem, s>>>(a);
     return TC_LAUNCHED(err, "rs_kernel");
 }
 
+template <int MODE, bool VAL>
+static tc_status launch_nt(const rs_args &a, int nt, int warps, unsigned grid, cudaStream_t s,
+                           tc_error *err)
+{
+    switch (nt) {
+    case 1: return launch<MODE, 1, VAL>(a, warps, grid, s, err);
+    case 2: return launch<MODE, 2, VAL>(a, warps, grid, s, err);
+    case 4: return launch<MODE, 4, VAL>(a, warps, grid, s, err);
+    default: return launch<MODE, 8, VAL>(a, warps, grid, s, err);
+    }
+}
+
+/* tc or tc-fly, specialised to the matrix having values or not. */
 template <int MODE>
 static tc_status launch_mode(const rs_args &a, int nt, int warps, unsigned grid, cudaStream_t s,
                              tc_error *err)
 {
-    switch (nt) {
-    case 1: return launch<MODE, 1>(a, warps, grid, s, err);
-    case 2: return launch<MODE, 2>(a, warps, grid, s, err);
-    case 4: return launch<MODE, 4>(a, warps, grid, s, err);
-    default: return launch<MODE, 8>(a, warps, grid, s, err);
-    }
+    return a.val ? launch_nt<MODE, true>(a, nt, warps, grid, s, err)
+                 : launch_nt<MODE, false>(a, nt, warps, grid, s, err);
 }
 
 static int64_t item_panels(const rs_plan *p)
@@ -858,13 +877,13 @@ static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_e
         st = tc_gpu_to_half(b->gpu, B, p->B16, b->cols, b->n, p->ldb16, err);
     if (st == TC_OK && a.tc_blocks > 0)
         st = tc_gpu_zero_split(b->gpu, p->seg, p->nsplit, C, b->n, err);
-    const int64_t grid = grid_of(p, &a);
+    const int64_t grid = grid_of(p, &a, b->variant);
     if (st != TC_OK || grid == 0)
         return st;
     switch (b->variant) {
-    case V_TC: return launch_mode<V_TC>(a, p->nt, p->warps, (unsigned)grid, s, err);
+    case V_TC: return launch_mode<V_TC>(a, p->nt, p->tc_warps, (unsigned)grid, s, err);
     case V_TC_FLY: return launch_mode<V_TC_FLY>(a, p->nt, p->warps, (unsigned)grid, s, err);
-    default: return launch<V_CUDA, 1>(a, p->warps, (unsigned)grid, s, err);
+    default: return launch<V_CUDA, 1, true>(a, p->warps, (unsigned)grid, s, err);
     }
 }
 
@@ -1170,11 +1189,14 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
         p->base.part_names[i] = part_names[i];
     p->base.part_nnz[PART_TC] = r->value_offset[r->nblocks];
     p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
-    /* runs of 8 blocks where a block serves 8 mma and the grid has two
-       panels per segment or more to fill the device with (tc at n = 256:
+    /* tc: runs of 8 blocks where a block serves 8 mma and the grid has two
+       panels per segment or more to fill the device with (at n = 256:
        musae_github 137 -> 123 us, twitch_DE 59 -> 52; at n = 64, one panel,
-       twitch_DE 24 -> 29), else of 4 */
-    p->warps = segment_warps(r, p->nt == 8 && o->n > 64 ? 8 : 4);
+       twitch_DE 24 -> 29), else of 4; tc-fly, whose warps wait on each
+       block's loads in turn, keeps short runs (email-Enron at n = 256 with
+       runs of 8: 92 -> 98 us) */
+    p->tc_warps = segment_warps(r, p->nt == 8 && o->n > 64 ? 8 : 4);
+    p->warps = segment_warps(r, 4);
     tc_status st = upload(p, r, err);
     if (st == TC_OK)
         st = items_index(p, r, err);
@@ -1192,7 +1214,7 @@ static tc_status rs_select(tc_kplan *base, int v, tc_error *err)
     rs_plan *p = (rs_plan *)base;
     const rs_args a = args_for(p, v, (1 << PART_TC) | (1 << PART_RESIDUAL), NULL, NULL);
     const bool item = v >= V_TC_ITEM && v <= V_TC_ITEM8_LONG;
-    int64_t grid = grid_of(p, &a);
+    int64_t grid = grid_of(p, &a, v);
     if (item) {
         const int64_t nitem = p->isets[v - V_TC_ITEM].nitem;
         const int w = v == V_TC_ITEM || v == V_TC_ITEM_LONG ? 4 : 8;

@@ -52,6 +52,7 @@ ok $? "rstile: C of the reordered matrix is C of the original, in the original o
 # partial panel, n % 8 != 0, n % 4 == 0; 257: n % 4 != 0).
 gen_longrow "$T/longrow.mtx"
 gen_tall "$T/tall.mtx"
+gen_band "$T/band.mtx"
 gen_empty "$T/empty.mtx"
 variants="tc tc-fly tc-item tc-item8 tc-item-long tc-item8-long cuda"
 for v in $variants; do
@@ -66,6 +67,14 @@ for v in $variants; do
         "$T/longrow.mtx" --format rstile --variant "$v" --cols 33
     verify_passes "rstile --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
         --format rstile --variant "$v" --cols 7
+    # past n = 32, with 16 TC blocks per SM or more, tc and tc-fly take 64
+    # columns per warp (and, past 64, tc runs of 8 blocks), pattern and not
+    for n in 36 257; do
+        verify_passes "rstile --variant $v: 70000 pattern rows, n=$n" "$T/tall.mtx" \
+            --format rstile --variant "$v" --cols "$n" --seed "$n"
+        verify_passes "rstile --variant $v: a band of 15000 valued blocks, n=$n" "$T/band.mtx" \
+            --format rstile --variant "$v" --cols "$n" --seed "$n"
+    done
     verify_passes "rstile --variant $v: a matrix without nonzeros" "$T/empty.mtx" \
         --format rstile --variant "$v" --cols 4
 done

@@ -48,6 +48,21 @@ gen_tall() {
     }' > "$1"
 }
 
+# gen_band FILE: 20000 x 20000 real, 12 nonzeros per row in a band (row i:
+# columns i + 7 k, k = 0..11, wrapped), values of both signs: about 15,000
+# TC blocks of 16 x 8 with many nonzeros each, enough for the kernels'
+# large-matrix paths (rstile's 64 columns per warp).
+gen_band() {
+    awk 'BEGIN {
+        print "%%MatrixMarket matrix coordinate real general"
+        print 20000, 20000, 20000 * 12
+        for (i = 0; i < 20000; i++)
+            for (k = 0; k < 12; k++)
+                printf "%d %d %.4f\n", i + 1, (i + 7 * k) % 20000 + 1,
+                       ((i * 7919 + k * 104729) % 2001 - 1000) / 1000.0
+    }' > "$1"
+}
+
 # gen_empty FILE: a 5 x 3 matrix without nonzeros (C must still be written).
 gen_empty() {
     printf '%%%%MatrixMarket matrix coordinate real general\n5 3 0\n' > "$1"

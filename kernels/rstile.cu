@@ -29,8 +29,10 @@
  *            from its bitmap with popc prefix counts into the A fragment in
  *            registers and its B fragments come out of shared memory with
  *            ldmatrix.trans; mma.m16n8k8 in fp16 with fp32 accumulation.
- *            The residual reads the same fp16 B, 16 bytes (8 columns) per
- *            thread and nonzero.
+ *            A warp takes 8 to 32 columns of C, 64 past n = 32 on matrices
+ *            of many blocks (tiles_for), and pattern matrices get a kernel
+ *            that loads no values (VAL). The residual reads the same fp16
+ *            B, 16 bytes (8 columns) per thread and nonzero.
  *   "tc-fly" no conversion launch: the B fragments are loaded from the
  *            float32 B straight into registers and converted there; the
  *            residual reads float32 B (4 columns per thread and nonzero).
@@ -43,6 +45,8 @@
  *            into one item, a long window is cut over several items that
  *            meet in a workspace tile. No zeroing launch, no conversion
  *            launch, no atomics in C, and no warp walks a chain of blocks.
+ *            Where the items are many, a thread block takes several panels
+ *            of 32 columns, its units loaded once (item_group).
  *   "tc-item-long", "tc-item8-long" the same, except that on large matrices
  *            the items of a long window give each warp up to
  *            TC_ITEM_MAX_SHARE units, so that fewer items go through the
@@ -532,13 +536,20 @@ static __device__ __forceinline__ void panel_end(const rs_item_args &a, const tc
         __syncthreads();
 }
 
+/* Thread blocks of rs_item_kernel<W, LONG> per SM, its launch bounds (so
+   at most 64 registers a thread, 85 in the -long variants' ranged loop). */
+static __host__ __device__ constexpr int item_blocks_per_sm(int w, bool long_)
+{
+    return (long_ ? 24 : 32) / w;
+}
+
 /* Block `b` multiplies item b / groups by the panels of 32 columns
    [32 p, 32 p + 32) of B, p = g * group .. g * group + group - 1 (those
    below panels), g = b % groups: a block takes several panels of its item
    where the items are many enough to fill the device without one block per
    panel (item_group), so that it reads the item, its bitmaps, column ids
    and values once, and finds them in registers for every panel after the
-   first (their loads were a chain of three round trips before any B; only
+   first (their loads are a chain of three round trips before any B; only
    the loads of B are left per panel). A unit is a pair of TC blocks of one
    window (payload: first block << 1 | second block present), or up to 32
    of a window's residual nonzeros (payload: first << 5 | count - 1). Each
@@ -551,13 +562,6 @@ static __device__ __forceinline__ void panel_end(const rs_item_args &a, const tc
    the tiles up per window, scales each row back (row_scale: the TC values'
    scale; 1 on residual rows, which have no TC values) and stores it.
    `parts` leaves either part out (run_part). */
-/* Thread blocks of rs_item_kernel<W, LONG> per SM, its launch bounds (so
-   at most 64 registers a thread, 85 in the -long variants' ranged loop). */
-static __host__ __device__ constexpr int item_blocks_per_sm(int w, bool long_)
-{
-    return (long_ ? 24 : 32) / w;
-}
-
 template <int W, bool LONG>
 __global__ void __launch_bounds__(W * 32, item_blocks_per_sm(W, LONG))
     rs_item_kernel(rs_item_args a)
@@ -819,9 +823,9 @@ static int64_t item_panels(const rs_plan *p)
 }
 
 /* Panels per thread block of an item variant of W warps: all of them when
-   the items alone give every SM two waves of blocks (fewer blocks would
-   read each item's metadata once, rs_item_kernel), else as few as still
-   give the device two waves of blocks, one at the least. One in the -long
+   the items alone give the device two waves of blocks (each item's
+   metadata is then read once, rs_item_kernel), else as few as still give
+   the device two waves of blocks, one at the least. One in the -long
    variants: their share of units per warp was sized for a block per panel
    (tc_item_sets_build), and their ranged items reload their units for
    every panel anyway. */

@@ -447,7 +447,7 @@ __global__ void __launch_bounds__(WIDE_WARPS * 32)
    (the -long variants) compiles the ranged loop in; without it the kernel
    keeps 64 registers, 32 warps per SM. */
 template <int W, bool LONG>
-__global__ void __launch_bounds__(W * 32, LONG ? 24 / W : 32 / W)
+__global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
     brp_item_kernel(int panels, const tc_item<W> *__restrict__ items,
                     const uint8_t *__restrict__ lid, const int32_t *__restrict__ col,
                     const float *__restrict__ val, const uint8_t *__restrict__ rlid,

@@ -42,6 +42,25 @@
 #define TC_ITEM_SETS 4
 #define TC_ITEM_MAX_SHARE 4
 
+/* Item set i's warps per block and whether its items may be ranged (the
+   -long sets), in the order above. */
+static __host__ __device__ constexpr int tc_item_set_warps(int i)
+{
+    return i % 2 ? 8 : 4;
+}
+static __host__ __device__ constexpr bool tc_item_set_long(int i)
+{
+    return i >= 2;
+}
+
+/* Thread blocks per SM of an item kernel of W warps, its launch bounds (so
+   at most 64 registers a thread; 85 where LONG compiles the ranged loop
+   in). */
+static __host__ __device__ constexpr int tc_item_blocks_per_sm(int w, bool long_)
+{
+    return (long_ ? 24 : 32) / w;
+}
+
 /* One thread block's item, W warps. */
 template <int W> struct tc_item {
     /* not ranged: each warp's unit code, -1 for none. ranged: the item's

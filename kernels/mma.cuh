@@ -18,7 +18,7 @@
 /* Four mma C fragments (16 x 8 each, acc[q]) whose columns were mapped so
    that lane (gid, tig) holds columns 8 tig .. 8 tig + 7 of rows gid and
    gid + 8 (fragment q: columns 8 tig + q and 8 tig + 4 + q; brp.cu's
-   accumulate_group, hrpb.cu's multiply and rstile.cu's item_pair map B
+   accumulate_group, hrpb.cu's multiply and rstile.cu's pair_mul map B
    that way to load it 16 bytes at a time): those of row gid (half 0) or
    gid + 8 (half 1), as two float4 (columns + 0..3 and + 4..7). */
 static __device__ __forceinline__ float4 tc_acc_row(const float acc[4][4], int half, int part)

@@ -536,13 +536,6 @@ static __device__ __forceinline__ void panel_end(const rs_item_args &a, const tc
         __syncthreads();
 }
 
-/* Thread blocks of rs_item_kernel<W, LONG> per SM, its launch bounds (so
-   at most 64 registers a thread, 85 in the -long variants' ranged loop). */
-static __host__ __device__ constexpr int item_blocks_per_sm(int w, bool long_)
-{
-    return (long_ ? 24 : 32) / w;
-}
-
 /* Block `b` multiplies item b / groups by the panels of 32 columns
    [32 p, 32 p + 32) of B, p = g * group .. g * group + group - 1 (those
    below panels), g = b % groups: a block takes several panels of its item
@@ -563,7 +556,7 @@ static __host__ __device__ constexpr int item_blocks_per_sm(int w, bool long_)
    scale; 1 on residual rows, which have no TC values) and stores it.
    `parts` leaves either part out (run_part). */
 template <int W, bool LONG>
-__global__ void __launch_bounds__(W * 32, item_blocks_per_sm(W, LONG))
+__global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
     rs_item_kernel(rs_item_args a)
 {
     __shared__ __align__(16) float tile[W][TC_ITEM_ROWS][TC_ITEM_PITCH];
@@ -835,7 +828,7 @@ static int item_group(const rs_plan *p, int64_t nitem, int w, bool long_)
         return 1;
     const int64_t panels = item_panels(p);
     const int64_t want =
-        2 * (int64_t)tc_gpu_get_info(p->base.gpu)->sm_count * item_blocks_per_sm(w, long_);
+        2 * (int64_t)tc_gpu_get_info(p->base.gpu)->sm_count * tc_item_blocks_per_sm(w, long_);
     const int64_t groups = nitem >= want ? 1 : ceil_div(want, nitem > 0 ? nitem : 1);
     return (int)ceil_div(panels, groups < panels ? groups : panels);
 }
@@ -1220,9 +1213,10 @@ static tc_status rs_select(tc_kplan *base, int v, tc_error *err)
     const bool item = v >= V_TC_ITEM && v <= V_TC_ITEM8_LONG;
     int64_t grid = grid_of(p, &a, v);
     if (item) {
-        const int64_t nitem = p->isets[v - V_TC_ITEM].nitem;
-        const int w = v == V_TC_ITEM || v == V_TC_ITEM_LONG ? 4 : 8;
-        grid = item_grid(p, nitem, item_group(p, nitem, w, v >= V_TC_ITEM_LONG));
+        const int set = v - V_TC_ITEM;
+        const int64_t nitem = p->isets[set].nitem;
+        grid = item_grid(p, nitem,
+                         item_group(p, nitem, tc_item_set_warps(set), tc_item_set_long(set)));
     }
     if (grid > INT32_MAX || tc_half_launch_blocks(base->cols, p->ldb16) > INT32_MAX)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,

@@ -240,7 +240,7 @@ template <int MODE, int NT> __global__ void __launch_bounds__(MAX_WARPS * 32) bc
         tc_tile_store<NT>(mine, PW, acc);
     }
     __syncthreads();
-    tc_seg_store(s, part, PW, panel, a.row_scale, a.C, a.rows, a.n);
+    tc_seg_store<PW>(s, part, panel, a.row_scale, a.C, a.rows, a.n);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -120,7 +120,7 @@ template <int NQ> __global__ void __launch_bounds__(256) bsb_spmm(bsb_args a)
     tc_tile_store<NQ>(part + (size_t)w * WROWS * 8 * NQ, 8 * NQ, acc);
     __syncthreads();
     const tc_seg seg = { b0, win * WROWS, (int32_t)t, 0xffffu, 0u };
-    tc_seg_store(seg, part, 8 * NQ, panel, a.row_scale, a.C, a.rows, a.n);
+    tc_seg_store<8 * NQ>(seg, part, panel, a.row_scale, a.C, a.rows, a.n);
 }
 
 /* ------------------------------------------------------------------------ */

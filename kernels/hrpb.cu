@@ -297,37 +297,6 @@ static __device__ void tc_range(const hr_args &a, int64_t lo, int64_t hi, int32_
     tc_cp_async_wait<0>();
 }
 
-/* Stores (or, for a split panel, adds) v into C[row0 + r][c .. c + 3]
-   (VEC: N % 4 == 0, so the four are 16-byte aligned and all inside C or
-   all past it; else one by one, tc_seg_put). */
-template <bool VEC>
-static __device__ __forceinline__ void put4(const tc_seg &s, const hr_args &a, int r, int32_t c,
-                                            float4 v)
-{
-    if (!VEC) {
-        tc_seg_put(s, a.C, a.n, r, c, v.x);
-        tc_seg_put(s, a.C, a.n, r, c + 1, v.y);
-        tc_seg_put(s, a.C, a.n, r, c + 2, v.z);
-        tc_seg_put(s, a.C, a.n, r, c + 3, v.w);
-        return;
-    }
-    if (!((s.mask >> r) & 1) || c >= a.n)
-        return;
-    float4 *dst = (float4 *)&a.C[(int64_t)(s.row0 + r) * a.n + c];
-    if (!s.split) {
-        *dst = v;
-        return;
-    }
-#if __CUDA_ARCH__ >= 900
-    atomicAdd(dst, v);
-#else
-    atomicAdd(&dst->x, v.x);
-    atomicAdd(&dst->y, v.y);
-    atomicAdd(&dst->z, v.z);
-    atomicAdd(&dst->w, v.w);
-#endif
-}
-
 /* The warp's 16 x TN tile of C from multiply's fragments: lane (gid, tig)
    holds columns tile0 + 8 tig + 4 h + t of row gid (acc[t][h]) and of row
    gid + 8 (acc[t][2 + h]), t = 0..3, h = 0, 1. */
@@ -338,8 +307,8 @@ static __device__ __forceinline__ void store_tile(const tc_seg &s, const hr_args
     const int gid = lane >> 2, tig = lane & 3;
 #pragma unroll
     for (int e = 0; e < 4; e++)         /* row gid + 8 (e / 2), h = e % 2 */
-        put4<VEC>(s, a, gid + 8 * (e >> 1), tile0 + 8 * tig + 4 * (e & 1),
-                  tc_acc_row(acc, e >> 1, e & 1));
+        tc_seg_putv<VEC>(s, a.C, a.n, gid + 8 * (e >> 1), tile0 + 8 * tig + 4 * (e & 1),
+                         tc_acc_row(acc, e >> 1, e & 1));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -430,7 +399,7 @@ __global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
     float *part = (float *)smem;
     tc_acc_tile_put(part + w * TM * TN, TN, acc);
     __syncthreads();
-    tc_seg_store(s, part, TN, tile, NULL, a.C, a.rows, a.n);
+    tc_seg_store<TN>(s, part, tile, NULL, a.C, a.rows, a.n);
 }
 
 static int stages_of(int v)

@@ -620,19 +620,28 @@ template <int MODE, int NT> static __host__ __device__ constexpr int panel_width
     return MODE == V_CUDA ? CUDA_PANEL : 8 * NT;
 }
 
-/* Dynamic shared memory of a TC thread block of `warps` warps: each warp's
-   partial 16 x panel tile, and for "tc" its two stages. */
+/* Floats of the warps' partial 16 x panel tiles in shared memory: none for
+   a tensor-core thread block of one warp, which puts its fragments
+   straight into C (tc_seg_store_frags). */
+template <int MODE, int NT> static __host__ __device__ constexpr size_t tile_floats(int warps)
+{
+    return MODE != V_CUDA && warps == 1 ? 0 : (size_t)warps * WROWS * panel_width<MODE, NT>();
+}
+
+/* Dynamic shared memory of a TC thread block of `warps` warps: the tiles,
+   and for "tc" each warp's ring of stages after them. */
 template <int MODE, int NT> static __host__ __device__ constexpr size_t smem_bytes(int warps)
 {
-    return (size_t)warps * (WROWS * panel_width<MODE, NT>() * sizeof(float) +
-                            (MODE == V_TC ? STAGES * sizeof(stage<NT>) : 0));
+    return tile_floats<MODE, NT>(warps) * sizeof(float) +
+           (MODE == V_TC ? (size_t)warps * STAGES * sizeof(stage<NT>) : 0);
 }
 
 /* Thread block u of the TC part: segment u / panels, panel u % panels. Its
    warps split the segment's blocks into consecutive runs (so that a long
    window is multiplied by several warps at once), each adding into its own
    tile in shared memory; the tiles are added up and the block stores the
-   sum once. */
+   sum once. A tensor-core thread block of one warp puts its fragments
+   straight into C instead. */
 template <int MODE, int NT, bool VAL>
 static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
 {
@@ -656,15 +665,19 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         for (int t = 0; t < NT; t++)
             acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
         if constexpr (MODE == V_TC) {
-            stage<NT> *stg = (stage<NT> *)(part + (size_t)warps * WROWS * PW) + STAGES * w;
+            stage<NT> *stg = (stage<NT> *)(part + tile_floats<MODE, NT>(warps)) + STAGES * w;
             tc_range<NT, VAL>(a, lo, hi, panel, stg, acc);
         } else {
             fly_range<NT, VAL>(a, lo, hi, panel, acc);
         }
+        if (warps == 1) {
+            tc_seg_store_frags<NT>(s, acc, panel * PW, a.row_scale, a.C, a.rows, a.n);
+            return;
+        }
         tc_tile_store<NT>(mine, PW, acc);
     }
     __syncthreads();
-    tc_seg_store(s, part, PW, panel, a.row_scale, a.C, a.rows, a.n);
+    tc_seg_store<PW>(s, part, panel, a.row_scale, a.C, a.rows, a.n);
 }
 
 /* MODE: V_TC, V_TC_FLY or V_CUDA; NT: n-tiles of 8 columns per TC block

@@ -47,6 +47,38 @@ static __device__ __forceinline__ void tc_seg_put(const tc_seg &s, float *C, int
         *dst = v;
 }
 
+/* Stores (or, for a split window, adds) the K = 2 or 4 floats of v (float2
+   or float4) into C[row0 + r][c .. c + K) when the segment writes that row.
+   VEC: n % K == 0 and c % K == 0, so that the K are aligned and all inside C
+   or all past it, and go in one access; else one by one (tc_seg_put). */
+template <bool VEC, typename V>
+static __device__ __forceinline__ void tc_seg_putv(const tc_seg &s, float *C, int32_t n, int r,
+                                                   int32_t c, V v)
+{
+    constexpr int K = sizeof(V) / sizeof(float);
+    const float *e = (const float *)&v;
+    if (!VEC) {
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            tc_seg_put(s, C, n, r, c + k, e[k]);
+        return;
+    }
+    if (!((s.mask >> r) & 1) || c >= n)
+        return;
+    V *dst = (V *)&C[(int64_t)(s.row0 + r) * n + c];
+    if (!s.split) {
+        *dst = v;
+        return;
+    }
+#if __CUDA_ARCH__ >= 900
+    atomicAdd(dst, v);
+#else
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        atomicAdd((float *)dst + k, e[k]);
+#endif
+}
+
 /* The thread block's warps split the segment's blocks into consecutive
    runs, one each: warp w's is [*lo, *hi). */
 static __device__ __forceinline__ void tc_seg_warp_range(const tc_seg &s, int64_t *lo,
@@ -73,22 +105,77 @@ static __device__ __forceinline__ void tc_tile_store(float *mine, int pw, const 
     }
 }
 
-/* After __syncthreads: the warps' 16 x pw tiles in `part` ([warps][16][pw])
-   added up, each row times its scale (row_scale[row], 1 when NULL), and put
-   (tc_seg_put) at columns panel * pw .. of C's rows below `rows`. */
-static __device__ __forceinline__ void tc_seg_store(const tc_seg &s, const float *part, int pw,
-                                                    int panel, const float *row_scale,
-                                                    float *C, int32_t rows, int32_t n)
+/* A warp's NT mma C fragments (laid out as tc_tile_store says), each row
+   times its scale (row_scale[row], 1 when NULL), put straight into C at
+   columns c0 .. c0 + 8 NT of its rows below `rows`, two floats at a time
+   where n is even: what a thread block of one warp does instead of
+   tc_tile_store and tc_seg_store, with no tile in shared memory and no
+   barrier. */
+template <int NT>
+static __device__ __forceinline__ void tc_seg_store_frags(const tc_seg &s, const float acc[NT][4],
+                                                          int32_t c0, const float *row_scale,
+                                                          float *C, int32_t rows, int32_t n)
 {
+    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    const bool vec = n % 2 == 0;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int r = gid + 8 * h;
+        if (s.row0 + r >= rows)
+            continue;
+        const float sc = row_scale ? row_scale[s.row0 + r] : 1.0f;
+#pragma unroll
+        for (int t = 0; t < NT; t++) {
+            const float2 v = make_float2(acc[t][2 * h] * sc, acc[t][2 * h + 1] * sc);
+            const int32_t c = c0 + 8 * t + 2 * tig;
+            if (vec)
+                tc_seg_putv<true>(s, C, n, r, c, v);
+            else
+                tc_seg_putv<false>(s, C, n, r, c, v);
+        }
+    }
+}
+
+/* After __syncthreads: the warps' 16 x PW tiles in `part` ([warps][16][PW])
+   added up, each row times its scale (row_scale[row], 1 when NULL), and put
+   (tc_seg_putv) at columns panel * PW .. of C's rows below `rows`. Each
+   thread takes four consecutive columns of a row at a time (16-byte loads
+   and, where n % 4 == 0, stores), and PW is a constant, so that the row and
+   column of a quad are a shift and a mask (one float a step, with PW a
+   run-time divisor, made this store as long as a warp's multiply loop:
+   rstile step 15 in bench/NOTES.md). */
+template <int PW>
+static __device__ __forceinline__ void tc_seg_store(const tc_seg &s, const float *part, int panel,
+                                                    const float *row_scale, float *C,
+                                                    int32_t rows, int32_t n)
+{
+    static_assert(PW % 4 == 0, "tc_seg_store: the tile's rows are stored in quads");
+    constexpr int Q = PW / 4;
     const int warps = blockDim.x / 32;
-    for (int e = threadIdx.x; e < TC_SEG_ROWS * pw; e += blockDim.x) {
-        float sum = 0.0f;
-        for (int k = 0; k < warps; k++)
-            sum += part[(size_t)k * TC_SEG_ROWS * pw + e];
-        const int r = e / pw;
-        if (s.row0 + r < rows)
-            tc_seg_put(s, C, n, r, panel * pw + e % pw,
-                       sum * (row_scale ? row_scale[s.row0 + r] : 1.0f));
+    const float4 *quad = (const float4 *)part;
+    const bool vec = n % 4 == 0;
+    for (int q = threadIdx.x; q < TC_SEG_ROWS * Q; q += blockDim.x) {
+        const int r = q / Q;
+        if (s.row0 + r >= rows || !((s.mask >> r) & 1))
+            continue;
+        float4 sum = quad[q];
+        for (int k = 1; k < warps; k++) {
+            const float4 t = quad[(size_t)k * TC_SEG_ROWS * Q + q];
+            sum.x += t.x;
+            sum.y += t.y;
+            sum.z += t.z;
+            sum.w += t.w;
+        }
+        const float sc = row_scale ? row_scale[s.row0 + r] : 1.0f;
+        sum.x *= sc;
+        sum.y *= sc;
+        sum.z *= sc;
+        sum.w *= sc;
+        const int32_t c = panel * PW + 4 * (q % Q);
+        if (vec)
+            tc_seg_putv<true>(s, C, n, r, c, sum);
+        else
+            tc_seg_putv<false>(s, C, n, r, c, sum);
     }
 }
 

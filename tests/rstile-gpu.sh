@@ -97,10 +97,14 @@ for t in 0 1 2 4 8 64; do
     "$TCCONV" -q -f rstile -p threshold=$t "$DATA/rajat01.mtx.gz" -o "$T/r.tcf.h5"
     verify_passes "rstile, threshold=$t, n=32" "$T/r.tcf.h5" --format rstile --cols 32
 done
+# (one block per segment: tc and tc-fly run one warp per thread block and
+# add its fragments straight into C, two floats at once where n is even)
 "$TCCONV" -q -f rstile -p split=1 "$DATA/bcsstk13.mtx.gz" -o "$T/s.tcf.h5"
 for v in $variants; do
-    verify_passes "rstile, split=1 (every window split), --variant $v, n=40" "$T/s.tcf.h5" \
-        --format rstile --variant "$v" --cols 40
+    for n in 40 41; do
+        verify_passes "rstile, split=1 (every window split), --variant $v, n=$n" "$T/s.tcf.h5" \
+            --format rstile --variant "$v" --cols "$n" --seed "$n"
+    done
 done
 
 # Inf in row 0 of B: the tensor-core variants multiply the zeros of a tile

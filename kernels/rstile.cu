@@ -4,11 +4,11 @@
  *
  * One launch computes both parts, each writing rows the other does not touch
  * (Section 3.2, "two kernels handling disjoint portions of the output"). In
- * tc, tc-fly and cuda, thread blocks below `tc_blocks` run the TC part, the
- * blocks after them the CUDA residual part, a few threads per residual row
- * (the tc-item variants balance the two parts otherwise, below). The TC part
- * works on window segments (the format's, Section 3.3.3), a thread block
- * each: its warps share the segment's blocks, add their partial tiles in
+ * tc, tc-fly, tc-f32 and cuda, thread blocks below `tc_blocks` run the TC
+ * part, the blocks after them the CUDA residual part, a few threads per
+ * residual row (the tc-item variants balance the two parts otherwise,
+ * below). The TC part works on window segments (the format's, Section
+ * 3.3.3), a thread block each: its warps share the segment's blocks, add their partial tiles in
  * shared memory and store the sum once, so that the long windows of dense
  * matrices get many warps without atomics. A TC segment stores every row of
  * its window that is not a residual row (rows without nonzeros get zeros);
@@ -36,6 +36,17 @@
  *   "tc-fly" no conversion launch: the B fragments are loaded from the
  *            float32 B straight into registers and converted there; the
  *            residual reads float32 B (4 columns per thread and nonzero).
+ *   "tc-f32" tc's pipeline without its conversion launch: the stages hold
+ *            the blocks' rows of the float32 B (twice tc's bytes per
+ *            stage), rounded to fp16 as the B fragments are read out of
+ *            shared memory (two loads and a conversion per n-tile instead of
+ *            a quarter of an ldmatrix.x4). Faster than tc where the
+ *            conversion launch is a large share of a short run (H100,
+ *            wjaccard order: bcsstk13 at n = 128 10.9 -> 9.3 us, cont-201
+ *            at n = 256 129 -> 124), slower where a row of B serves many
+ *            blocks and tc's stages, half the bytes, matter (TF18 at n = 256
+ *            302 -> 439; lp_nug30 at n = 32 74 -> 84); the residual reads
+ *            float32 B as in tc-fly.
  *   "tc-item", "tc-item8" both parts in one launch of balanced items
  *            (items.cuh, rs_item_kernel): a thread block of 4 or 8 warps
  *            takes one unit per warp, a pair of a window's TC blocks (one
@@ -86,12 +97,13 @@
 #define BCOLS TC_RSTILE_W_COLS
 
 enum {
-    V_TC, V_TC_FLY, V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG, V_CUDA, NVARIANTS
+    V_TC, V_TC_FLY, V_TC_F32, V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG, V_CUDA,
+    NVARIANTS
 };
 static const char *const variant_names[NVARIANTS] = {
-    "tc", "tc-fly", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
+    "tc", "tc-fly", "tc-f32", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
 };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 0 };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 1, 0 };
 /* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG, run the item sets of
    items.cuh in its order (tc_item_sets_build). */
 
@@ -149,27 +161,37 @@ static int64_t padded_values(int count)
 }
 
 /* ------------------------------------------------------------------------ */
-/* TC part, "tc" and "tc-fly"                                                */
+/* TC part, "tc", "tc-f32" and "tc-fly"                                      */
 /* ------------------------------------------------------------------------ */
 
 /* "tc" stages each block in shared memory before it multiplies it, in a
    ring of STAGES per warp; blocks are fetched STAGES - 1 ahead. */
 #define STAGES 4
 
-/* One stage: the 8 rows of B of a block (NT chunks of 16 bytes per row,
-   swizzled: tc_swz), its values and its bitmap. */
-template <int NT> struct stage {
-    uint4 b[BCOLS * NT];
+/* Chunks of 16 bytes in a stage's row of B: the 8 NT columns of the panel
+   in fp16 ("tc": NT chunks, swizzled: tc_swz), or in float32 ("tc-f32":
+   2 NT chunks and one of padding, so that the lanes reading the column of
+   an n-tile in rows 2 tig and 2 tig + 1, their fragment's k, fall in 32
+   different banks: rows 2 NT + 1 chunks apart start 8 tig banks apart). */
+template <int NT, bool F32> static __host__ __device__ constexpr int row_chunks()
+{
+    return F32 ? 2 * NT + 1 : NT;
+}
+
+/* One stage: the 8 rows of B of a block, its values and its bitmap. */
+template <int NT, bool F32> struct stage {
+    uint4 b[BCOLS * row_chunks<NT, F32>()];
     uint4 v[WROWS * BCOLS / 8];
     uint64_t bitmap[2];
 };
 
 /* Lanes per column of a block when a stage's rows of B are fetched: each
-   lane copies NT / lanes_per_col() of its column's NT chunks of 16 bytes
-   (two at NT = 8, the 64 columns of a panel at n > 32). */
-template <int NT> static __device__ __forceinline__ constexpr int lanes_per_col()
+   lane copies its share of the row's chunks of data, 4 lanes a row where
+   there are 4 chunks or more (two chunks each at NT = 8 in fp16, the 64
+   columns of a panel at n > 32). */
+template <int NT, bool F32> static __device__ __forceinline__ constexpr int lanes_per_col()
 {
-    return NT < 4 ? NT : 4;
+    return (F32 ? 2 * NT : NT) < 4 ? (F32 ? 2 * NT : NT) : 4;
 }
 
 /* What a lane needs to start fetching block b: its column id (lanes below
@@ -180,10 +202,10 @@ typedef struct fetch_meta {
     int64_t v0;
 } fetch_meta;
 
-template <int NT, bool VAL>
+template <int NT, bool VAL, bool F32>
 static __device__ __forceinline__ fetch_meta meta_of(const rs_args &a, int64_t b, int lane)
 {
-    constexpr int L = lanes_per_col<NT>();
+    constexpr int L = lanes_per_col<NT, F32>();
     const int cl = lane < BCOLS * L ? lane / L : 0;
     fetch_meta m = { a.col[b * BCOLS + cl], 0, 0 };
     if (VAL) {
@@ -194,14 +216,34 @@ static __device__ __forceinline__ fetch_meta meta_of(const rs_args &a, int64_t b
 }
 
 /* Starts copying block b into st (one cp.async group): its rows of B
-   (columns [panel * 8 NT, + 8 NT) of the fp16 B; zeros for dummy columns,
-   whose col is -1), its values and its bitmap. */
-template <int NT, bool VAL>
-static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT> *st, int64_t b,
+   (columns [panel * 8 NT, + 8 NT) of the fp16 B, or with F32 of the
+   float32 B, 16 bytes at a time where n % 4 == 0 and 4 where not; zeros for
+   dummy columns, whose col is -1, and past n), its values and its bitmap. */
+template <int NT, bool VAL, bool F32>
+static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT, F32> *st, int64_t b,
                                              const fetch_meta &m, int panel, int lane)
 {
-    constexpr int L = lanes_per_col<NT>();
-    if (lane < BCOLS * L) {
+    constexpr int L = lanes_per_col<NT, F32>();
+    if (F32 && lane < BCOLS * L) {
+        const int c = lane / L;
+        const int32_t c0 = panel * 8 * NT;
+        const float *row = a.B + (m.col >= 0 ? (int64_t)m.col * a.n : 0) + c0;
+        const bool aligned = a.n % 4 == 0;
+#pragma unroll
+        for (int q = lane % L; q < 2 * NT; q += L) {
+            uint4 *dst = &st->b[c * row_chunks<NT, F32>() + q];
+            if (aligned) {
+                const bool in = m.col >= 0 && c0 + 4 * q < a.n;
+                tc_cp_async16(dst, in ? row + 4 * q : row, in);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const bool in = m.col >= 0 && c0 + 4 * q + j < a.n;
+                    tc_cp_async4((float *)dst + j, in ? row + 4 * q + j : row, in);
+                }
+            }
+        }
+    } else if (!F32 && lane < BCOLS * L) {
         const int c = lane / L;
         const __half *row = a.B16 + (m.col >= 0 ? (int64_t)m.col * a.ldb16 : 0) +
                             (int64_t)panel * 8 * NT;
@@ -243,9 +285,9 @@ static __device__ __forceinline__ uint32_t a_pair(uint64_t w, int k, int before,
    ldmatrix.trans, and the mma run; the index loads that a fetch needs are
    made one block earlier still, so that no load waits on another inside
    the loop and a warp's first STAGES - 1 blocks cost one round trip. */
-template <int NT, bool VAL>
+template <int NT, bool VAL, bool F32>
 static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
-                                stage<NT> *stg, float acc[NT][4])
+                                stage<NT, F32> *stg, float acc[NT][4])
 {
     static_assert((STAGES & (STAGES - 1)) == 0, "tc: the ring is indexed with a mask");
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
@@ -253,36 +295,45 @@ static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int pa
     fetch_meta ahead[STAGES - 1];
     for (int j = 0; j < STAGES - 1; j++)
         if (j < count)
-            ahead[j] = meta_of<NT, VAL>(a, lo + j, lane);
+            ahead[j] = meta_of<NT, VAL, F32>(a, lo + j, lane);
     for (int j = 0; j < STAGES - 1; j++) {
         if (j < count)
-            fetch<NT, VAL>(a, &stg[j], lo + j, ahead[j], panel, lane);
+            fetch<NT, VAL, F32>(a, &stg[j], lo + j, ahead[j], panel, lane);
         else
             tc_cp_async_commit();
     }
     fetch_meta next;
     if (STAGES - 1 < count)
-        next = meta_of<NT, VAL>(a, lo + STAGES - 1, lane);
+        next = meta_of<NT, VAL, F32>(a, lo + STAGES - 1, lane);
     for (int j = 0; j < count; j++) {
         const int f = j + STAGES - 1;
         if (f < count)
-            fetch<NT, VAL>(a, &stg[f & (STAGES - 1)], lo + f, next, panel, lane);
+            fetch<NT, VAL, F32>(a, &stg[f & (STAGES - 1)], lo + f, next, panel, lane);
         else
             tc_cp_async_commit();
         if (f + 1 < count)
-            next = meta_of<NT, VAL>(a, lo + f + 1, lane);
+            next = meta_of<NT, VAL, F32>(a, lo + f + 1, lane);
         tc_cp_async_wait<STAGES - 1>();
         __syncwarp();
-        const stage<NT> *cur = &stg[j & (STAGES - 1)];
+        const stage<NT, F32> *cur = &stg[j & (STAGES - 1)];
         const uint64_t w0 = cur->bitmap[0], w1 = cur->bitmap[1];
         const __half *v = VAL ? (const __half *)cur->v : NULL;
         const uint32_t a0 = a_pair(w0, 8 * gid + 2 * tig, 0, v);
         const uint32_t a1 = a_pair(w1, 8 * gid + 2 * tig, __popcll(w0), v);
         uint32_t bf[NT < 4 ? 4 : NT];
-        const int r = lane & 7, m = (lane >> 3) % NT;
+        if (F32) {
+            /* the fragment's k = 2 tig, 2 tig + 1 (rows), n = gid, rounded */
+            constexpr int P = 4 * row_chunks<NT, F32>();
+            const float *k0 = (const float *)cur->b + 2 * tig * P + gid, *k1 = k0 + P;
 #pragma unroll
-        for (int h = 0; h < NT; h += 4)     /* n-tiles h .. h + 3 */
-            tc_ldmatrix_x4_trans(&bf[h], &cur->b[r * NT + ((m + h) ^ tc_swz<NT>(r))]);
+            for (int t = 0; t < NT; t++)
+                bf[t] = pack_half2(__float2half_rn(k0[8 * t]), __float2half_rn(k1[8 * t]));
+        } else {
+            const int r = lane & 7, m = (lane >> 3) % NT;
+#pragma unroll
+            for (int h = 0; h < NT; h += 4)     /* n-tiles h .. h + 3 */
+                tc_ldmatrix_x4_trans(&bf[h], &cur->b[r * NT + ((m + h) ^ tc_swz<NT>(r))]);
+        }
         for (int t = 0; t < NT; t++)
             tc_mma_m16n8k8_f16(acc[t], a0, a1, bf[t]);
         __syncwarp();           /* this stage is refilled at the next iteration */
@@ -628,12 +679,18 @@ template <int MODE, int NT> static __host__ __device__ constexpr size_t tile_flo
     return MODE != V_CUDA && warps == 1 ? 0 : (size_t)warps * WROWS * panel_width<MODE, NT>();
 }
 
+/* The modes that stage blocks in shared memory, and in which precision. */
+template <int MODE> static __host__ __device__ constexpr bool staged()
+{
+    return MODE == V_TC || MODE == V_TC_F32;
+}
+
 /* Dynamic shared memory of a TC thread block of `warps` warps: the tiles,
-   and for "tc" each warp's ring of stages after them. */
+   and for "tc" and "tc-f32" each warp's ring of stages after them. */
 template <int MODE, int NT> static __host__ __device__ constexpr size_t smem_bytes(int warps)
 {
     return tile_floats<MODE, NT>(warps) * sizeof(float) +
-           (MODE == V_TC ? (size_t)warps * STAGES * sizeof(stage<NT>) : 0);
+           (staged<MODE>() ? (size_t)warps * STAGES * sizeof(stage<NT, MODE == V_TC_F32>) : 0);
 }
 
 /* Thread block u of the TC part: segment u / panels, panel u % panels. Its
@@ -664,9 +721,10 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         float acc[NT][4];
         for (int t = 0; t < NT; t++)
             acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
-        if constexpr (MODE == V_TC) {
-            stage<NT> *stg = (stage<NT> *)(part + tile_floats<MODE, NT>(warps)) + STAGES * w;
-            tc_range<NT, VAL>(a, lo, hi, panel, stg, acc);
+        if constexpr (staged<MODE>()) {
+            typedef stage<NT, MODE == V_TC_F32> st;
+            st *stg = (st *)(part + tile_floats<MODE, NT>(warps)) + STAGES * w;
+            tc_range<NT, VAL, MODE == V_TC_F32>(a, lo, hi, panel, stg, acc);
         } else {
             fly_range<NT, VAL>(a, lo, hi, panel, acc);
         }
@@ -680,10 +738,10 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
     tc_seg_store<PW>(s, part, panel, a.row_scale, a.C, a.rows, a.n);
 }
 
-/* MODE: V_TC, V_TC_FLY or V_CUDA; NT: n-tiles of 8 columns per TC block
-   (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the TC values
-   are read (false: a pattern matrix, every value 1, so that tc and tc-fly
-   load no value offsets and no values at all; V_CUDA reads them when
+/* MODE: V_TC, V_TC_FLY, V_TC_F32 or V_CUDA; NT: n-tiles of 8 columns per TC
+   block (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the TC values
+   are read (false: a pattern matrix, every value 1, so that tc, tc-fly and
+   tc-f32 load no value offsets and no values at all; V_CUDA reads them when
    a.val says so). Thread blocks below tc_blocks run the TC part, the others
    the residual part. */
 template <int MODE, int NT, bool VAL>
@@ -779,7 +837,7 @@ static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, floa
 
 static int warps_of(const rs_plan *p, int v)
 {
-    return v == V_TC ? p->tc_warps : p->warps;
+    return v == V_TC || v == V_TC_F32 ? p->tc_warps : p->warps;
 }
 
 static int64_t grid_of(const rs_plan *p, const rs_args *a, int v)
@@ -814,7 +872,7 @@ static tc_status launch_nt(const rs_args &a, int nt, int warps, unsigned grid, c
     }
 }
 
-/* tc or tc-fly, specialised to the matrix having values or not. */
+/* tc, tc-fly or tc-f32, specialised to the matrix having values or not. */
 template <int MODE>
 static tc_status launch_mode(const rs_args &a, int nt, int warps, unsigned grid, cudaStream_t s,
                              tc_error *err)
@@ -893,6 +951,7 @@ static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_e
     switch (b->variant) {
     case V_TC: return launch_mode<V_TC>(a, p->nt, p->tc_warps, (unsigned)grid, s, err);
     case V_TC_FLY: return launch_mode<V_TC_FLY>(a, p->nt, p->warps, (unsigned)grid, s, err);
+    case V_TC_F32: return launch_mode<V_TC_F32>(a, p->nt, p->tc_warps, (unsigned)grid, s, err);
     default: return launch<V_CUDA, 1, true>(a, p->warps, (unsigned)grid, s, err);
     }
 }
@@ -1200,12 +1259,19 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->base.part_nnz[PART_TC] = r->value_offset[r->nblocks];
     p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
     /* tc: runs of 8 blocks where a block serves 8 mma and the grid has two
-       panels per segment or more to fill the device with (at n = 256:
-       musae_github 137 -> 123 us, twitch_DE 59 -> 52; at n = 64, one panel,
-       twitch_DE 24 -> 29), else of 4; tc-fly, whose warps wait on each
-       block's loads in turn, keeps short runs (email-Enron at n = 256 with
-       runs of 8: 92 -> 98 us) */
-    p->tc_warps = segment_warps(r, p->nt == 8 && o->n > 64 ? 8 : 4);
+       panels per segment or more, and 16 thread blocks per SM or more, to
+       fill the device with (at n = 256: musae_github 137 -> 123 us,
+       twitch_DE 59 -> 52; at n = 64, one panel, twitch_DE 24 -> 29; with
+       the segment store of step 15, runs of 4 are faster below 16 thread
+       blocks per SM: wiki-Vote at n = 256, 1,780 blocks, 29 -> 27 us,
+       twitch_DE at n = 128, 1,188, 35 -> 32, and slower above: HEP-th-new
+       at n = 128, 3,472, 35 -> 40), else of 4; tc-fly, whose warps wait on
+       each block's loads in turn, keeps short runs (email-Enron at n = 256
+       with runs of 8: 92 -> 98 us) */
+    const int64_t tc_grid = r->nsegments * ceil_div(o->n, 8 * p->nt);
+    const bool long_runs = p->nt == 8 && o->n > 64 &&
+                           tc_grid >= 16 * (int64_t)tc_gpu_get_info(g)->sm_count;
+    p->tc_warps = segment_warps(r, long_runs ? 8 : 4);
     p->warps = segment_warps(r, 4);
     tc_status st = upload(p, r, err);
     if (st == TC_OK)

@@ -54,7 +54,7 @@ gen_longrow "$T/longrow.mtx"
 gen_tall "$T/tall.mtx"
 gen_band "$T/band.mtx"
 gen_empty "$T/empty.mtx"
-variants="tc tc-fly tc-item tc-item8 tc-item-long tc-item8-long cuda"
+variants="tc tc-fly tc-f32 tc-item tc-item8 tc-item-long tc-item8-long cuda"
 for v in $variants; do
     for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
         name=$(basename "$m" .mtx.gz)
@@ -67,8 +67,9 @@ for v in $variants; do
         "$T/longrow.mtx" --format rstile --variant "$v" --cols 33
     verify_passes "rstile --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
         --format rstile --variant "$v" --cols 7
-    # past n = 32, with 16 TC blocks per SM or more, tc and tc-fly take 64
-    # columns per warp (and, past 64, tc runs of 8 blocks), pattern and not
+    # past n = 32, with 16 TC blocks per SM or more, tc, tc-fly and tc-f32
+    # take 64 columns per warp (and, past 64, tc runs of 8 blocks), pattern
+    # and not
     for n in 36 257; do
         verify_passes "rstile --variant $v: 70000 pattern rows, n=$n" "$T/tall.mtx" \
             --format rstile --variant "$v" --cols "$n" --seed "$n"
@@ -87,7 +88,7 @@ for v in tc-item tc-item8 tc-item-long tc-item8-long; do
         "$T/longrow.mtx" --format rstile --variant $v --cols 64 --bench --iters 20
 done
 
-run_fails 2 "tcmul: --variant nope: the rstile kernel's variants are tc, tc-fly, tc-item, tc-item8, tc-item-long, tc-item8-long, cuda" \
+run_fails 2 "tcmul: --variant nope: the rstile kernel's variants are tc, tc-fly, tc-f32, tc-item, tc-item8, tc-item-long, tc-item8-long, cuda" \
     "an unknown variant is named with the kernel's" -- \
     "$TCMUL" --device gpu --format rstile --variant nope --verify "$DATA/cora.mtx.gz" --cols 4
 
@@ -97,8 +98,9 @@ for t in 0 1 2 4 8 64; do
     "$TCCONV" -q -f rstile -p threshold=$t "$DATA/rajat01.mtx.gz" -o "$T/r.tcf.h5"
     verify_passes "rstile, threshold=$t, n=32" "$T/r.tcf.h5" --format rstile --cols 32
 done
-# (one block per segment: tc and tc-fly run one warp per thread block and
-# add its fragments straight into C, two floats at once where n is even)
+# (one block per segment: tc, tc-fly and tc-f32 run one warp per thread
+# block, which adds its fragments straight into C, two floats at once where
+# n is even)
 "$TCCONV" -q -f rstile -p split=1 "$DATA/bcsstk13.mtx.gz" -o "$T/s.tcf.h5"
 for v in $variants; do
     for n in 40 41; do
@@ -113,8 +115,8 @@ done
 inf_row0 "$DATA/rajat01.mtx.gz" --format rstile
 "$TCMUL" --device gpu --verify --tsv --format rstile "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
     > "$T/v.tsv"
-is "$(figure variants tc_ms) $(figure variants tc-fly_ms) $(figure variants tc-item_ms)" \
-    "skipped skipped skipped" \
+is "$(figure variants tc_ms) $(figure variants tc-fly_ms) $(figure variants tc-f32_ms) $(figure variants tc-item_ms)" \
+    "skipped skipped skipped skipped" \
     "rstile, B with an Inf: the tensor-core variants are skipped"
 is "$(figure run variant)" cuda "rstile, B with an Inf: cuda runs"
 

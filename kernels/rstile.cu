@@ -8,9 +8,9 @@
  * part, the blocks after them the CUDA residual part, a few threads per
  * residual row (the tc-item variants balance the two parts otherwise,
  * below). The TC part works on window segments (the format's, Section
- * 3.3.3), a thread block each: its warps share the segment's blocks, add their partial tiles in
- * shared memory and store the sum once, so that the long windows of dense
- * matrices get many warps without atomics. A TC segment stores every row of
+ * 3.3.3), a thread block each: its warps share the segment's blocks, add
+ * their partial tiles in shared memory and store the sum once, so that the
+ * long windows of dense matrices get many warps without atomics. A TC segment stores every row of
  * its window that is not a residual row (rows without nonzeros get zeros);
  * the windows that hold no TC block but rows outside the residual get
  * segments of no blocks here, so that every row of C is written. The segments
@@ -164,15 +164,16 @@ static int64_t padded_values(int count)
 /* TC part, "tc", "tc-f32" and "tc-fly"                                      */
 /* ------------------------------------------------------------------------ */
 
-/* "tc" stages each block in shared memory before it multiplies it, in a
-   ring of STAGES per warp; blocks are fetched STAGES - 1 ahead. */
+/* "tc" and "tc-f32" stage each block in shared memory before they multiply
+   it, in a ring of STAGES per warp; blocks are fetched STAGES - 1 ahead. */
 #define STAGES 4
 
 /* Chunks of 16 bytes in a stage's row of B: the 8 NT columns of the panel
    in fp16 ("tc": NT chunks, swizzled: tc_swz), or in float32 ("tc-f32":
    2 NT chunks and one of padding, so that the lanes reading the column of
    an n-tile in rows 2 tig and 2 tig + 1, their fragment's k, fall in 32
-   different banks: rows 2 NT + 1 chunks apart start 8 tig banks apart). */
+   different banks: row 2 tig starts 8 NT + 4 words times 2 tig in, a
+   different multiple of 8 banks for each tig, and gid adds 0..7). */
 template <int NT, bool F32> static __host__ __device__ constexpr int row_chunks()
 {
     return F32 ? 2 * NT + 1 : NT;
@@ -738,11 +739,11 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
     tc_seg_store<PW>(s, part, panel, a.row_scale, a.C, a.rows, a.n);
 }
 
-/* MODE: V_TC, V_TC_FLY, V_TC_F32 or V_CUDA; NT: n-tiles of 8 columns per TC
-   block (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the TC values
-   are read (false: a pattern matrix, every value 1, so that tc, tc-fly and
-   tc-f32 load no value offsets and no values at all; V_CUDA reads them when
-   a.val says so). Thread blocks below tc_blocks run the TC part, the others
+/* MODE: V_TC, V_TC_FLY, V_TC_F32 or V_CUDA; NT: n-tiles of 8 columns per
+   TC block (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the
+   TC values are read (false: a pattern matrix, every value 1, so that tc,
+   tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
+   reads them when a.val says so). Thread blocks below tc_blocks run the TC part, the others
    the residual part. */
 template <int MODE, int NT, bool VAL>
 __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
@@ -1263,9 +1264,9 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
        fill the device with (at n = 256: musae_github 137 -> 123 us,
        twitch_DE 59 -> 52; at n = 64, one panel, twitch_DE 24 -> 29; with
        the segment store of step 15, runs of 4 are faster below 16 thread
-       blocks per SM: wiki-Vote at n = 256, 1,780 blocks, 29 -> 27 us,
-       twitch_DE at n = 128, 1,188, 35 -> 32, and slower above: HEP-th-new
-       at n = 128, 3,472, 35 -> 40), else of 4; tc-fly, whose warps wait on
+       blocks per SM: wiki-Vote at n = 256, 1,628 blocks, 29 -> 27 us,
+       twitch_DE at n = 128, 1,232, 35 -> 32, and slower above: HEP-th-new
+       at n = 128, 3,148, 35 -> 40), else of 4; tc-fly, whose warps wait on
        each block's loads in turn, keeps short runs (email-Enron at n = 256
        with runs of 8: 92 -> 98 us) */
     const int64_t tc_grid = r->nsegments * ceil_div(o->n, 8 * p->nt);

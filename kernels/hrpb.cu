@@ -307,8 +307,8 @@ static __device__ __forceinline__ void store_tile(const tc_seg &s, const hr_args
     const int gid = lane >> 2, tig = lane & 3;
 #pragma unroll
     for (int e = 0; e < 4; e++)         /* row gid + 8 (e / 2), h = e % 2 */
-        tc_seg_putv<VEC>(s, a.C, a.n, gid + 8 * (e >> 1), tile0 + 8 * tig + 4 * (e & 1),
-                         tc_acc_row(acc, e >> 1, e & 1));
+        tc_seg_putv(s, a.C, a.n, gid + 8 * (e >> 1), tile0 + 8 * tig + 4 * (e & 1),
+                    tc_acc_row(acc, e >> 1, e & 1), VEC);
 }
 
 /* ------------------------------------------------------------------------ */

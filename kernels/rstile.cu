@@ -10,13 +10,13 @@
  * below). The TC part works on window segments (the format's, Section
  * 3.3.3), a thread block each: its warps share the segment's blocks, add
  * their partial tiles in shared memory and store the sum once, so that the
- * long windows of dense matrices get many warps without atomics. A TC segment stores every row of
- * its window that is not a residual row (rows without nonzeros get zeros);
- * the windows that hold no TC block but rows outside the residual get
- * segments of no blocks here, so that every row of C is written. The segments
- * of a window that the format split add their results with atomics into rows
- * a small launch zeroed first; that launch runs only for matrices that have
- * split windows.
+ * long windows of dense matrices get many warps without atomics. A TC
+ * segment stores every row of its window that is not a residual row (rows
+ * without nonzeros get zeros); the windows that hold no TC block but rows
+ * outside the residual get segments of no blocks here, so that every row of
+ * C is written. The segments of a window that the format split add their
+ * results with atomics into rows a small launch zeroed first; that launch
+ * runs only for matrices that have split windows.
  *
  * Variants (timed by tc_kernel_tune):
  *   "tc"     B converted once per run to fp16 (a short launch before the
@@ -168,15 +168,22 @@ static int64_t padded_values(int count)
    it, in a ring of STAGES per warp; blocks are fetched STAGES - 1 ahead. */
 #define STAGES 4
 
-/* Chunks of 16 bytes in a stage's row of B: the 8 NT columns of the panel
-   in fp16 ("tc": NT chunks, swizzled: tc_swz), or in float32 ("tc-f32":
-   2 NT chunks and one of padding, so that the lanes reading the column of
-   an n-tile in rows 2 tig and 2 tig + 1, their fragment's k, fall in 32
-   different banks: row 2 tig starts 8 NT + 4 words times 2 tig in, a
-   different multiple of 8 banks for each tig, and gid adds 0..7). */
+/* Chunks of 16 bytes of data in a stage's row of B: the 8 NT columns of
+   the panel in fp16 ("tc": NT chunks, swizzled: tc_swz) or in float32
+   ("tc-f32": 2 NT chunks). */
+template <int NT, bool F32> static __host__ __device__ constexpr int data_chunks()
+{
+    return F32 ? 2 * NT : NT;
+}
+
+/* The row's chunks in the stage: tc-f32's rows have one of padding, so that
+   the lanes reading the column of an n-tile in rows 2 tig and 2 tig + 1,
+   their fragment's k, fall in 32 different banks (row 2 tig starts 8 NT + 4
+   words times 2 tig in, a different multiple of 8 banks for each tig, and
+   gid adds 0..7). */
 template <int NT, bool F32> static __host__ __device__ constexpr int row_chunks()
 {
-    return F32 ? 2 * NT + 1 : NT;
+    return data_chunks<NT, F32>() + (F32 ? 1 : 0);
 }
 
 /* One stage: the 8 rows of B of a block, its values and its bitmap. */
@@ -192,7 +199,7 @@ template <int NT, bool F32> struct stage {
    columns of a panel at n > 32). */
 template <int NT, bool F32> static __device__ __forceinline__ constexpr int lanes_per_col()
 {
-    return (F32 ? 2 * NT : NT) < 4 ? (F32 ? 2 * NT : NT) : 4;
+    return data_chunks<NT, F32>() < 4 ? data_chunks<NT, F32>() : 4;
 }
 
 /* What a lane needs to start fetching block b: its column id (lanes below
@@ -225,13 +232,13 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT, F32> *s
                                              const fetch_meta &m, int panel, int lane)
 {
     constexpr int L = lanes_per_col<NT, F32>();
+    const int c = lane / L;
     if (F32 && lane < BCOLS * L) {
-        const int c = lane / L;
         const int32_t c0 = panel * 8 * NT;
         const float *row = a.B + (m.col >= 0 ? (int64_t)m.col * a.n : 0) + c0;
         const bool aligned = a.n % 4 == 0;
 #pragma unroll
-        for (int q = lane % L; q < 2 * NT; q += L) {
+        for (int q = lane % L; q < data_chunks<NT, F32>(); q += L) {
             uint4 *dst = &st->b[c * row_chunks<NT, F32>() + q];
             if (aligned) {
                 const bool in = m.col >= 0 && c0 + 4 * q < a.n;
@@ -245,7 +252,6 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT, F32> *s
             }
         }
     } else if (!F32 && lane < BCOLS * L) {
-        const int c = lane / L;
         const __half *row = a.B16 + (m.col >= 0 ? (int64_t)m.col * a.ldb16 : 0) +
                             (int64_t)panel * 8 * NT;
 #pragma unroll
@@ -743,8 +749,8 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
    TC block (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the
    TC values are read (false: a pattern matrix, every value 1, so that tc,
    tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
-   reads them when a.val says so). Thread blocks below tc_blocks run the TC part, the others
-   the residual part. */
+   reads them when a.val says so). Thread blocks below tc_blocks run the TC
+   part, the others the residual part. */
 template <int MODE, int NT, bool VAL>
 __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
 {
@@ -949,11 +955,12 @@ static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_e
     const int64_t grid = grid_of(p, &a, b->variant);
     if (st != TC_OK || grid == 0)
         return st;
+    const int warps = warps_of(p, b->variant);
     switch (b->variant) {
-    case V_TC: return launch_mode<V_TC>(a, p->nt, p->tc_warps, (unsigned)grid, s, err);
-    case V_TC_FLY: return launch_mode<V_TC_FLY>(a, p->nt, p->warps, (unsigned)grid, s, err);
-    case V_TC_F32: return launch_mode<V_TC_F32>(a, p->nt, p->tc_warps, (unsigned)grid, s, err);
-    default: return launch<V_CUDA, 1, true>(a, p->warps, (unsigned)grid, s, err);
+    case V_TC: return launch_mode<V_TC>(a, p->nt, warps, (unsigned)grid, s, err);
+    case V_TC_FLY: return launch_mode<V_TC_FLY>(a, p->nt, warps, (unsigned)grid, s, err);
+    case V_TC_F32: return launch_mode<V_TC_F32>(a, p->nt, warps, (unsigned)grid, s, err);
+    default: return launch<V_CUDA, 1, true>(a, warps, (unsigned)grid, s, err);
     }
 }
 

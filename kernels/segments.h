@@ -49,15 +49,15 @@ static __device__ __forceinline__ void tc_seg_put(const tc_seg &s, float *C, int
 
 /* Stores (or, for a split window, adds) the K = 2 or 4 floats of v (float2
    or float4) into C[row0 + r][c .. c + K) when the segment writes that row.
-   VEC: n % K == 0 and c % K == 0, so that the K are aligned and all inside C
+   vec: n % K == 0 and c % K == 0, so that the K are aligned and all inside C
    or all past it, and go in one access; else one by one (tc_seg_put). */
-template <bool VEC, typename V>
+template <typename V>
 static __device__ __forceinline__ void tc_seg_putv(const tc_seg &s, float *C, int32_t n, int r,
-                                                   int32_t c, V v)
+                                                   int32_t c, V v, bool vec)
 {
     constexpr int K = sizeof(V) / sizeof(float);
     const float *e = (const float *)&v;
-    if (!VEC) {
+    if (!vec) {
 #pragma unroll
         for (int k = 0; k < K; k++)
             tc_seg_put(s, C, n, r, c + k, e[k]);
@@ -127,11 +127,7 @@ static __device__ __forceinline__ void tc_seg_store_frags(const tc_seg &s, const
 #pragma unroll
         for (int t = 0; t < NT; t++) {
             const float2 v = make_float2(acc[t][2 * h] * sc, acc[t][2 * h + 1] * sc);
-            const int32_t c = c0 + 8 * t + 2 * tig;
-            if (vec)
-                tc_seg_putv<true>(s, C, n, r, c, v);
-            else
-                tc_seg_putv<false>(s, C, n, r, c, v);
+            tc_seg_putv(s, C, n, r, c0 + 8 * t + 2 * tig, v, vec);
         }
     }
 }
@@ -171,11 +167,7 @@ static __device__ __forceinline__ void tc_seg_store(const tc_seg &s, const float
         sum.y *= sc;
         sum.z *= sc;
         sum.w *= sc;
-        const int32_t c = panel * PW + 4 * (q % Q);
-        if (vec)
-            tc_seg_putv<true>(s, C, n, r, c, sum);
-        else
-            tc_seg_putv<false>(s, C, n, r, c, sum);
+        tc_seg_putv(s, C, n, r, panel * PW + 4 * (q % Q), sum, vec);
     }
 }
 

@@ -79,6 +79,27 @@ extern const tc_format tc_format_rstile;
    is paid for by at least SPLIT_MIN blocks of MMAs. */
 #define SPLIT_MEAN_FACTOR 4
 #define SPLIT_MIN 32
+/* Sparse windows (ours; the paper routes rows, not windows): a window whose
+   TC blocks would hold fewer than min_density nonzeros each on average goes
+   whole to the residual, rows of any length. Section 4.3.2's rows of "weak
+   column-domain overlap" taken a window at a time: where the rows of a
+   window share almost no column, as in lp_nug30 after any reordering (480
+   nonzeros over 472 distinct columns a window, 8.1 per block), each row
+   of B that a block loads serves one nonzero and costs a sixteenth of the
+   block's decode, index loads and MMAs; the residual loads that row once
+   for the nonzero, with no decode. 8 per block is the floor for full
+   blocks (one nonzero per column); 8.5 lets one column in 16 have a
+   second. Measured on an H100 (bench/NOTES.md, rstile step 17): lp_nug30
+   sent whole is 1.1-1.2x cuSPARSE against 0.84-1.05x in TC blocks; at 9,
+   63% of p2p-Gnutella31 goes (windows of 8.5-9 per block) and its n = 32
+   run is 10% slower; at 10-12 the power-law graphs lose up to half their
+   speed (deezer_HU, musae_github, twitch_DE, fb100_Cornell5). */
+#define MIN_DENSITY_DEFAULT 8.5
+/* ... unless one of its rows is longer than this: the residual gives a row
+   one thread per 4 or 8 columns of C, so that a long row is a chain of
+   its length on one thread (email-Enron, whose rows reach 1,383 nonzeros:
+   1.08x -> 0.76x cuSPARSE at n = 128 with 1% of its nonzeros sent whole). */
+#define WHOLE_ROW_MAX 64
 
 static const tc_param_def rstile_params[] = {
     { "threshold", "rows with at most this many nonzeros may go to the CUDA residual "
@@ -87,6 +108,9 @@ static const tc_param_def rstile_params[] = {
     { "split", "most TC blocks per window segment (Section 3.3.3); -1: chosen from the "
                "matrix, 0: windows are never split",
       AUTO, AUTO, INT32_MAX, 1 },
+    { "min_density", "windows whose TC blocks would hold fewer nonzeros each than this go "
+                     "whole to the CUDA residual; 0: never",
+      MIN_DENSITY_DEFAULT, 0, W * H, 0 },
 };
 #define NPARAMS ((int)(sizeof rstile_params / sizeof rstile_params[0]))
 
@@ -215,14 +239,15 @@ typedef struct build_ctx {
     tc_rstile *x;           /* NULL for a survey alone (statistics) */
     int64_t windows, nchunks;
     enum pass pass;
-    /* Survey results: flag[r] = 1 when row r fails the window test above
-       (then its length decides); the build also keeps ncols[wi * ncand +
+    /* Survey results: flag[r] = FLAG_ROW when row r fails the window test
+       above (the count pass sets FLAG_WINDOW on sparse windows); the build also keeps ncols[wi * ncand +
        i], the distinct TC columns of window wi at candidate threshold i:
        the forced one (ncand = 1), or each one the automatic choice may
        take, i = 0 .. AUTO_MAX. */
     uint8_t *flag;
     int32_t *ncols;
     int ncand, chosen;      /* chosen: the candidate of the threshold */
+    double min_density;     /* of a window's TC blocks, else it goes whole */
     /* The survey's compaction of each window with all its rows, for the
        fill: the number of the window's distinct columns, nall[wi], and
        each nonzero's place among them in ascending order, rank[k]. */
@@ -242,10 +267,14 @@ typedef struct worker {
     curve cv;               /* survey: this worker's windows, summed */
 } worker;
 
+/* flag[r]: row r fails the window test (FLAG_ROW; then its length decides)
+   or its window goes whole to the residual (FLAG_WINDOW, count pass). */
+enum { FLAG_ROW = 1, FLAG_WINDOW = 2 };
+
 /* Row r goes to the residual at threshold t. */
 static inline int is_residual(const tc_csr *a, const uint8_t *flag, int32_t r, int64_t t)
 {
-    return flag[r] && a->rowptr[r + 1] - a->rowptr[r] <= t;
+    return flag[r] == FLAG_WINDOW || (flag[r] && a->rowptr[r + 1] - a->rowptr[r] <= t);
 }
 
 /* The window test on the window's sorted keys s[0, n) (framed): for each
@@ -263,7 +292,7 @@ static void window_flags(const tc_csr *a, int32_t r0, int32_t r1, const uint64_t
     }
     for (int32_t r = r0; r < r1; r++) {
         int64_t len = a->rowptr[r + 1] - a->rowptr[r];
-        flag[r] = len > 0 && 2 * shared[r - r0] < len;
+        flag[r] = len > 0 && 2 * shared[r - r0] < len ? FLAG_ROW : 0;
     }
 }
 
@@ -358,13 +387,36 @@ static void survey_window(worker *wk, int64_t wi)
         c->nall[wi] = (int32_t)record_ranks(a, r0, s, n, c->rank);
 }
 
-/* Counts window wi at the chosen threshold into *ch. */
+/* Window wi's rows [r0, r1) with nb TC blocks at the chosen threshold go
+   whole to the residual (see MIN_DENSITY_DEFAULT): their TC nonzeros
+   are fewer than min_density per block, and none of the rows is longer
+   than WHOLE_ROW_MAX. */
+static int sparse_window(const build_ctx *c, int32_t r0, int32_t r1, int64_t nb)
+{
+    const tc_csr *a = c->a;
+    int64_t n = 0;
+    for (int32_t r = r0; r < r1; r++) {
+        int64_t len = a->rowptr[r + 1] - a->rowptr[r];
+        if (len > WHOLE_ROW_MAX)
+            return 0;
+        n += is_residual(a, c->flag, r, c->x->threshold) ? 0 : len;
+    }
+    return nb > 0 && (double)n < c->min_density * (double)nb;
+}
+
+/* Counts window wi at the chosen threshold into *ch; a sparse window (see
+   MIN_DENSITY_DEFAULT) has its rows flagged for the residual first. */
 static void count_window(build_ctx *c, int64_t wi, chunk *ch)
 {
     const tc_csr *a = c->a;
     int32_t r0, r1;
     window_rows(a, wi, &r0, &r1);
     int64_t nb = ceil_div(c->ncols[wi * c->ncand + c->chosen], W);
+    if (sparse_window(c, r0, r1, nb)) {
+        for (int32_t r = r0; r < r1; r++)
+            c->flag[r] = a->rowptr[r + 1] > a->rowptr[r] ? FLAG_WINDOW : 0;
+        nb = 0;
+    }
     c->wblocks[wi] = (int32_t)nb;
     for (int32_t r = r0; r < r1; r++) {
         int64_t len = a->rowptr[r + 1] - a->rowptr[r];
@@ -730,6 +782,7 @@ static tc_status build_arrays(const tc_csr *a, tc_rstile *x, tc_error *err)
     build_ctx c = { .a = a, .x = x, .windows = window_count(a->rows) };
     c.nchunks = ceil_div(c.windows, CHUNK_WINDOWS);
     c.ncand = x->threshold == AUTO ? AUTO_MAX + 1 : 1;
+    c.min_density = tc_params_get(&x->base.params, "min_density", MIN_DENSITY_DEFAULT);
     c.flag = tc_malloc_array(a->rows, sizeof *c.flag, err);
     c.ncols = tc_malloc_array(c.windows * c.ncand, sizeof *c.ncols, err);
     c.wblocks = tc_malloc_array(c.windows, sizeof *c.wblocks, err);
@@ -1173,24 +1226,27 @@ static unsigned tc_rows_of(const tc_rstile *x, int32_t row0, int64_t *s)
     return rows;
 }
 
-/* The residual rows against the partition (Section 3.3.1): at most
-   threshold nonzeros each, and none in the TC part. */
+/* The residual rows against the partition (Section 3.3.1): none in the TC
+   part, and at most threshold nonzeros each, except in a window that went
+   whole to the residual (no TC row; only where min_density is not 0). */
 static tc_status check_partition(const tc_rstile *x, const char *what, tc_error *err)
 {
+    const int whole = tc_params_get(&x->base.params, "min_density", MIN_DENSITY_DEFAULT) > 0;
     int64_t s = 0;
     int32_t window = -1;
     unsigned tc_rows = 0;
     for (int64_t i = 0; i < x->nres_rows; i++) {
         int32_t r = x->res_row_id[i];
         int64_t n = x->res_row_offset[i + 1] - x->res_row_offset[i];
-        if (n > x->threshold)
-            return tc_error_set(err, TC_ERR_INVALID,
-                                "%s/res_row_offset[%" PRId64 "]: row %d has %" PRId64 " nonzeros, "
-                                "more than the threshold %d", what, i + 1, r, n, x->threshold);
         if (r - r % H != window) {
             window = r - r % H;
             tc_rows = tc_rows_of(x, window, &s);
         }
+        if (n > x->threshold && (!whole || tc_rows))
+            return tc_error_set(err, TC_ERR_INVALID,
+                                "%s/res_row_offset[%" PRId64 "]: row %d has %" PRId64 " nonzeros, "
+                                "more than the threshold %d%s", what, i + 1, r, n, x->threshold,
+                                whole ? ", and its window has TC rows" : " (min_density is 0)");
         if (tc_rows >> (r % H) & 1)
             return tc_error_set(err, TC_ERR_INVALID,
                                 "%s/res_row_id[%" PRId64 "]: row %d also has nonzeros in the TC "
@@ -1267,6 +1323,23 @@ static tc_status report_curve(const curve *cv, int64_t nnz, tc_report *r, const 
     return st;
 }
 
+/* Windows with residual rows and no TC block: those sent whole (see
+   MIN_DENSITY_DEFAULT) and those whose every row went by the row
+   partition. */
+static int64_t residual_windows(const tc_rstile *x)
+{
+    int64_t n = 0, s = 0;
+    for (int64_t i = 0; i < x->nres_rows; i++) {
+        int32_t w = x->res_row_id[i] / H;
+        if (i > 0 && x->res_row_id[i - 1] / H == w)
+            continue;
+        while (s < x->nsegments && x->row_window_id[s] / H < w)
+            s++;
+        n += s == x->nsegments || x->row_window_id[s] / H != w;
+    }
+    return n;
+}
+
 static tc_status rstile_stats(const tc_fmt *m, tc_report *r, const char *s, tc_error *err)
 {
     const tc_rstile *x = (const tc_rstile *)m;
@@ -1278,11 +1351,16 @@ static tc_status rstile_stats(const tc_fmt *m, tc_report *r, const char *s, tc_e
         split_windows += !first && (i < 2 || x->row_window_id[i - 2] != x->row_window_id[i]);
         most = nb > most ? nb : most;
     }
+    const double density = tc_params_get(&m->params, "min_density", MIN_DENSITY_DEFAULT);
     const tc_fmt_figure f[] = {
         { "threshold", "nnz threshold of the row partition (Algorithm 1)", 1, x->threshold, 0 },
+        { "min_density", "nonzeros per TC block below which a window goes whole to the residual",
+          0, 0, density },
         { "split", "most TC blocks per window segment (Section 3.3.3)", 1, x->split, 0 },
         { "windows", "row windows of 16 rows", 1, window_count(m->rows), 0 },
         { "tc_windows", "row windows with TC blocks", 1, tc_windows, 0 },
+        { "residual_windows", "row windows with residual rows and no TC block", 1,
+          residual_windows(x), 0 },
         { "segments", "window segments (a split window has several)", 1, x->nsegments, 0 },
         { "split_windows", "row windows cut into several segments", 1, split_windows, 0 },
         { "segment_blocks_max", "TC blocks of the largest segment", 1, most, 0 },

@@ -4,7 +4,8 @@
 # 128, 256, 257, in its own order and reordered by wjaccard (C compared in
 # the original order); each variant on its own with the tails of N; awkward
 # shapes (a 5000-nonzero row, whose window is split; more than 65535 rows;
-# no nonzeros); every residual threshold forced; the format read from a
+# no nonzeros; windows sent whole to the residual); every residual
+# threshold forced; the format read from a
 # .tcf.h5; an Inf in row 0 of B; the parts and the baseline of --bench.
 # Skipped where there is no CUDA device. TCMUL, TCCONV and TCREORDER may
 # name the tools to run (a bundle on a GPU machine without the build tree).
@@ -54,6 +55,23 @@ gen_longrow "$T/longrow.mtx"
 gen_tall "$T/tall.mtx"
 gen_band "$T/band.mtx"
 gen_empty "$T/empty.mtx"
+# 1600 rows: even windows of rows of 20 to 30 nonzeros in columns no other
+# row has (sent whole to the residual, rows past any threshold, as
+# lp_nug30's), odd windows of rows of 20 in 40 shared columns (TC blocks),
+# and in window 2 a row of 65 (longer than a window sent whole may have:
+# it stays in TC blocks).
+awk 'BEGIN {
+    n = 0
+    for (i = 0; i < 1600; i++) {
+        w = int(i / 16); len[i] = w % 2 ? 20 : i == 40 ? 65 : 20 + i % 11; n += len[i]
+    }
+    print "%%MatrixMarket matrix coordinate real general"
+    print 1600, 110000, n
+    for (i = 0; i < 1600; i++)
+        for (j = 0; j < len[i]; j++)
+            printf "%d %d %.4f\n", i + 1, (int(i / 16) % 2 ? int(i / 16) * 40 + (j * 7 + i) % 40 : i * 65 + j) + 1,
+                   ((i * 7919 + j * 104729) % 2001 - 1000) / 1000.0
+}' > "$T/unshared.mtx"
 variants="tc tc-fly tc-f32 tc-item tc-item8 tc-item-long tc-item8-long cuda"
 for v in $variants; do
     for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
@@ -78,6 +96,10 @@ for v in $variants; do
     done
     verify_passes "rstile --variant $v: a matrix without nonzeros" "$T/empty.mtx" \
         --format rstile --variant "$v" --cols 4
+    for n in 7 36 257; do
+        verify_passes "rstile --variant $v: windows sent whole to the residual, n=$n" \
+            "$T/unshared.mtx" --format rstile --variant "$v" --cols "$n" --seed "$n"
+    done
 done
 
 # The tc-item variants' split windows leave their workspace zero for the

@@ -15,7 +15,9 @@ command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf
 # (0-based). At threshold 2 rows 2, 16 and 17 (short, their columns in no
 # other row of their window) go to the residual; window 0 keeps 13
 # columns in 2 blocks, the second padded with 3 dummy columns; window 1
-# (rows 16-19) is row 19 alone, 16 columns in 2 blocks.
+# (rows 16-19) is row 19 alone, 16 columns in 2 blocks. That is with
+# min_density 0; at the default 8.5 window 1 (8 nonzeros per block) goes
+# whole to the residual, row 19 with it.
 {
     echo '%%MatrixMarket matrix coordinate real general'
     echo '20 20 37'
@@ -29,8 +31,8 @@ awk 'BEGIN { srand(11); n = 20000; print "%%MatrixMarket matrix coordinate patte
              for (k = 0; k < n; k++) print int(rand() * 3001) + 1, int(rand() * 2500) + 1 }' \
     > "$T/big.mtx"
 
-"$TCCONV" -q -f rstile -p threshold=2 --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"
-ok $? "tcconv -f rstile -p threshold=2"
+"$TCCONV" -q -f rstile -p threshold=2,min_density=0 --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"
+ok $? "tcconv -f rstile -p threshold=2,min_density=0"
 "$TCCONV" -q -f rstile "$T/big.mtx" -o "$T/big.tcf.h5"; ok $? "tcconv -f rstile, pattern, defaults"
 
 # --- the datasets, as h5dump shows them --------------------------------------
@@ -56,19 +58,26 @@ is "$(data "$T/hand.tcf.h5" values)" \
 is "$(data "$T/hand.tcf.h5" res_row_id) | $(data "$T/hand.tcf.h5" res_row_offset) | $(data "$T/hand.tcf.h5" res_col_id)" \
     "2, 16, 17 | 0, 1, 2, 4 | 11, 17, 18, 19" "res_row_id, res_row_offset, res_col_id"
 attrs() {
-    for a in threshold split resolved_threshold resolved_split has_values; do
+    for a in threshold split min_density resolved_threshold resolved_split has_values; do
         printf '%s=%s ' $a "$(h5dump -a "/formats/rstile/$a" "$1" | sed -n 's/^ *(0): //p')"
     done
 }
-is "$(attrs "$T/hand.tcf.h5")" "threshold=2 split=-1 resolved_threshold=2 resolved_split=32 has_values=1 " \
+is "$(attrs "$T/hand.tcf.h5")" "threshold=2 split=-1 min_density=0 resolved_threshold=2 resolved_split=32 has_values=1 " \
     "attributes: parameters as given, the values they resolved to"
 is "$(datasets "$T/big.tcf.h5" | grep -c values)" 0 "pattern: no values, no res_values"
 
 # --- reading back -------------------------------------------------------------
 "$TCSTAT" -f rstile --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f rstile reads the file"
 is "$(awk -F'\t' '$1 == "format.rstile" && $2 !~ /_t[0-9]$/ { printf "%s=%s ", $2, $3 }' "$T/hand.tsv")" \
-    "bytes=472 bytes_vs_csr=1.242105263 threshold=2 split=32 windows=2 tc_windows=2 segments=2 split_windows=0 segment_blocks_max=2 blocks=4 tc_nnz=33 tc_share=0.8918918919 residual_rows=3 residual_nnz=4 residual_share=0.1081081081 nnz_per_tcb=8.25 nnz_per_window=16.5 " \
+    "bytes=472 bytes_vs_csr=1.242105263 threshold=2 min_density=0 split=32 windows=2 tc_windows=2 residual_windows=0 segments=2 split_windows=0 segment_blocks_max=2 blocks=4 tc_nnz=33 tc_share=0.8918918919 residual_rows=3 residual_nnz=4 residual_share=0.1081081081 nnz_per_tcb=8.25 nnz_per_window=16.5 " \
     "tcstat -f rstile: the stored format's figures"
+"$TCCONV" -q -f rstile -p threshold=2 "$T/hand.mtx" -o "$T/hand8.tcf.h5" &&
+    "$TCSTAT" -f rstile --tsv "$T/hand8.tcf.h5" > "$T/hand8.tsv"
+ok $? "tcconv -f rstile -p threshold=2 (min_density 8.5), tcstat reads it"
+is "$(awk -F'\t' '$1 == "format.rstile" && $2 ~ /^(min_density|tc_windows|residual_windows|blocks|residual_rows|residual_nnz)$/ { printf "%s=%s ", $2, $3 }' "$T/hand8.tsv")" \
+    "min_density=8.5 tc_windows=1 residual_windows=1 blocks=2 residual_rows=4 residual_nnz=20 " \
+    "min_density 8.5: window 1 (8 nonzeros per block) sent whole, row 19 of 16 with it; window 0 (8.5) kept"
+is "$(data "$T/hand8.tcf.h5" res_row_id)" "2, 16, 17, 19" "  res_row_id"
 is "$(awk -F'\t' '$1 == "format.rstile" && $2 ~ /^(nnz_per_tcb|residual_rows)_t/ { printf "%s ", $3 }' "$T/hand.tsv")" \
     "7.4 7 8.25 7.5 7.5 7.5 7.5 7.5 7.5 0 2 3 4 4 4 4 4 4 " \
     "Fig. 14's table: nonzeros per TC block and residual rows at thresholds 0..8"
@@ -79,7 +88,7 @@ is "$(awk '$1 == "threshold" || $1 == "residual_share_t3" { printf "%s=%s ", $1,
 
 fmt_round_trip rstile hand
 fmt_round_trip rstile big
-"$TCCONV" -q -f rstile -p threshold=2 --no-compress "$T/hand.tcf.h5" -o "$T/again.tcf.h5" &&
+"$TCCONV" -q -f rstile -p threshold=2,min_density=0 --no-compress "$T/hand.tcf.h5" -o "$T/again.tcf.h5" &&
     h5diff --exclude-path /provenance "$T/hand.tcf.h5" "$T/again.tcf.h5" >/dev/null
 ok $? "converting the .tcf.h5 again rebuilds the same rstile"
 TC_THREADS=1 "$TCCONV" -q -f rstile "$T/big.mtx" -o "$T/t1.tcf.h5" &&

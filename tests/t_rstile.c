@@ -1,6 +1,7 @@
 /* t_rstile: the `rstile` format (RSH-SpMM, seed 001 Sections 3.2-3.3).
    Its arrays against a slow reading of the rules (the row partition, the
-   compaction, the bit order, the dummy columns, the segments) and against
+   windows sent whole, the compaction, the bit order, the dummy columns,
+   the segments) and against
    a small example worked out by hand; the automatic threshold and split
    against their documented rules; exact decoding, SpMM from its own
    arrays, its two parts in nnz_part, Fig. 14's table against the plain
@@ -27,6 +28,8 @@ static const tc_format *RSTILE;
 #define MAX_RESIDUAL_SHARE 0.10
 #define SPLIT_MEAN_FACTOR 4
 #define SPLIT_MIN 32
+#define MIN_DENSITY 8.5
+#define WHOLE_ROW_MAX 64
 
 static tc_rstile *build(const tc_csr *a, const char *params)
 {
@@ -51,10 +54,53 @@ static double value_at(const tc_csr *a, int32_t r, int32_t c)
     return NAN;
 }
 
-/* res[r] = 1 when row r goes to the residual at threshold t, worked out
-   the slow way: 1 to t nonzeros, of which more than half lie in a column
-   that no other row of its 16-row window has. */
-static uint8_t *residual_rows(const tc_csr *a, int64_t t)
+static int cmp_i32(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The distinct columns of the rows [r0, r1) that res does not mark. */
+static int64_t tc_columns(const tc_csr *a, const uint8_t *res, int32_t r0, int32_t r1)
+{
+    int64_t m = 0, u = 0;
+    int32_t *L = malloc((size_t)(a->rowptr[r1] - a->rowptr[r0] + 1) * sizeof *L);
+    for (int32_t r = r0; r < r1; r++)
+        for (int64_t k = a->rowptr[r]; k < a->rowptr[r + 1] && !res[r]; k++)
+            L[m++] = a->colidx[k];
+    qsort(L, (size_t)m, sizeof *L, cmp_i32);
+    for (int64_t i = 0; i < m; i++)
+        u += i == 0 || L[i] != L[i - 1];
+    free(L);
+    return u;
+}
+
+/* Marks every non-empty row of each window whose TC rows (those res does
+   not mark) would fill fewer than d nonzeros per block of 8 of their
+   distinct columns, unless a row of the window is longer than
+   WHOLE_ROW_MAX. */
+static void whole_windows(const tc_csr *a, uint8_t *res, double d)
+{
+    for (int32_t r0 = 0; r0 < a->rows; r0 += 16) {
+        int32_t r1 = r0 + 16 < a->rows ? r0 + 16 : a->rows;
+        int64_t tc = 0, longest = 0;
+        for (int32_t r = r0; r < r1; r++) {
+            int64_t len = a->rowptr[r + 1] - a->rowptr[r];
+            tc += res[r] ? 0 : len;
+            longest = len > longest ? len : longest;
+        }
+        int64_t nb = (tc_columns(a, res, r0, r1) + 7) / 8;
+        if (longest <= WHOLE_ROW_MAX && nb > 0 && (double)tc < d * (double)nb)
+            for (int32_t r = r0; r < r1; r++)
+                res[r] = a->rowptr[r + 1] > a->rowptr[r];
+    }
+}
+
+/* res[r] = 1 when row r goes to the residual at threshold t and minimum
+   density d, worked out the slow way: 1 to t nonzeros, of which more than
+   half lie in a column that no other row of its 16-row window has; then
+   the windows sent whole. */
+static uint8_t *residual_rows(const tc_csr *a, int64_t t, double d)
 {
     uint8_t *res = calloc((size_t)a->rows + 1, 1);
     for (int32_t r = 0; r < a->rows; r++) {
@@ -70,13 +116,8 @@ static uint8_t *residual_rows(const tc_csr *a, int64_t t)
         }
         res[r] = 2 * shared < len;
     }
+    whole_windows(a, res, d);
     return res;
-}
-
-static int cmp_i32(const void *x, const void *y)
-{
-    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-    return (a > b) - (a < b);
 }
 
 /* The arrays Sections 3.2-3.3 prescribe for threshold t and split s. */
@@ -145,7 +186,7 @@ static void ref_segments(int32_t r0, int64_t b0, int64_t nb, int64_t s, ref *f)
     }
 }
 
-static ref reference(const tc_csr *a, int64_t t, int64_t s)
+static ref reference(const tc_csr *a, int64_t t, int64_t s, double d)
 {
     ref f = { 0 };
     int64_t n = a->nnz + 1;
@@ -159,7 +200,7 @@ static ref reference(const tc_csr *a, int64_t t, int64_t s)
     f.rcol = calloc((size_t)n, sizeof *f.rcol);
     f.rval = calloc((size_t)n, sizeof *f.rval);
     int32_t *L = malloc((size_t)n * sizeof *L);
-    uint8_t *res = residual_rows(a, t);
+    uint8_t *res = residual_rows(a, t, d);
     for (int32_t r0 = 0; r0 < a->rows; r0 += 16) {
         int64_t b0 = f.nblocks;
         ref_window(a, res, r0, L, &f);
@@ -182,11 +223,16 @@ static ref reference(const tc_csr *a, int64_t t, int64_t s)
     return f;
 }
 
-/* Compares x with the reference for its own threshold and split; says
-   where, on the first difference. */
+static double min_density(const tc_rstile *x)
+{
+    return tc_params_get(&x->base.params, "min_density", MIN_DENSITY);
+}
+
+/* Compares x with the reference for its own threshold, split and minimum
+   density; says where, on the first difference. */
 static int follows_paper(const tc_csr *a, const tc_rstile *x)
 {
-    ref f = reference(a, x->threshold, x->split);
+    ref f = reference(a, x->threshold, x->split, min_density(x));
     int good = 1;
 #define SAME(cond, what)                                                                \
     if (good && !(cond)) {                                                              \
@@ -215,24 +261,27 @@ static int follows_paper(const tc_csr *a, const tc_rstile *x)
 }
 
 /* The automatic threshold by its rule, from the reference at each
-   threshold 0..8: the smallest t <= 6 from which neither mean (nonzeros
-   per TC block, per window with blocks) rises by more than 2% up to 8,
-   the residual share kept within 10%. The automatic split: 4 times the
-   mean blocks per window with blocks, rounded up, at least 32. */
+   threshold 0..8 with no window sent whole: the smallest t <= 6 from which
+   neither mean (nonzeros per TC block, per window with blocks) rises by
+   more than 2% up to 8, the residual share kept within 10%. The automatic
+   split: 4 times the mean blocks per window with blocks (those left once
+   the sparse windows have gone whole), rounded up, at least 32. */
 static int follows_auto_rules(const tc_csr *a, const tc_rstile *x)
 {
     double tcb[9], win[9], share[9];
     int64_t blocks = 0, windows = 0;
     for (int t = 0; t <= 8; t++) {
-        ref f = reference(a, t, 0);
+        ref f = reference(a, t, 0, 0);
         tcb[t] = f.nblocks ? (double)f.ntc / (double)f.nblocks : 0;
         win[t] = f.windows ? (double)f.ntc / (double)f.windows : 0;
         share[t] = a->nnz ? (double)f.rnnz / (double)a->nnz : 0;
+        ref_free(&f);
         if (t == x->threshold) {
+            f = reference(a, t, 0, min_density(x));
             blocks = f.nblocks;
             windows = f.windows;
+            ref_free(&f);
         }
-        ref_free(&f);
     }
     int want = 0;
     for (; want < AUTO_MAX && share[want + 1] <= MAX_RESIDUAL_SHARE; want++) {
@@ -348,6 +397,8 @@ static void check_thresholds(void)
         check_matrix("rows of 0..9", a, "threshold=3,split=1");
         check_matrix("rows of 0..9", a, "threshold=5,split=2");
         check_matrix("rows of 0..9", a, "threshold=100,split=0");
+        check_matrix("rows of 0..9", a, "threshold=2,min_density=12");
+        check_matrix("rows of 0..9", a, "min_density=0");
         tc_rstile *x = build(a, NULL);
         ok(follows_auto_rules(a, x), "rows of 0..9%s: automatic threshold and split follow "
            "their rules", pattern ? ", pattern" : "");
@@ -380,7 +431,7 @@ static void check_thresholds(void)
        mean is below 32): its window of 8751 blocks cut into 274 segments
        of 31 or 32. */
     a = tap_random_matrix(70001, 70001, 2, 3, -1, 1);
-    x = build(a, NULL);
+    x = build(a, "min_density=0");
     int64_t longest = 0, shortest = INT64_MAX;
     for (int64_t s = 0; s < x->nsegments && x->row_window_id[s] == 0; s++) {
         int64_t nb = x->row_window_offset[s + 1] - x->row_window_offset[s];
@@ -389,6 +440,43 @@ static void check_thresholds(void)
     }
     ok(x->split == 32 && shortest == 31 && longest == 32,
        "a dense row of 70001: its window cut into segments of 31 or 32 blocks");
+    tc_fmt_free(&x->base);
+    tc_csr_free(a);
+}
+
+/* Windows of 16 rows that share no column (lp_nug30 after any order:
+   every block 8 nonzeros at most, one per column) go whole, rows of 30
+   past any threshold; a window with a row of WHOLE_ROW_MAX + 1 stays, one
+   with a row of WHOLE_ROW_MAX goes; with min_density 0 nothing goes. */
+static void check_whole_windows(void)
+{
+    const int32_t rows = 16 * 40;
+    static int32_t ri[16 * 40 * 65], ci[16 * 40 * 65];
+    int64_t k = 0;
+    for (int32_t i = 0; i < rows; i++) {
+        int len = i == 16 * 3 ? WHOLE_ROW_MAX + 1 : i == 16 * 5 ? WHOLE_ROW_MAX : 30;
+        for (int j = 0; j < len; j++, k++) {
+            ri[k] = i;
+            ci[k] = i * 65 + j;
+        }
+    }
+    tc_csr *a = from_coo(rows, rows * 65, k, ri, ci, NULL);
+    tc_rstile *x = build(a, NULL);
+    int64_t longest = 0;
+    for (int64_t i = 0; i < x->nres_rows; i++) {
+        int64_t len = x->res_row_offset[i + 1] - x->res_row_offset[i];
+        longest = len > longest ? len : longest;
+    }
+    ok(x->nres_rows == rows - 16 && x->nsegments == 1 && x->row_window_id[0] == 16 * 3 &&
+       longest == WHOLE_ROW_MAX, "windows sharing no column: sent whole (rows of 30 and %d), "
+       "except the one with a row of %d", WHOLE_ROW_MAX, WHOLE_ROW_MAX + 1);
+    ok(follows_paper(a, x), "windows sharing no column: arrays follow the rules");
+    check_built("windows sharing no column", a, x);
+    tc_fmt_free(&x->base);
+    check_matrix("windows sharing no column", a, "threshold=3,min_density=0");
+    check_matrix("windows sharing no column", a, "split=2,min_density=8.01");
+    x = build(a, "min_density=0");
+    ok(x->nres_rows == 0, "windows sharing no column, min_density 0: no residual row");
     tc_fmt_free(&x->base);
     tc_csr_free(a);
 }
@@ -433,7 +521,7 @@ static tc_csr *hand_matrix(void)
 static void check_by_hand(void)
 {
     tc_csr *a = hand_matrix();
-    tc_rstile *x = build(a, "threshold=2");
+    tc_rstile *x = build(a, "threshold=2,min_density=0");
     static const int32_t rwid[] = { 0, 16 };
     static const int64_t rwoff[] = { 0, 2, 4 };
     static const uint64_t bitmap[] = { 0x04000aff, 0, 0x120c000003, 0, 0xff000000, 0,
@@ -468,7 +556,7 @@ static void check_by_hand(void)
            "by hand: bytes of the GPU layout");
     tc_fmt_free(&x->base);
 
-    x = build(a, "threshold=3,split=1");
+    x = build(a, "threshold=3,split=1,min_density=0");
     static const int32_t rwid1[] = { 0, 0, 16, 16 };
     static const int32_t col3[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 14, -1, -1, -1, -1, -1 };
     static const int32_t rrow3[] = { 2, 3, 16, 17 };
@@ -480,8 +568,26 @@ static void check_by_hand(void)
        "by hand, threshold 3: res_row_id = 2 3 16 17");
     tc_fmt_free(&x->base);
 
-    x = build(a, "threshold=0");
+    x = build(a, "threshold=0,min_density=0");
     ok(x->nres_rows == 0 && x->nblocks == 5, "by hand, threshold 0: no residual, 5 blocks");
+    tc_fmt_free(&x->base);
+
+    /* The default min_density 8.5: window 0 keeps 17 nonzeros in 2 blocks,
+       8.5 each, not fewer; window 1 keeps row 19 alone, 16 nonzeros in 2
+       blocks, and goes whole, row 19 past the threshold. At 9 both go. */
+    x = build(a, "threshold=2");
+    static const int32_t rrow8[] = { 2, 16, 17, 19 };
+    ok(x->nsegments == 1 && x->nblocks == 2 && x->nres_rows == 4 &&
+       same_i32(x->res_row_id, rrow8, 4) && x->res_row_offset[4] - x->res_row_offset[3] == 16,
+       "by hand, min_density 8.5: window 1 sent whole (row 19 of 16 nonzeros), window 0 at "
+       "8.5 kept");
+    ok(follows_paper(a, x), "by hand, min_density 8.5: arrays follow the rules");
+    check_built("by hand, min_density 8.5", a, x);
+    tc_fmt_free(&x->base);
+    x = build(a, "threshold=2,min_density=9");
+    ok(x->nblocks == 0 && x->nsegments == 0 && x->nres_rows == 8,
+       "by hand, min_density 9: both windows sent whole, 8 residual rows, no block");
+    check_built("by hand, min_density 9", a, x);
     tc_fmt_free(&x->base);
     tc_csr_free(a);
 }
@@ -515,7 +621,7 @@ static void check_table(const char *name, const tc_csr *a)
     int good = 1;
     for (int t = 0; t <= 8; t++) {
         char params[32], key[32];
-        snprintf(params, sizeof params, "threshold=%d", t);
+        snprintf(params, sizeof params, "threshold=%d,min_density=0", t);
         tc_rstile *x = build(a, params);
         tc_report *r = tc_report_new();
         if (tc_format_stats_report(&x->base, a, r, &err))
@@ -638,7 +744,7 @@ static void check_bad_files(void)
     const hid_t types[] = { H5T_NATIVE_INT32, H5T_NATIVE_INT64, H5T_NATIVE_UINT64 };
     tc_csr *a = hand_matrix();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        const char *p = fmt_file(a, build_fmt(RSTILE, a, "threshold=2"), 0);
+        const char *p = fmt_file(a, build_fmt(RSTILE, a, "threshold=2,min_density=0"), 0);
         if (!strncmp(bad[i].name, "resolved_", 9))
             put_attr(p, GROUP, bad[i].name, bad[i].attr_set, bad[i].attr);
         else
@@ -648,7 +754,7 @@ static void check_bad_files(void)
     free(a->val);
     a->val = NULL;
     a->field = TC_FIELD_PATTERN;
-    const char *p = fmt_file(a, build_fmt(RSTILE, a, "threshold=2"), 0);
+    const char *p = fmt_file(a, build_fmt(RSTILE, a, "threshold=2,min_density=0"), 0);
     put_dataset(p, GROUP, "res_values", H5T_NATIVE_DOUBLE, 4, val);
     read_refused(p, GROUP, TC_ERR_FORMAT, "res_values in a pattern file",
                  "/res_values: present, but has_values is 0");
@@ -666,7 +772,7 @@ static void check_bad_files(void)
 static void check_refusals(void)
 {
     tc_csr *a = hand_matrix();
-    tc_rstile *x = build(a, "threshold=2");
+    tc_rstile *x = build(a, "threshold=2,min_density=0");
     tc_error err;
     ok(RSTILE->validate(&x->base, a, "m", &err) == TC_OK, "the hand example validates");
     REFUSED(x->threshold, 7, M "/resolved_threshold: 7, expected 2 (the threshold parameter)");
@@ -715,12 +821,19 @@ static void check_refusals(void)
     tc_fmt_free(&x->base);
 
     /* Row 17 (2 nonzeros) read under threshold 1. */
-    x = build(a, "threshold=2");
+    x = build(a, "threshold=2,min_density=0");
     x->base.params.kv[0].value = 1;
     REFUSED(x->threshold, 1, M "/res_row_offset[3]: row 17 has 2 nonzeros, more than the "
-            "threshold 1");
+            "threshold 1 (min_density is 0)");
     tc_fmt_free(&x->base);
-    x = build(a, "threshold=2,split=1");
+    /* Row 2 (1 nonzero) read under threshold 0, its window 0 in the TC
+       part; window 1, sent whole, keeps its rows longer than 0. */
+    x = build(a, "threshold=2");
+    x->base.params.kv[0].value = 0;
+    REFUSED(x->threshold, 0, M "/res_row_offset[1]: row 2 has 1 nonzeros, more than the "
+            "threshold 0, and its window has TC rows");
+    tc_fmt_free(&x->base);
+    x = build(a, "threshold=2,split=1,min_density=0");
     REFUSED(x->row_window_id[0], 16, M "/row_window_id[1]: window at row 0 after window at row "
             "16 (must be ascending)");
     REFUSED(x->split, 2, M "/resolved_split: 2, expected 1 (the split parameter)");
@@ -728,7 +841,7 @@ static void check_refusals(void)
     REFUSED(x->split, 2, M "/row_window_id[1]: window at row 0 after window at row 0 (must be "
             "strictly ascending: split is 0)");
     tc_fmt_free(&x->base);
-    x = build(a, "threshold=2,split=0");
+    x = build(a, "threshold=2,split=0,min_density=0");
     ok(x->split == 2 && x->nsegments == 2, "split=0: no window split, resolved split 2 (the "
        "largest window)");
     x->base.params.kv[0].value = -1;
@@ -740,7 +853,7 @@ static void check_refusals(void)
     if (tc_csr_copy(a, &wider, &err))
         bail(err.msg);
     wider->cols = 21;
-    x = build(a, "threshold=2");
+    x = build(a, "threshold=2,min_density=0");
     ok(RSTILE->validate(&x->base, wider, "m", &err) == TC_ERR_INVALID, "refused: another matrix");
     is_str(err.msg, "m: does not encode /matrix (20x20, 37 nonzeros, has_values 1, against "
            "20x21, 37, 1)", "  with the message");
@@ -782,6 +895,7 @@ int main(void)
     check_by_hand();
     check_shapes();
     check_thresholds();
+    check_whole_windows();
     tc_csr *a = short_rows(3000, 2000, 0);
     check_table("rows of 0..9", a);
     tc_csr_free(a);

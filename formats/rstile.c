@@ -79,9 +79,10 @@ extern const tc_format tc_format_rstile;
    is paid for by at least SPLIT_MIN blocks of MMAs. */
 #define SPLIT_MEAN_FACTOR 4
 #define SPLIT_MIN 32
-/* Sparse windows (ours; the paper routes rows, not windows): a window whose
-   TC blocks would hold fewer than min_density nonzeros each on average goes
-   whole to the residual, rows of any length. Section 4.3.2's rows of "weak
+/* Sparse windows (ours; the paper routes rows, not windows): where the TC
+   blocks of the whole matrix would hold fewer than min_density nonzeros
+   each on average, every window whose own blocks would goes whole to the
+   residual, rows of any length. Section 4.3.2's rows of "weak
    column-domain overlap" taken a window at a time: where the rows of a
    window share almost no column, as in lp_nug30 after any reordering (480
    nonzeros over 472 distinct columns a window, 8.1 per block), each row
@@ -93,7 +94,13 @@ extern const tc_format tc_format_rstile;
    sent whole is 1.1-1.2x cuSPARSE against 0.84-1.05x in TC blocks; at 9,
    63% of p2p-Gnutella31 goes (windows of 8.5-9 per block) and its n = 32
    run is 10% slower; at 10-12 the power-law graphs lose up to half their
-   speed (deezer_HU, musae_github, twitch_DE, fb100_Cornell5). */
+   speed (deezer_HU, musae_github, twitch_DE, fb100_Cornell5). The test on
+   the whole matrix first: a few sparse windows among dense ones cost
+   little in TC blocks, but sent whole they are residual rows longer than
+   the partition's, whose loads (in tc-item, 32 nonzeros of a warp in
+   rounds of 8) outlast the blocks' (pubmed, 2 windows of 126 nonzeros
+   sent whole: 24.2 -> 27.5 us at n = 128; email-Enron and ca-CondMat,
+   0.1% of their nonzeros: 4-7% slower at n = 32). */
 #define MIN_DENSITY_DEFAULT 8.5
 /* ... unless one of its rows is longer than this: the residual gives a row
    one thread per 4 or 8 columns of C, so that a long row is a chain of
@@ -108,8 +115,8 @@ static const tc_param_def rstile_params[] = {
     { "split", "most TC blocks per window segment (Section 3.3.3); -1: chosen from the "
                "matrix, 0: windows are never split",
       AUTO, AUTO, INT32_MAX, 1 },
-    { "min_density", "windows whose TC blocks would hold fewer nonzeros each than this go "
-                     "whole to the CUDA residual; 0: never",
+    { "min_density", "where the matrix's TC blocks would hold fewer nonzeros each than "
+                     "this, windows whose own would go whole to the CUDA residual; 0: never",
       MIN_DENSITY_DEFAULT, 0, W * H, 0 },
 };
 #define NPARAMS ((int)(sizeof rstile_params / sizeof rstile_params[0]))
@@ -248,6 +255,7 @@ typedef struct build_ctx {
     int32_t *ncols;
     int ncand, chosen;      /* chosen: the candidate of the threshold */
     double min_density;     /* of a window's TC blocks, else it goes whole */
+    int whole;              /* count pass: send the sparse windows whole */
     /* The survey's compaction of each window with all its rows, for the
        fill: the number of the window's distinct columns, nall[wi], and
        each nonzero's place among them in ascending order, rank[k]. */
@@ -401,11 +409,12 @@ static int sparse_window(const build_ctx *c, int32_t r0, int32_t r1, int64_t nb)
             return 0;
         n += is_residual(a, c->flag, r, c->x->threshold) ? 0 : len;
     }
-    return nb > 0 && (double)n < c->min_density * (double)nb;
+    return c->whole && nb > 0 && (double)n < c->min_density * (double)nb;
 }
 
-/* Counts window wi at the chosen threshold into *ch; a sparse window (see
-   MIN_DENSITY_DEFAULT) has its rows flagged for the residual first. */
+/* Counts window wi at the chosen threshold into *ch; with c->whole, a
+   sparse window (see MIN_DENSITY_DEFAULT) has its rows flagged for the
+   residual first. */
 static void count_window(build_ctx *c, int64_t wi, chunk *ch)
 {
     const tc_csr *a = c->a;
@@ -723,12 +732,33 @@ static void chunk_add(chunk *sum, const chunk *ch)
     sum->max_blocks = ch->max_blocks > sum->max_blocks ? ch->max_blocks : sum->max_blocks;
 }
 
-/* The split, from the count pass's totals. */
-static void resolve_split(build_ctx *c)
+/* The count pass's totals. */
+static chunk chunks_total(const build_ctx *c)
 {
     chunk t = { 0 };
     for (int64_t ci = 0; ci < c->nchunks; ci++)
         chunk_add(&t, &c->chunks[ci]);
+    return t;
+}
+
+/* Counts every window; where the matrix's TC blocks hold fewer than
+   min_density nonzeros each, counts again with the sparse windows sent
+   whole (see MIN_DENSITY_DEFAULT). */
+static void count_windows(build_ctx *c, worker *wk, int n)
+{
+    run_pass(c, wk, n, COUNT);
+    chunk t = chunks_total(c);
+    if (t.blocks == 0 || (double)t.tc_nnz >= c->min_density * (double)t.blocks)
+        return;
+    memset(c->chunks, 0, (size_t)c->nchunks * sizeof *c->chunks);
+    c->whole = 1;
+    run_pass(c, wk, n, COUNT);
+}
+
+/* The split, from the count pass's totals. */
+static void resolve_split(build_ctx *c)
+{
+    chunk t = chunks_total(c);
     c->x->split = choose_split((int)tc_params_get(&c->x->base.params, "split", AUTO), t.blocks,
                                t.windows, t.max_blocks);
 }
@@ -799,7 +829,7 @@ static tc_status build_arrays(const tc_csr *a, tc_rstile *x, tc_error *err)
         run_pass(&c, wk, n, SURVEY);
         curve_sum(wk, n, &cv);
         resolve_threshold(&c, &cv);
-        run_pass(&c, wk, n, COUNT);
+        count_windows(&c, wk, n);
         resolve_split(&c);
         st = alloc_arrays(x, chunk_offsets(&c), a->val != NULL, err);
     }

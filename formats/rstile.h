@@ -9,10 +9,10 @@
  *
  * - the CUDA residual part: short rows (at most `threshold` nonzeros) whose
  *   columns would mostly add new columns to their window (Algorithm 1,
- *   Section 3.3.1), and every row of the windows whose TC blocks would
- *   hold fewer than `min_density` nonzeros each (none of whose rows is
- *   longer than 64; formats/rstile.c); stored whole, as a CSR over the rows
- *   that are in it;
+ *   Section 3.3.1), and, where the matrix's TC blocks would hold fewer
+ *   than `min_density` nonzeros each, every row of the windows whose own
+ *   would (none of whose rows is longer than 64; formats/rstile.c); stored
+ *   whole, as a CSR over the rows that are in it;
  * - the TC block part: every other row. In each window the distinct columns
  *   of its TC rows are collected in ascending order ("compacted") and cut
  *   into TC blocks of 8 of them: a block is the 16 x 8 tile of the window's

@@ -55,21 +55,22 @@ gen_longrow "$T/longrow.mtx"
 gen_tall "$T/tall.mtx"
 gen_band "$T/band.mtx"
 gen_empty "$T/empty.mtx"
-# 1600 rows: even windows of rows of 20 to 30 nonzeros in columns no other
-# row has (sent whole to the residual, rows past any threshold, as
-# lp_nug30's), odd windows of rows of 20 in 40 shared columns (TC blocks),
-# and in window 2 a row of 65 (longer than a window sent whole may have:
-# it stays in TC blocks).
+# 1600 rows: windows of rows of 20 to 30 nonzeros in columns no other row
+# has (8 nonzeros per block: the matrix's blocks hold fewer than 8.5, so
+# they go whole to the residual, rows past any threshold, as lp_nug30's),
+# every 16th window of rows of 12 in 16 shared columns (TC blocks), and in
+# window 2 a row of 65 (longer than a window sent whole may have: it stays
+# in TC blocks).
 awk 'BEGIN {
     n = 0
     for (i = 0; i < 1600; i++) {
-        w = int(i / 16); len[i] = w % 2 ? 20 : i == 40 ? 65 : 20 + i % 11; n += len[i]
+        w = int(i / 16); len[i] = w % 16 == 1 ? 12 : i == 40 ? 65 : 20 + i % 11; n += len[i]
     }
     print "%%MatrixMarket matrix coordinate real general"
     print 1600, 110000, n
     for (i = 0; i < 1600; i++)
         for (j = 0; j < len[i]; j++)
-            printf "%d %d %.4f\n", i + 1, (int(i / 16) % 2 ? int(i / 16) * 40 + (j * 7 + i) % 40 : i * 65 + j) + 1,
+            printf "%d %d %.4f\n", i + 1, (int(i / 16) % 16 == 1 ? int(i / 16) * 16 + (j * 5 + i) % 16 : i * 65 + j) + 1,
                    ((i * 7919 + j * 104729) % 2001 - 1000) / 1000.0
 }' > "$T/unshared.mtx"
 variants="tc tc-fly tc-f32 tc-item tc-item8 tc-item-long tc-item8-long cuda"

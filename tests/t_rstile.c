@@ -75,12 +75,29 @@ static int64_t tc_columns(const tc_csr *a, const uint8_t *res, int32_t r0, int32
     return u;
 }
 
-/* Marks every non-empty row of each window whose TC rows (those res does
-   not mark) would fill fewer than d nonzeros per block of 8 of their
-   distinct columns, unless a row of the window is longer than
-   WHOLE_ROW_MAX. */
+/* The nonzeros of the rows res does not mark, and their blocks: 8 distinct
+   columns of a window each. */
+static void tc_totals(const tc_csr *a, const uint8_t *res, int64_t *nnz, int64_t *blocks)
+{
+    *nnz = *blocks = 0;
+    for (int32_t r0 = 0; r0 < a->rows; r0 += 16) {
+        int32_t r1 = r0 + 16 < a->rows ? r0 + 16 : a->rows;
+        for (int32_t r = r0; r < r1; r++)
+            *nnz += res[r] ? 0 : a->rowptr[r + 1] - a->rowptr[r];
+        *blocks += (tc_columns(a, res, r0, r1) + 7) / 8;
+    }
+}
+
+/* Where the TC rows (those res does not mark) would fill fewer than d
+   nonzeros per block over the whole matrix, marks every non-empty row of
+   each window whose own TC rows would, unless a row of the window is
+   longer than WHOLE_ROW_MAX. */
 static void whole_windows(const tc_csr *a, uint8_t *res, double d)
 {
+    int64_t nnz, blocks;
+    tc_totals(a, res, &nnz, &blocks);
+    if (blocks == 0 || (double)nnz >= d * (double)blocks)
+        return;
     for (int32_t r0 = 0; r0 < a->rows; r0 += 16) {
         int32_t r1 = r0 + 16 < a->rows ? r0 + 16 : a->rows;
         int64_t tc = 0, longest = 0;
@@ -99,7 +116,7 @@ static void whole_windows(const tc_csr *a, uint8_t *res, double d)
 /* res[r] = 1 when row r goes to the residual at threshold t and minimum
    density d, worked out the slow way: 1 to t nonzeros, of which more than
    half lie in a column that no other row of its 16-row window has; then
-   the windows sent whole. */
+   the windows sent whole, if any. */
 static uint8_t *residual_rows(const tc_csr *a, int64_t t, double d)
 {
     uint8_t *res = calloc((size_t)a->rows + 1, 1);
@@ -444,23 +461,36 @@ static void check_thresholds(void)
     tc_csr_free(a);
 }
 
-/* Windows of 16 rows that share no column (lp_nug30 after any order:
-   every block 8 nonzeros at most, one per column) go whole, rows of 30
-   past any threshold; a window with a row of WHOLE_ROW_MAX + 1 stays, one
-   with a row of WHOLE_ROW_MAX goes; with min_density 0 nothing goes. */
-static void check_whole_windows(void)
+/* 40 windows of 16 rows of 30 nonzeros; rows of window 3 and 5 of
+   WHOLE_ROW_MAX + 1 and WHOLE_ROW_MAX. No two rows share a column, or,
+   with dense_odd, the rows of an odd window all take the same 30 columns
+   (120 nonzeros per block there). */
+static tc_csr *unshared_windows(int dense_odd)
 {
     const int32_t rows = 16 * 40;
     static int32_t ri[16 * 40 * 65], ci[16 * 40 * 65];
     int64_t k = 0;
     for (int32_t i = 0; i < rows; i++) {
         int len = i == 16 * 3 ? WHOLE_ROW_MAX + 1 : i == 16 * 5 ? WHOLE_ROW_MAX : 30;
+        int shared = dense_odd && i / 16 % 2;
         for (int j = 0; j < len; j++, k++) {
             ri[k] = i;
-            ci[k] = i * 65 + j;
+            ci[k] = shared ? i / 16 * 16 * 65 + j : i * 65 + j;
         }
     }
-    tc_csr *a = from_coo(rows, rows * 65, k, ri, ci, NULL);
+    return from_coo(rows, rows * 65, k, ri, ci, NULL);
+}
+
+/* Windows that share no column (lp_nug30 after any order: every block 8
+   nonzeros at most, one per column) go whole, rows of 30 past any
+   threshold; a window with a row of WHOLE_ROW_MAX + 1 stays, one with a
+   row of WHOLE_ROW_MAX goes; with min_density 0 nothing goes; nor does
+   anything where dense windows bring the matrix's blocks to 8.5 nonzeros
+   each or more. */
+static void check_whole_windows(void)
+{
+    const int32_t rows = 16 * 40;
+    tc_csr *a = unshared_windows(0);
     tc_rstile *x = build(a, NULL);
     int64_t longest = 0;
     for (int64_t i = 0; i < x->nres_rows; i++) {
@@ -478,6 +508,15 @@ static void check_whole_windows(void)
     x = build(a, "min_density=0");
     ok(x->nres_rows == 0, "windows sharing no column, min_density 0: no residual row");
     tc_fmt_free(&x->base);
+    tc_csr_free(a);
+
+    a = unshared_windows(1);
+    x = build(a, NULL);
+    ok(x->nres_rows == 0, "sparse windows among dense ones (the matrix above 8.5 per block): "
+       "none sent whole");
+    ok(follows_paper(a, x), "  arrays follow the rules");
+    tc_fmt_free(&x->base);
+    check_matrix("sparse windows among dense ones", a, "min_density=20");
     tc_csr_free(a);
 }
 
@@ -572,9 +611,11 @@ static void check_by_hand(void)
     ok(x->nres_rows == 0 && x->nblocks == 5, "by hand, threshold 0: no residual, 5 blocks");
     tc_fmt_free(&x->base);
 
-    /* The default min_density 8.5: window 0 keeps 17 nonzeros in 2 blocks,
-       8.5 each, not fewer; window 1 keeps row 19 alone, 16 nonzeros in 2
-       blocks, and goes whole, row 19 past the threshold. At 9 both go. */
+    /* The default min_density 8.5: the matrix's TC rows fill 33 nonzeros in
+       4 blocks, fewer than 8.5 each, so sparse windows go whole: window 0
+       keeps 17 nonzeros in 2 blocks, 8.5 each, not fewer; window 1 keeps
+       row 19 alone, 16 nonzeros in 2 blocks, and goes whole, row 19 past
+       the threshold. At 9 both go; at 8.25 (the matrix's own), none. */
     x = build(a, "threshold=2");
     static const int32_t rrow8[] = { 2, 16, 17, 19 };
     ok(x->nsegments == 1 && x->nblocks == 2 && x->nres_rows == 4 &&
@@ -588,6 +629,10 @@ static void check_by_hand(void)
     ok(x->nblocks == 0 && x->nsegments == 0 && x->nres_rows == 8,
        "by hand, min_density 9: both windows sent whole, 8 residual rows, no block");
     check_built("by hand, min_density 9", a, x);
+    tc_fmt_free(&x->base);
+    x = build(a, "threshold=2,min_density=8.25");
+    ok(x->nblocks == 4 && x->nres_rows == 3, "by hand, min_density 8.25: the matrix's blocks "
+       "hold 8.25 each, not fewer: no window sent whole");
     tc_fmt_free(&x->base);
     tc_csr_free(a);
 }

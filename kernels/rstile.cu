@@ -4,9 +4,9 @@
  *
  * One launch computes both parts, each writing rows the other does not touch
  * (Section 3.2, "two kernels handling disjoint portions of the output"). In
- * tc, tc-fly, tc-f32 and cuda, the first thread blocks run the CUDA
- * residual part, a few threads per residual row, and the `tc_blocks` after
- * them the TC part (the tc-item variants balance the two parts otherwise,
+ * tc, tc-fly, tc-f32 and cuda, thread blocks below `tc_blocks` run the TC
+ * part, the blocks after them the CUDA residual part, a few threads per
+ * residual row (the tc-item variants balance the two parts otherwise,
  * below). The TC part works on window segments (the format's, Section
  * 3.3.3), a thread block each: its warps share the segment's blocks, add
  * their partial tiles in shared memory and store the sum once, so that the
@@ -786,22 +786,21 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
    TC block (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the
    TC values are read (false: a pattern matrix, every value 1, so that tc,
    tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
-   reads them when a.val says so). The first thread blocks run the residual
-   part, the others the TC part: blocks start roughly in index order, and a
-   residual thread's loads are a chain as long as its row (a quarter of
-   it, RES_BATCH), so that residual rows started last would finish last
-   (p2p-Gnutella31 at n = 32 with 7% of its nonzeros in windows sent whole:
-   17.6 -> 21.9 us with the residual blocks after the TC blocks). */
+   reads them when a.val says so). Thread blocks below tc_blocks run the TC
+   part, the others the residual part. (The residual first was tried, step
+   17 of bench/NOTES.md: it shortens the tail where windows with long rows
+   go whole among TC windows, which min_density's test on the whole matrix
+   makes rare, and cost 1-5% where the residual is the row partition's
+   short rows.) */
 template <int MODE, int NT, bool VAL>
 __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
 {
     extern __shared__ uint4 smem[];
-    const int64_t res_blocks = (a.res_threads + blockDim.x - 1) / blockDim.x;
-    if (blockIdx.x >= res_blocks) {
-        tc_block<MODE, NT, VAL>(a, blockIdx.x - res_blocks, (char *)smem);
+    if (blockIdx.x < a.tc_blocks) {
+        tc_block<MODE, NT, VAL>(a, blockIdx.x, (char *)smem);
         return;
     }
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t t = (int64_t)(blockIdx.x - a.tc_blocks) * blockDim.x + threadIdx.x;
     if (t < a.res_threads)
         residual_thread<MODE == V_TC>(a, t);
 }

@@ -92,15 +92,15 @@ extern const tc_format tc_format_rstile;
    blocks (one nonzero per column); 8.5 lets one column in 16 have a
    second. Measured on an H100 (bench/NOTES.md, rstile step 17): lp_nug30
    sent whole is 1.1-1.2x cuSPARSE against 0.84-1.05x in TC blocks; at 9,
-   63% of p2p-Gnutella31 goes (windows of 8.5-9 per block) and its n = 32
-   run is 10% slower; at 10-12 the power-law graphs lose up to half their
+   63% of p2p-Gnutella31 goes (windows of 8.5-9 per block) and it runs
+   8-18% slower; at 10-12 the power-law graphs lose up to half their
    speed (deezer_HU, musae_github, twitch_DE, fb100_Cornell5). The test on
    the whole matrix first: a few sparse windows among dense ones cost
    little in TC blocks, but sent whole they are residual rows longer than
    the partition's, whose loads (in tc-item, 32 nonzeros of a warp in
    rounds of 8) outlast the blocks' (pubmed, 2 windows of 126 nonzeros
    sent whole: 24.2 -> 27.5 us at n = 128; email-Enron and ca-CondMat,
-   0.1% of their nonzeros: 4-7% slower at n = 32). */
+   0.1% of their nonzeros: about 6% slower at n = 32). */
 #define MIN_DENSITY_DEFAULT 8.5
 /* ... unless one of its rows is longer than this: the residual gives a row
    one thread per 4 or 8 columns of C, so that a long row is a chain of

@@ -247,10 +247,10 @@ typedef struct build_ctx {
     int64_t windows, nchunks;
     enum pass pass;
     /* Survey results: flag[r] = FLAG_ROW when row r fails the window test
-       above (the count pass sets FLAG_WINDOW on sparse windows); the build also keeps ncols[wi * ncand +
-       i], the distinct TC columns of window wi at candidate threshold i:
-       the forced one (ncand = 1), or each one the automatic choice may
-       take, i = 0 .. AUTO_MAX. */
+       above (the count pass sets FLAG_WINDOW on sparse windows); the build
+       also keeps ncols[wi * ncand + i], the distinct TC columns of window
+       wi at candidate threshold i: the forced one (ncand = 1), or each one
+       the automatic choice may take, i = 0 .. AUTO_MAX. */
     uint8_t *flag;
     int32_t *ncols;
     int ncand, chosen;      /* chosen: the candidate of the threshold */
@@ -396,11 +396,14 @@ static void survey_window(worker *wk, int64_t wi)
 }
 
 /* Window wi's rows [r0, r1) with nb TC blocks at the chosen threshold go
-   whole to the residual (see MIN_DENSITY_DEFAULT): their TC nonzeros
-   are fewer than min_density per block, and none of the rows is longer
-   than WHOLE_ROW_MAX. */
+   whole to the residual (see MIN_DENSITY_DEFAULT), in the count pass that
+   sends sparse windows (c->whole): their TC nonzeros are fewer than
+   min_density per block, and none of the rows is longer than
+   WHOLE_ROW_MAX. */
 static int sparse_window(const build_ctx *c, int32_t r0, int32_t r1, int64_t nb)
 {
+    if (!c->whole || nb == 0)
+        return 0;
     const tc_csr *a = c->a;
     int64_t n = 0;
     for (int32_t r = r0; r < r1; r++) {
@@ -409,7 +412,7 @@ static int sparse_window(const build_ctx *c, int32_t r0, int32_t r1, int64_t nb)
             return 0;
         n += is_residual(a, c->flag, r, c->x->threshold) ? 0 : len;
     }
-    return c->whole && nb > 0 && (double)n < c->min_density * (double)nb;
+    return (double)n < c->min_density * (double)nb;
 }
 
 /* Counts window wi at the chosen threshold into *ch; with c->whole, a
@@ -1384,8 +1387,8 @@ static tc_status rstile_stats(const tc_fmt *m, tc_report *r, const char *s, tc_e
     const double density = tc_params_get(&m->params, "min_density", MIN_DENSITY_DEFAULT);
     const tc_fmt_figure f[] = {
         { "threshold", "nnz threshold of the row partition (Algorithm 1)", 1, x->threshold, 0 },
-        { "min_density", "nonzeros per TC block below which a window goes whole to the residual",
-          0, 0, density },
+        { "min_density", "nonzeros per TC block below which a window goes whole to the residual "
+                         "(where the matrix's blocks fall below it too)", 0, 0, density },
         { "split", "most TC blocks per window segment (Section 3.3.3)", 1, x->split, 0 },
         { "windows", "row windows of 16 rows", 1, window_count(m->rows), 0 },
         { "tc_windows", "row windows with TC blocks", 1, tc_windows, 0 },

@@ -1,13 +1,12 @@
 /* t_rstile: the `rstile` format (RSH-SpMM, seed 001 Sections 3.2-3.3).
    Its arrays against a slow reading of the rules (the row partition, the
    windows sent whole, the compaction, the bit order, the dummy columns,
-   the segments) and against
-   a small example worked out by hand; the automatic threshold and split
-   against their documented rules; exact decoding, SpMM from its own
-   arrays, its two parts in nnz_part, Fig. 14's table against the plain
-   16x8 tiling, the file round trip, the same arrays for any thread count,
-   every refusal of validate and of the file reader, and the real matrices
-   of $TC_SHARED_DATA. */
+   the segments) and against a small example worked out by hand; the
+   automatic threshold and split against their documented rules; exact
+   decoding, SpMM from its own arrays, its two parts in nnz_part, Fig. 14's
+   table against the plain 16x8 tiling, the file round trip, the same
+   arrays for any thread count, every refusal of validate and of the file
+   reader, and the real matrices of $TC_SHARED_DATA. */
 #include "config.h"
 #include <dirent.h>
 #include <hdf5.h>

@@ -1356,19 +1356,16 @@ static tc_status report_curve(const curve *cv, int64_t nnz, tc_report *r, const 
     return st;
 }
 
-/* Windows with residual rows and no TC block: those sent whole (see
+/* Windows with residual rows and no TC row: those sent whole (see
    MIN_DENSITY_DEFAULT) and those whose every row went by the row
    partition. */
 static int64_t residual_windows(const tc_rstile *x)
 {
     int64_t n = 0, s = 0;
     for (int64_t i = 0; i < x->nres_rows; i++) {
-        int32_t w = x->res_row_id[i] / H;
-        if (i > 0 && x->res_row_id[i - 1] / H == w)
-            continue;
-        while (s < x->nsegments && x->row_window_id[s] / H < w)
-            s++;
-        n += s == x->nsegments || x->row_window_id[s] / H != w;
+        int32_t row0 = x->res_row_id[i] - x->res_row_id[i] % H;
+        if (i == 0 || x->res_row_id[i - 1] < row0)
+            n += tc_rows_of(x, row0, &s) == 0;
     }
     return n;
 }

@@ -854,13 +854,19 @@ static int tiles_for(int32_t n, int64_t nblocks, int sm_count)
     return n <= 8 ? 1 : n <= 16 ? 2 : 4;
 }
 
+/* Panels of 8 nt columns of C (a TC warp's) per segment. */
+static int64_t tc_panels(const rs_plan *p)
+{
+    return ceil_div(p->base.n, 8 * p->nt);
+}
+
 /* The arguments of variant v; `parts` selects what runs (bit PART_TC,
    bit PART_RESIDUAL). */
 static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, float *C)
 {
     rs_args a;
     memset(&a, 0, sizeof a);
-    a.panels = (int)ceil_div(p->base.n, v == V_CUDA ? CUDA_PANEL : 8 * p->nt);
+    a.panels = (int)(v == V_CUDA ? ceil_div(p->base.n, CUDA_PANEL) : tc_panels(p));
     a.tc_blocks = (parts >> PART_TC) & 1 ? p->nseg * a.panels : 0;
     a.seg = p->seg;
     a.bitmap = p->bitmap;
@@ -1300,7 +1306,7 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->base.rows = r->base.rows;
     p->base.cols = r->base.cols;
     p->nt = tiles_for(o->n, r->nblocks, tc_gpu_get_info(g)->sm_count);
-    p->ldb16 = ceil_div(o->n, 8 * p->nt) * 8 * p->nt;
+    p->ldb16 = tc_panels(p) * 8 * p->nt;
     p->nres_rows = r->nres_rows;
     p->base.nparts = NPARTS;
     for (int i = 0; i < NPARTS; i++)
@@ -1317,7 +1323,7 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
        at n = 128, 3,148, 35 -> 40), else of 4; tc-fly, whose warps wait on
        each block's loads in turn, keeps short runs (email-Enron at n = 256
        with runs of 8: 92 -> 98 us) */
-    const int64_t tc_grid = r->nsegments * ceil_div(o->n, 8 * p->nt);
+    const int64_t tc_grid = r->nsegments * tc_panels(p);
     const bool long_runs = p->nt == 8 && o->n > 64 &&
                            tc_grid >= 16 * (int64_t)tc_gpu_get_info(g)->sm_count;
     p->tc_warps = segment_warps(r, long_runs ? 8 : 4);

@@ -59,32 +59,39 @@ static int cmp_i32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The distinct columns of the rows [r0, r1) that res does not mark. */
-static int64_t tc_columns(const tc_csr *a, const uint8_t *res, int32_t r0, int32_t r1)
+/* The distinct columns of the rows [r0, r1) that res does not mark (the
+   window's TC rows), ascending, into L; returns how many. */
+static int64_t tc_columns(const tc_csr *a, const uint8_t *res, int32_t r0, int32_t r1,
+                          int32_t *L)
 {
     int64_t m = 0, u = 0;
-    int32_t *L = malloc((size_t)(a->rowptr[r1] - a->rowptr[r0] + 1) * sizeof *L);
     for (int32_t r = r0; r < r1; r++)
         for (int64_t k = a->rowptr[r]; k < a->rowptr[r + 1] && !res[r]; k++)
             L[m++] = a->colidx[k];
     qsort(L, (size_t)m, sizeof *L, cmp_i32);
     for (int64_t i = 0; i < m; i++)
-        u += i == 0 || L[i] != L[i - 1];
-    free(L);
+        if (i == 0 || L[i] != L[i - 1])
+            L[u++] = L[i];
     return u;
 }
 
-/* The nonzeros of the rows res does not mark, and their blocks: 8 distinct
-   columns of a window each. */
-static void tc_totals(const tc_csr *a, const uint8_t *res, int64_t *nnz, int64_t *blocks)
+/* Window r0 .. r1 - 1 as the window rule sees it: the nonzeros of its TC
+   rows (those res does not mark), their blocks (8 distinct columns each,
+   L for scratch) and its longest row. */
+typedef struct window_fig {
+    int64_t tc_nnz, blocks, longest;
+} window_fig;
+
+static window_fig window_figures(const tc_csr *a, const uint8_t *res, int32_t r0, int32_t r1,
+                                 int32_t *L)
 {
-    *nnz = *blocks = 0;
-    for (int32_t r0 = 0; r0 < a->rows; r0 += 16) {
-        int32_t r1 = r0 + 16 < a->rows ? r0 + 16 : a->rows;
-        for (int32_t r = r0; r < r1; r++)
-            *nnz += res[r] ? 0 : a->rowptr[r + 1] - a->rowptr[r];
-        *blocks += (tc_columns(a, res, r0, r1) + 7) / 8;
+    window_fig w = { 0, (tc_columns(a, res, r0, r1, L) + 7) / 8, 0 };
+    for (int32_t r = r0; r < r1; r++) {
+        int64_t len = a->rowptr[r + 1] - a->rowptr[r];
+        w.tc_nnz += res[r] ? 0 : len;
+        w.longest = len > w.longest ? len : w.longest;
     }
+    return w;
 }
 
 /* Where the TC rows (those res does not mark) would fill fewer than d
@@ -93,23 +100,22 @@ static void tc_totals(const tc_csr *a, const uint8_t *res, int64_t *nnz, int64_t
    longer than WHOLE_ROW_MAX. */
 static void whole_windows(const tc_csr *a, uint8_t *res, double d)
 {
-    int64_t nnz, blocks;
-    tc_totals(a, res, &nnz, &blocks);
-    if (blocks == 0 || (double)nnz >= d * (double)blocks)
-        return;
+    int32_t *L = malloc((size_t)(a->nnz + 1) * sizeof *L);
+    int64_t nnz = 0, blocks = 0;
     for (int32_t r0 = 0; r0 < a->rows; r0 += 16) {
+        window_fig w = window_figures(a, res, r0, r0 + 16 < a->rows ? r0 + 16 : a->rows, L);
+        nnz += w.tc_nnz;
+        blocks += w.blocks;
+    }
+    const int send = blocks > 0 && (double)nnz < d * (double)blocks;
+    for (int32_t r0 = 0; send && r0 < a->rows; r0 += 16) {
         int32_t r1 = r0 + 16 < a->rows ? r0 + 16 : a->rows;
-        int64_t tc = 0, longest = 0;
-        for (int32_t r = r0; r < r1; r++) {
-            int64_t len = a->rowptr[r + 1] - a->rowptr[r];
-            tc += res[r] ? 0 : len;
-            longest = len > longest ? len : longest;
-        }
-        int64_t nb = (tc_columns(a, res, r0, r1) + 7) / 8;
-        if (longest <= WHOLE_ROW_MAX && nb > 0 && (double)tc < d * (double)nb)
+        window_fig w = window_figures(a, res, r0, r1, L);
+        if (w.longest <= WHOLE_ROW_MAX && w.blocks > 0 && (double)w.tc_nnz < d * (double)w.blocks)
             for (int32_t r = r0; r < r1; r++)
                 res[r] = a->rowptr[r + 1] > a->rowptr[r];
     }
+    free(L);
 }
 
 /* res[r] = 1 when row r goes to the residual at threshold t and minimum
@@ -164,16 +170,7 @@ static void ref_free(ref *f)
 static void ref_window(const tc_csr *a, const uint8_t *res, int32_t r0, int32_t *L, ref *f)
 {
     int32_t r1 = r0 + 16 < a->rows ? r0 + 16 : a->rows;
-    int64_t m = 0;
-    for (int32_t r = r0; r < r1; r++)
-        for (int64_t k = a->rowptr[r]; k < a->rowptr[r + 1] && !res[r]; k++)
-            L[m++] = a->colidx[k];
-    qsort(L, (size_t)m, sizeof *L, cmp_i32);
-    int64_t u = 0;
-    for (int64_t i = 0; i < m; i++)
-        if (i == 0 || L[i] != L[i - 1])
-            L[u++] = L[i];
-    int64_t nb = (u + 7) / 8, b0 = f->nblocks;
+    int64_t u = tc_columns(a, res, r0, r1, L), nb = (u + 7) / 8, b0 = f->nblocks;
     for (int64_t j = 0; j < nb * 8; j++)
         f->col[b0 * 8 + j] = j < u ? L[j] : -1;
     for (int32_t r = r0; r < r1; r++)

@@ -487,7 +487,7 @@ __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
     if (lane == 0)
         s_win[warp] = slot;
     __syncthreads();
-    tc_item_finish<W>(it, tile, s_win, &s_last, ws, counters, panels, p, NULL, C, rows, n);
+    tc_item_finish<W>(it, tile, s_win, &s_last, ws, counters, panels, p, C, rows, n);
 }
 
 /* ------------------------------------------------------------------------ */

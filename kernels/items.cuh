@@ -164,7 +164,7 @@ static __device__ __forceinline__ void tc_item_fixup(float *tile, int *counter, 
                                                      bool active, float4 sum, int r, int c4,
                                                      float *C, int64_t row, int32_t c0,
                                                      int32_t rows, int32_t n, bool vec,
-                                                     float scale, int *s_last)
+                                                     int *s_last)
 {
     float *t = tile + r * TC_ITEM_PANEL + c4;
     if (active)
@@ -178,11 +178,7 @@ static __device__ __forceinline__ void tc_item_fixup(float *tile, int *counter, 
     if (!*s_last || !active)
         return;
     __threadfence();
-    float4 total = __ldcg((const float4 *)t);
-    total.x *= scale;
-    total.y *= scale;
-    total.z *= scale;
-    total.w *= scale;
+    const float4 total = __ldcg((const float4 *)t);
     if (row < rows)
         tc_store4(C, row, c0 + c4, n, vec, total);
     *(float4 *)t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -194,15 +190,15 @@ static __device__ __forceinline__ void tc_item_fixup(float *tile, int *counter, 
    warp has put its unit's 16 x 32 tile in tile[warp] and slot[warp] says
    which of the item's windows it belongs to (-1: none): thread t <
    TC_ITEM_TILE_THREADS sums element [t / 8][4 (t % 8) .. + 3] of each
-   window over that window's warps, times its row's scale (row_scale[row],
-   1 when NULL), and stores it into C's columns [32 p, 32 p + 32), or adds it
-   through tc_item_fixup when the window is split. */
+   window over that window's warps and stores it into C's columns
+   [32 p, 32 p + 32), or adds it through tc_item_fixup when the window is
+   split. (A kernel whose values were scaled scales its fragments back
+   before they reach the tiles: tc_frag_scale.) */
 template <int W>
 static __device__ __forceinline__ void tc_item_finish(const tc_item<W> *it,
                                                       float (*tile)[TC_ITEM_ROWS][TC_ITEM_PITCH],
                                                       const int *slot, int *s_last, float *ws,
                                                       int *counters, int panels, int p,
-                                                      const float *__restrict__ row_scale,
                                                       float *C, int32_t rows, int32_t n)
 {
     static_assert(W * 32 >= TC_ITEM_TILE_THREADS, "tc-item: a thread per float4 of a tile");
@@ -222,18 +218,12 @@ static __device__ __forceinline__ void tc_item_finish(const tc_item<W> *it,
                 sum.w += t.w;
             }
         const int64_t row = (int64_t)(w0 + j) * TC_ITEM_ROWS + r;
-        const float scale = row_scale && row < rows ? row_scale[row] : 1.0f;
-        if (parts > 1) {
+        if (parts > 1)
             tc_item_fixup(ws + ((int64_t)it->split * panels + p) * TC_ITEM_ROWS * TC_ITEM_PANEL,
                           counters + (int64_t)it->split * panels + p, parts, active, sum, r, c4,
-                          C, row, c0, rows, n, vec, scale, s_last);
-        } else if (active && row < rows) {
-            sum.x *= scale;
-            sum.y *= scale;
-            sum.z *= scale;
-            sum.w *= scale;
+                          C, row, c0, rows, n, vec, s_last);
+        else if (active && row < rows)
             tc_store4(C, row, c0 + c4, n, vec, sum);
-        }
     }
 }
 

@@ -40,6 +40,38 @@ static __device__ __forceinline__ void tc_acc_tile_put(float *tile, int pitch,
     }
 }
 
+/* The scales of the two rows whose C fragment elements lane (gid, tig)
+   holds, row0 + gid and row0 + gid + 8: row_scale[row], 1 where row_scale
+   is NULL or the row is past `rows`. A kernel loads them before its
+   multiply and applies them to its fragments after it (tc_frag_scale), so
+   that their round trip overlaps the multiply instead of being the last
+   one before the store (rstile step 18 in bench/NOTES.md). */
+static __device__ __forceinline__ float2 tc_frag_scales(const float *__restrict__ row_scale,
+                                                        int64_t row0, int32_t rows)
+{
+    const int64_t r = row0 + ((threadIdx.x & 31) >> 2);
+    if (!row_scale)
+        return make_float2(1.0f, 1.0f);
+    return make_float2(r < rows ? __ldg(row_scale + r) : 1.0f,
+                       r + 8 < rows ? __ldg(row_scale + r + 8) : 1.0f);
+}
+
+/* NT C fragments (layout above), each row times its scale (sc.x: row gid,
+   sc.y: row gid + 8). Exact where the scales are powers of two, so that the
+   partial tiles scaled before they are added up sum to what the sum scaled
+   after would be. */
+template <int NT>
+static __device__ __forceinline__ void tc_frag_scale(float acc[NT][4], float2 sc)
+{
+#pragma unroll
+    for (int t = 0; t < NT; t++) {
+        acc[t][0] *= sc.x;
+        acc[t][1] *= sc.x;
+        acc[t][2] *= sc.y;
+        acc[t][3] *= sc.y;
+    }
+}
+
 /* float32 to tf32, rounding to nearest with ties away from zero (the
    conversion BRP-SpMM's Alg. 2 uses, lines 18 and 20). */
 static __device__ __forceinline__ uint32_t tc_tf32(float x)

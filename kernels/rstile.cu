@@ -14,9 +14,10 @@
  * segment stores every row of its window that is not a residual row (rows
  * without nonzeros get zeros); the windows that hold no TC block but rows
  * outside the residual get segments of no blocks here, so that every row of
- * C is written. The segments of a window that the format split add their
- * results with atomics into rows a small launch zeroed first; that launch
- * runs only for matrices that have split windows.
+ * C is written, ZERO_SEGS of them to a thread block (zero_block). The
+ * segments of a window that the format split add their results with
+ * atomics into rows a small launch zeroed first; that launch runs only for
+ * matrices that have split windows.
  *
  * Variants (timed by tc_kernel_tune):
  *   "tc"     B converted once per run to fp16 (a short launch before the
@@ -119,7 +120,11 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual" };
 /* Everything a launch reads, passed by value. */
 typedef struct rs_args {
     const tc_seg *seg;
-    int64_t tc_blocks;          /* thread blocks of the TC part: segments x panels */
+    int64_t tc_blocks;          /* thread blocks of the TC part: segments with
+                                   blocks x panels */
+    int64_t zero_blocks;        /* then of the zero part: groups of ZERO_SEGS
+                                   segments of no blocks x panels */
+    int64_t first_zero, nseg;   /* the segments of no blocks: seg[first_zero, nseg) */
     int panels;                 /* panels of columns of C per segment */
     const uint64_t *bitmap;
     const int32_t *col;
@@ -625,8 +630,7 @@ static __device__ __forceinline__ void panel_end(const rs_item_args &a, const tc
                                                  const int *s_win, int *s_last, int p, bool more)
 {
     __syncthreads();
-    tc_item_finish<W>(it, tile, s_win, s_last, a.ws, a.counters, a.panels, p, a.row_scale, a.C,
-                      a.rows, a.n);
+    tc_item_finish<W>(it, tile, s_win, s_last, a.ws, a.counters, a.panels, p, a.C, a.rows, a.n);
     if (more)
         __syncthreads();
 }
@@ -645,11 +649,11 @@ static __device__ __forceinline__ void panel_end(const rs_item_args &a, const tc
    variants), the pairs j = warp, warp + W, ... of the item's unit[1]
    blocks from unit[0] and the runs of 32 of its unit[3] residual nonzeros
    from unit[2] (reloaded for every panel: too many to hold): the TC pairs on
-   tensor cores into C fragments, put into the warp's tile, then the
-   residual nonzeros added into that tile on CUDA cores; tc_item_finish adds
-   the tiles up per window, scales each row back (row_scale: the TC values'
-   scale; 1 on residual rows, which have no TC values) and stores it.
-   `parts` leaves either part out (run_part). */
+   tensor cores into C fragments, each row scaled back (row_scale: the TC
+   values' scale, loaded with the unit) and put into the warp's tile, then
+   the residual nonzeros, unscaled, added into that tile on CUDA cores;
+   tc_item_finish adds the tiles up per window and stores them. `parts`
+   leaves either part out (run_part). */
 template <int W, bool LONG>
 __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
     rs_item_kernel(rs_item_args a)
@@ -663,6 +667,7 @@ __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
                res = (a.parts >> PART_RESIDUAL) & 1;
     if (LONG && it->ranged) {
         const int64_t nb = tc ? it->unit[1] : 0, nr = res ? it->unit[3] : 0;
+        const float2 sc = tc_frag_scales(a.row_scale, (int64_t)it->w0 * TC_ITEM_ROWS, a.rows);
         if (lane == 0)
             s_win[warp] = 0;
         for (int p = p0; p < p1; p++) {
@@ -671,6 +676,7 @@ __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
 #pragma unroll 1
             for (int64_t j = 2 * warp; j < nb; j += 2 * W)
                 pair_mul(a, pair_load(a, it->unit[0] + j, j + 1 < nb), c0, vec, acc);
+            tc_frag_scale<4>(acc, sc);
             tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
             __syncwarp();
 #pragma unroll 1
@@ -686,8 +692,11 @@ __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
     const bool do_pair = u >= 0 && !is_res && tc, do_res = is_res && res;
     pair_meta pm = {};
     res_meta rm = {};
-    if (do_pair)
+    float2 sc = make_float2(1.0f, 1.0f);
+    if (do_pair) {
         pm = pair_load(a, pl >> 1, pl & 1);
+        sc = tc_frag_scales(a.row_scale, ((int64_t)it->w0 + (u & 7)) * TC_ITEM_ROWS, a.rows);
+    }
     if (do_res)
         rm = res_load(a, pl >> 5, (int)(pl & 31) + 1);
     if (lane == 0)
@@ -695,8 +704,10 @@ __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
     for (int p = p0; p < p1; p++) {
         const int32_t c0 = p * TC_ITEM_PANEL;
         float acc[4][4] = {};
-        if (do_pair)
+        if (do_pair) {
             pair_mul(a, pm, c0, vec, acc);
+            tc_frag_scale<4>(acc, sc);
+        }
         tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
         __syncwarp();
         if (do_res)
@@ -765,6 +776,7 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         float acc[NT][4];
         for (int t = 0; t < NT; t++)
             acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
+        const float2 sc = tc_frag_scales(VAL ? a.row_scale : NULL, s.row0, a.rows);
         if constexpr (staged<MODE>()) {
             typedef stage<NT, MODE == V_TC_F32> st;
             st *stg = (st *)(part + tile_floats<MODE, NT>(warps)) + STAGES * w;
@@ -772,14 +784,54 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         } else {
             fly_range<NT, VAL>(a, lo, hi, panel, acc);
         }
+        if (VAL)
+            tc_frag_scale<NT>(acc, sc);
         if (warps == 1) {
-            tc_seg_store_frags<NT>(s, acc, panel * PW, a.row_scale, a.C, a.rows, a.n);
+            tc_seg_store_frags<NT>(s, acc, panel * PW, a.C, a.rows, a.n);
             return;
         }
         tc_tile_store<NT>(mine, PW, acc);
     }
     __syncthreads();
-    tc_seg_store<PW>(s, part, panel, a.row_scale, a.C, a.rows, a.n);
+    /* the tensor-core modes scaled their fragments already */
+    tc_seg_store<PW>(s, part, panel, MODE == V_CUDA ? a.row_scale : NULL, a.C, a.rows, a.n);
+}
+
+/* Segments of no blocks per thread block of the zero part. */
+#define ZERO_SEGS 8
+
+/* Thread block z of the zero part: panel z % panels (PW columns) of the
+   segments of no blocks seg[first_zero + ZERO_SEGS (z / panels), +
+   ZERO_SEGS), windows whose rows outside the residual are all empty: zeros
+   in those rows of C. A thread block per such window, sized (warps, shared
+   memory) for the TC part, made them most of the grid where many rows are
+   empty (p2p-Gnutella31 after wjaccard: 2,891 of 3,912 segments), each
+   holding a TC block's slot on its SM to store 2 KB. Lane j of every warp
+   reads segment j of the group, so that no thread waits on a load per
+   segment, and warp w stores segments w, w + warps, ... (no shared
+   memory: it would be reserved for every thread block of the launch). */
+template <int PW> static __device__ void zero_block(const rs_args &a, int64_t z)
+{
+    constexpr int Q = PW / 4;
+    static_assert(ZERO_SEGS <= 32, "zero_block: a lane per segment of the group");
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int panel = (int)(z % a.panels);
+    const int64_t k0 = a.first_zero + z / a.panels * ZERO_SEGS;
+    const int count = (int)min((int64_t)ZERO_SEGS, a.nseg - k0);
+    int32_t row0 = 0;
+    uint32_t mask = 0;
+    if (lane < count) {
+        row0 = a.seg[k0 + lane].row0;
+        mask = a.seg[k0 + lane].mask;
+    }
+    const bool vec = a.n % 4 == 0;
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int k = warp; k < count; k += warps) {
+        const tc_seg g = { 0, __shfl_sync(0xffffffffu, row0, k), 0,
+                           __shfl_sync(0xffffffffu, mask, k), 0 };
+        for (int q = lane; q < TC_SEG_ROWS * Q; q += 32)
+            tc_seg_putv(g, a.C, a.n, q / Q, panel * PW + 4 * (q % Q), zero, vec);
+    }
 }
 
 /* MODE: V_TC, V_TC_FLY, V_TC_F32 or V_CUDA; NT: n-tiles of 8 columns per
@@ -787,7 +839,8 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
    TC values are read (false: a pattern matrix, every value 1, so that tc,
    tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
    reads them when a.val says so). Thread blocks below tc_blocks run the TC
-   part, the others the residual part. (The residual first was tried, step
+   part, the next zero_blocks the zero part, the others the residual
+   part. (The residual first was tried, step
    17 of bench/NOTES.md: it shortens the tail where windows with long rows
    go whole among TC windows, which min_density's test on the whole matrix
    makes rare, and cost 1-5% where the residual is the row partition's
@@ -800,7 +853,12 @@ __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
         tc_block<MODE, NT, VAL>(a, blockIdx.x, (char *)smem);
         return;
     }
-    const int64_t t = (int64_t)(blockIdx.x - a.tc_blocks) * blockDim.x + threadIdx.x;
+    if (blockIdx.x < a.tc_blocks + a.zero_blocks) {
+        zero_block<panel_width<MODE, NT>()>(a, blockIdx.x - a.tc_blocks);
+        return;
+    }
+    const int64_t t =
+        (int64_t)(blockIdx.x - a.tc_blocks - a.zero_blocks) * blockDim.x + threadIdx.x;
     if (t < a.res_threads)
         residual_thread<MODE == V_TC>(a, t);
 }
@@ -814,6 +872,7 @@ typedef struct rs_plan {
     int64_t nseg;               /* device segments (with the empty ones) */
     tc_seg *seg;
     int64_t nsplit;             /* segments of split windows, first in seg */
+    int64_t nzero;              /* segments of no blocks, last in seg */
     uint64_t *bitmap;
     int32_t *col;
     int64_t *vstart;
@@ -826,9 +885,10 @@ typedef struct rs_plan {
     float *res_val;
     __half *B16;
     int64_t ldb16;
-    int nt;                     /* n-tiles of 8 columns per TC warp */
-    int warps;                  /* warps per thread block of tc-fly and cuda */
-    int tc_warps;               /* of tc */
+    /* tc, tc-fly, tc-f32 and cuda: n-tiles of 8 columns per TC warp
+       (variant_tiles), warps per thread block (segment_warps) */
+    int nt[NVARIANTS];
+    int warps[NVARIANTS];
     /* the tc-item variants: each residual nonzero's row in its window, and
        each variant's items */
     uint8_t *res_lrow;
@@ -854,10 +914,23 @@ static int tiles_for(int32_t n, int64_t nblocks, int sm_count)
     return n <= 8 ? 1 : n <= 16 ? 2 : 4;
 }
 
-/* Panels of 8 nt columns of C (a TC warp's) per segment. */
-static int64_t tc_panels(const rs_plan *p)
+/* Variant v's n-tiles per TC warp: as tiles_for says, except that tc-fly
+   takes 32 columns at most. Its B fragments come straight from the
+   float32 B in global memory, 16 loads per lane and block at 64 columns,
+   and panels of 32 give twice the thread blocks: with 64 it was slower on
+   every matrix of step 18 (bench/NOTES.md; H100, at n = 128: ca-CondMat
+   43.8 -> 23.3 us with 32, email-Enron 45 -> 38, musae_github 82.6 ->
+   65.1; at n = 256 wiki-Vote 40.4 -> 24.0). */
+static int variant_tiles(int v, int32_t n, int64_t nblocks, int sm_count)
 {
-    return ceil_div(p->base.n, 8 * p->nt);
+    const int nt = tiles_for(n, nblocks, sm_count);
+    return v == V_TC_FLY && nt > 4 ? 4 : nt;
+}
+
+/* Panels of variant v's TC warp (8 nt columns of C) per segment. */
+static int64_t tc_panels(const rs_plan *p, int v)
+{
+    return ceil_div(p->base.n, 8 * p->nt[v]);
 }
 
 /* The arguments of variant v; `parts` selects what runs (bit PART_TC,
@@ -866,8 +939,13 @@ static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, floa
 {
     rs_args a;
     memset(&a, 0, sizeof a);
-    a.panels = (int)(v == V_CUDA ? ceil_div(p->base.n, CUDA_PANEL) : tc_panels(p));
-    a.tc_blocks = (parts >> PART_TC) & 1 ? p->nseg * a.panels : 0;
+    a.panels = (int)(v == V_CUDA ? ceil_div(p->base.n, CUDA_PANEL) : tc_panels(p, v));
+    if ((parts >> PART_TC) & 1) {
+        a.tc_blocks = (p->nseg - p->nzero) * a.panels;
+        a.zero_blocks = ceil_div(p->nzero, ZERO_SEGS) * a.panels;
+    }
+    a.first_zero = p->nseg - p->nzero;
+    a.nseg = p->nseg;
     a.seg = p->seg;
     a.bitmap = p->bitmap;
     a.col = p->col;
@@ -889,14 +967,9 @@ static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, floa
     return a;
 }
 
-static int warps_of(const rs_plan *p, int v)
-{
-    return v == V_TC || v == V_TC_F32 ? p->tc_warps : p->warps;
-}
-
 static int64_t grid_of(const rs_plan *p, const rs_args *a, int v)
 {
-    return a->tc_blocks + ceil_div(a->res_threads, 32 * warps_of(p, v));
+    return a->tc_blocks + a->zero_blocks + ceil_div(a->res_threads, 32 * p->warps[v]);
 }
 
 /* The launch, with the shared memory it needs allowed (past 48 KB at
@@ -1002,11 +1075,11 @@ static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_e
     const int64_t grid = grid_of(p, &a, b->variant);
     if (st != TC_OK || grid == 0)
         return st;
-    const int warps = warps_of(p, b->variant);
-    switch (b->variant) {
-    case V_TC: return launch_mode<V_TC>(a, p->nt, warps, (unsigned)grid, s, err);
-    case V_TC_FLY: return launch_mode<V_TC_FLY>(a, p->nt, warps, (unsigned)grid, s, err);
-    case V_TC_F32: return launch_mode<V_TC_F32>(a, p->nt, warps, (unsigned)grid, s, err);
+    const int v = b->variant, nt = p->nt[v], warps = p->warps[v];
+    switch (v) {
+    case V_TC: return launch_mode<V_TC>(a, nt, warps, (unsigned)grid, s, err);
+    case V_TC_FLY: return launch_mode<V_TC_FLY>(a, nt, warps, (unsigned)grid, s, err);
+    case V_TC_F32: return launch_mode<V_TC_F32>(a, nt, warps, (unsigned)grid, s, err);
     default: return launch<V_CUDA, 1, true>(a, warps, (unsigned)grid, s, err);
     }
 }
@@ -1058,7 +1131,7 @@ static uint32_t window_mask(const tc_rstile *m, const uint8_t *residual, int32_t
 /* The device segments: the format's, plus one of no blocks for every window
    that has rows to write but no TC block, in tc_segs_order's order. */
 static tc_status build_segments(const tc_rstile *m, tc_seg **out, int64_t *nseg, int64_t *nsplit,
-                                tc_error *err)
+                                int64_t *nzero, tc_error *err)
 {
     const int64_t nwin = ceil_div(m->base.rows, WROWS);
     uint8_t *residual = (uint8_t *)tc_calloc_array((int64_t)m->base.rows + 1, 1, err);
@@ -1094,6 +1167,9 @@ static tc_status build_segments(const tc_rstile *m, tc_seg **out, int64_t *nseg,
         k++;
     }
     tc_segs_order(seg, k, nsplit);
+    *nzero = 0;
+    while (*nzero < k - *nsplit && seg[k - 1 - *nzero].nblocks == 0)
+        ++*nzero;
     free(residual);
     free(has_seg);
     *out = seg;
@@ -1176,6 +1252,38 @@ static int segment_warps(const tc_rstile *m, int run)
     return w;
 }
 
+/* Blocks per warp's run (segment_warps) in variant v's TC part, from its
+   grid per SM: the thread blocks of its TC and zero parts (the segments
+   with blocks, and the groups of those without, times its panels).
+   - Under 3 per SM, runs of 1: the device is mostly idle, and a warp's
+     chain of blocks is the launch's time, so a window's blocks go to as
+     many warps as it has (H100, step 18 of bench/NOTES.md, at n = 32:
+     1138_bus, 72 segments, tc-f32 6.9 -> 5.8 us and tc-fly 9.8 -> 6.8;
+     bcsstk13, 126, tc-f32 7.6 -> 7.2; citeseer, 182, 8.4 -> 7.0; and
+     slower above: 4elt, 976, 8.3 -> 9.1).
+   - tc and tc-f32 where a block serves 8 mma (NT = 8), the grid has two
+     panels per segment or more and 16 thread blocks per SM or more: runs
+     of 8, half the warps, whose fixed costs (the pipeline's first fetches,
+     the tile's store) are then shared by more blocks (step 16, at n = 256:
+     musae_github 137 -> 123 us, twitch_DE 59 -> 52; and slower with fewer
+     thread blocks: wiki-Vote at n = 256, 1,628, 27 -> 29 us). Not with one
+     panel (step 18: gupta2 at n = 64, tc 54.9 -> 58.2 us) nor at NT = 4
+     (musae_github at n = 32, tc 23.8 -> 29.4). tc-fly and cuda, whose
+     warps wait on each block's loads in turn, keep runs of 4 there
+     (email-Enron at n = 256, step 13: 92 -> 98 us).
+   - Else runs of 4. */
+static int run_for(const rs_plan *p, int v)
+{
+    const int64_t sms = tc_gpu_get_info(p->base.gpu)->sm_count;
+    const rs_args a = args_for(p, v, 1 << PART_TC, NULL, NULL);
+    const int64_t grid = a.tc_blocks + a.zero_blocks;
+    if (grid < 3 * sms)
+        return 1;
+    if ((v == V_TC || v == V_TC_F32) && p->nt[v] == 8 && a.panels > 1 && grid >= 16 * sms)
+        return 8;
+    return 4;
+}
+
 static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;
@@ -1187,7 +1295,7 @@ static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
     if (!vstart)
         return TC_ERR_NOMEM;
     const int64_t nv = vstart[m->nblocks];
-    tc_status st = build_segments(m, &seg, &p->nseg, &p->nsplit, err);
+    tc_status st = build_segments(m, &seg, &p->nseg, &p->nsplit, &p->nzero, err);
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, seg, p->nseg * (int64_t)sizeof *seg, (void **)&p->seg, err);
     if (st == TC_OK)
@@ -1305,30 +1413,18 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->base.n = o->n;
     p->base.rows = r->base.rows;
     p->base.cols = r->base.cols;
-    p->nt = tiles_for(o->n, r->nblocks, tc_gpu_get_info(g)->sm_count);
-    p->ldb16 = tc_panels(p) * 8 * p->nt;
+    for (int v = 0; v < NVARIANTS; v++)
+        p->nt[v] = variant_tiles(v, o->n, r->nblocks, tc_gpu_get_info(g)->sm_count);
+    p->ldb16 = tc_panels(p, V_TC) * 8 * p->nt[V_TC];
     p->nres_rows = r->nres_rows;
     p->base.nparts = NPARTS;
     for (int i = 0; i < NPARTS; i++)
         p->base.part_names[i] = part_names[i];
     p->base.part_nnz[PART_TC] = r->value_offset[r->nblocks];
     p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
-    /* tc: runs of 8 blocks where a block serves 8 mma and the grid has two
-       panels per segment or more, and 16 thread blocks per SM or more, to
-       fill the device with (at n = 256: musae_github 137 -> 123 us,
-       twitch_DE 59 -> 52; at n = 64, one panel, twitch_DE 24 -> 29; with
-       the segment store of step 15, runs of 4 are faster below 16 thread
-       blocks per SM: wiki-Vote at n = 256, 1,628 blocks, 29 -> 27 us,
-       twitch_DE at n = 128, 1,232, 35 -> 32, and slower above: HEP-th-new
-       at n = 128, 3,148, 35 -> 40), else of 4; tc-fly, whose warps wait on
-       each block's loads in turn, keeps short runs (email-Enron at n = 256
-       with runs of 8: 92 -> 98 us) */
-    const int64_t tc_grid = r->nsegments * tc_panels(p);
-    const bool long_runs = p->nt == 8 && o->n > 64 &&
-                           tc_grid >= 16 * (int64_t)tc_gpu_get_info(g)->sm_count;
-    p->tc_warps = segment_warps(r, long_runs ? 8 : 4);
-    p->warps = segment_warps(r, 4);
     tc_status st = upload(p, r, err);
+    for (int v = 0; v < NVARIANTS; v++)
+        p->warps[v] = segment_warps(r, run_for(p, v));
     if (st == TC_OK)
         st = items_index(p, r, err);
     if (st != TC_OK) {

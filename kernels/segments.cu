@@ -6,7 +6,8 @@
 
 #include "segments.h"
 
-/* Split first, then descending length, then ascending position. */
+/* Split first, then descending length, then ascending position (first
+   block, then first row: segments of no blocks share their block). */
 static int seg_order(const void *x, const void *y)
 {
     const tc_seg *a = (const tc_seg *)x, *b = (const tc_seg *)y;
@@ -14,7 +15,9 @@ static int seg_order(const void *x, const void *y)
         return a->split ? -1 : 1;
     if (a->nblocks != b->nblocks)
         return a->nblocks > b->nblocks ? -1 : 1;
-    return a->block < b->block ? -1 : a->block > b->block;
+    if (a->block != b->block)
+        return a->block < b->block ? -1 : 1;
+    return a->row0 < b->row0 ? -1 : a->row0 > b->row0;
 }
 
 void tc_segs_order(tc_seg *seg, int64_t n, int64_t *nsplit)

@@ -105,16 +105,15 @@ static __device__ __forceinline__ void tc_tile_store(float *mine, int pw, const 
     }
 }
 
-/* A warp's NT mma C fragments (laid out as tc_tile_store says), each row
-   times its scale (row_scale[row], 1 when NULL), put straight into C at
-   columns c0 .. c0 + 8 NT of its rows below `rows`, two floats at a time
-   where n is even: what a thread block of one warp does instead of
-   tc_tile_store and tc_seg_store, with no tile in shared memory and no
-   barrier. */
+/* A warp's NT mma C fragments (laid out as tc_tile_store says, already
+   scaled: tc_frag_scale) put straight into C at columns c0 .. c0 + 8 NT of
+   its rows below `rows`, two floats at a time where n is even: what a
+   thread block of one warp does instead of tc_tile_store and tc_seg_store,
+   with no tile in shared memory and no barrier. */
 template <int NT>
 static __device__ __forceinline__ void tc_seg_store_frags(const tc_seg &s, const float acc[NT][4],
-                                                          int32_t c0, const float *row_scale,
-                                                          float *C, int32_t rows, int32_t n)
+                                                          int32_t c0, float *C, int32_t rows,
+                                                          int32_t n)
 {
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
     const bool vec = n % 2 == 0;
@@ -123,10 +122,9 @@ static __device__ __forceinline__ void tc_seg_store_frags(const tc_seg &s, const
         const int r = gid + 8 * h;
         if (s.row0 + r >= rows)
             continue;
-        const float sc = row_scale ? row_scale[s.row0 + r] : 1.0f;
 #pragma unroll
         for (int t = 0; t < NT; t++) {
-            const float2 v = make_float2(acc[t][2 * h] * sc, acc[t][2 * h + 1] * sc);
+            const float2 v = make_float2(acc[t][2 * h], acc[t][2 * h + 1]);
             tc_seg_putv(s, C, n, r, c0 + 8 * t + 2 * tig, v, vec);
         }
     }

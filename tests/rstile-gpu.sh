@@ -73,6 +73,25 @@ awk 'BEGIN {
             printf "%d %d %.4f\n", i + 1, (int(i / 16) % 16 == 1 ? int(i / 16) * 16 + (j * 5 + i) % 16 : i * 65 + j) + 1,
                    ((i * 7919 + j * 104729) % 2001 - 1000) / 1000.0
 }' > "$T/unshared.mtx"
+# 2005 rows in 126 windows: every third window of rows of 10 nonzeros in 16
+# shared columns (TC blocks), the others empty but for one row of 1 nonzero
+# in every other one; the last window 5 rows, empty. The empty windows'
+# rows of C are written by the zero part, its thread blocks a group of
+# ZERO_SEGS segments each (the last group partial), its rows masked where a
+# row of the window is in the residual.
+awk 'BEGIN {
+    n = 0
+    for (i = 0; i < 2005; i++) {
+        w = int(i / 16); len[i] = w % 3 == 0 && i < 2000 ? 10 : w % 6 == 1 && i % 16 == 3 ? 1 : 0
+        n += len[i]
+    }
+    print "%%MatrixMarket matrix coordinate real general"
+    print 2005, 3000, n
+    for (i = 0; i < 2005; i++)
+        for (j = 0; j < len[i]; j++)
+            printf "%d %d %.4f\n", i + 1, (len[i] == 1 ? 2000 + i % 1000 : int(i / 16) * 16 + (j * 3 + i) % 16) + 1,
+                   ((i * 7919 + j * 104729) % 2001 - 1000) / 1000.0
+}' > "$T/gappy.mtx"
 variants="tc tc-fly tc-f32 tc-item tc-item8 tc-item-long tc-item8-long cuda"
 for v in $variants; do
     for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
@@ -100,6 +119,8 @@ for v in $variants; do
     for n in 7 36 257; do
         verify_passes "rstile --variant $v: windows sent whole to the residual, n=$n" \
             "$T/unshared.mtx" --format rstile --variant "$v" --cols "$n" --seed "$n"
+        verify_passes "rstile --variant $v: two windows in three empty, n=$n" \
+            "$T/gappy.mtx" --format rstile --variant "$v" --cols "$n" --seed "$n"
     done
 done
 

@@ -35,8 +35,10 @@
  *            that loads no values (VAL). The residual reads the same fp16
  *            B, 16 bytes (8 columns) per thread and nonzero.
  *   "tc-fly" no conversion launch: the B fragments are loaded from the
- *            float32 B straight into registers and converted there; the
- *            residual reads float32 B (4 columns per thread and nonzero).
+ *            float32 B straight into registers and converted there, each
+ *            block's bitmap and column ids loaded one block ahead; a warp
+ *            takes at most 32 columns (variant_tiles). The residual reads
+ *            float32 B (4 columns per thread and nonzero).
  *   "tc-f32" tc's pipeline without its conversion launch: the stages hold
  *            the blocks' rows of the float32 B (twice tc's bytes per
  *            stage), rounded to fp16 as the B fragments are read out of
@@ -364,19 +366,48 @@ static __device__ __forceinline__ uint32_t b_frag_f32(const rs_args &a, int32_t 
     return pack_half2(__float2half_rn(x), __float2half_rn(y));
 }
 
+/* What tc-fly reads of block b before the block's values and B: its
+   bitmap, where its values start, and the lane's two column ids. */
+typedef struct fly_meta {
+    uint64_t w0, w1;
+    int64_t v0;
+    int32_t c0, c1;
+} fly_meta;
+
+template <bool VAL>
+static __device__ __forceinline__ fly_meta fly_meta_of(const rs_args &a, int64_t b, int tig)
+{
+    fly_meta m;
+    m.w0 = a.bitmap[2 * b];
+    m.w1 = a.bitmap[2 * b + 1];
+    m.v0 = VAL ? a.vstart[b] : 0;
+    m.c0 = a.col[b * BCOLS + 2 * tig];
+    m.c1 = a.col[b * BCOLS + 2 * tig + 1];
+    return m;
+}
+
+/* Block b's metadata comes one block ahead: its loads are issued before
+   block b - 1's loads of B and values, and have arrived when block b needs
+   them, so that a block waits on one round trip instead of two. */
 template <int NT, bool VAL>
 static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
                                  float acc[NT][4])
 {
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    if (lo >= hi)
+        return;
+    fly_meta m = fly_meta_of<VAL>(a, lo, tig);
     for (int64_t b = lo; b < hi; b++) {
-        const uint64_t w0 = a.bitmap[2 * b], w1 = a.bitmap[2 * b + 1];
-        const __half *v = VAL ? a.val + a.vstart[b] : NULL;
-        const uint32_t a0 = a_pair(w0, 8 * gid + 2 * tig, 0, v);
-        const uint32_t a1 = a_pair(w1, 8 * gid + 2 * tig, __popcll(w0), v);
-        const int32_t c0 = a.col[b * BCOLS + 2 * tig], c1 = a.col[b * BCOLS + 2 * tig + 1];
+        const fly_meta next = b + 1 < hi ? fly_meta_of<VAL>(a, b + 1, tig) : m;
+        uint32_t bf[NT];
         for (int t = 0; t < NT; t++)
-            tc_mma_m16n8k8_f16(acc[t], a0, a1, b_frag_f32(a, c0, c1, panel * 8 * NT + 8 * t + gid));
+            bf[t] = b_frag_f32(a, m.c0, m.c1, panel * 8 * NT + 8 * t + gid);
+        const __half *v = VAL ? a.val + m.v0 : NULL;
+        const uint32_t a0 = a_pair(m.w0, 8 * gid + 2 * tig, 0, v);
+        const uint32_t a1 = a_pair(m.w1, 8 * gid + 2 * tig, __popcll(m.w0), v);
+        for (int t = 0; t < NT; t++)
+            tc_mma_m16n8k8_f16(acc[t], a0, a1, bf[t]);
+        m = next;
     }
 }
 
@@ -1269,7 +1300,7 @@ static int segment_warps(const tc_rstile *m, int run)
      thread blocks: wiki-Vote at n = 256, 1,628, 27 -> 29 us). Not with one
      panel (step 18: gupta2 at n = 64, tc 54.9 -> 58.2 us) nor at NT = 4
      (musae_github at n = 32, tc 23.8 -> 29.4). tc-fly and cuda, whose
-     warps wait on each block's loads in turn, keep runs of 4 there
+     warps wait on each block's B in turn, keep runs of 4 there
      (email-Enron at n = 256, step 13: 92 -> 98 us).
    - Else runs of 4. */
 static int run_for(const rs_plan *p, int v)

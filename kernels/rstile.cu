@@ -949,9 +949,9 @@ static int tiles_for(int32_t n, int64_t nblocks, int sm_count)
    takes 32 columns at most. Its B fragments come straight from the
    float32 B in global memory, 16 loads per lane and block at 64 columns,
    and panels of 32 give twice the thread blocks: with 64 it was slower on
-   every matrix of step 18 (bench/NOTES.md; H100, at n = 128: ca-CondMat
-   43.8 -> 23.3 us with 32, email-Enron 45 -> 38, musae_github 82.6 ->
-   65.1; at n = 256 wiki-Vote 40.4 -> 24.0). */
+   every matrix of step 18 (bench/NOTES.md; H100: ca-CondMat at n = 128
+   43.8 -> 23.3 us with 32, musae_github 82.6 -> 65.1; email-Enron at
+   n = 64 70.8 -> 29.6; wiki-Vote at n = 256 40.4 -> 24.4). */
 static int variant_tiles(int v, int32_t n, int64_t nblocks, int sm_count)
 {
     const int nt = tiles_for(n, nblocks, sm_count);
@@ -1289,9 +1289,11 @@ static int segment_warps(const tc_rstile *m, int run)
    - Under 3 per SM, runs of 1: the device is mostly idle, and a warp's
      chain of blocks is the launch's time, so a window's blocks go to as
      many warps as it has (H100, step 18 of bench/NOTES.md, at n = 32:
-     1138_bus, 72 segments, tc-f32 6.9 -> 5.8 us and tc-fly 9.8 -> 6.8;
-     bcsstk13, 126, tc-f32 7.6 -> 7.2; citeseer, 182, 8.4 -> 7.0; and
-     slower above: 4elt, 976, 8.3 -> 9.1).
+     1138_bus, 72 thread blocks, tc-f32 6.9 -> 5.8 us and tc-fly 9.8 ->
+     6.8; bcsstk13, 126, tc-f32 7.5 -> 7.0; citeseer, 182, 8.6 -> 6.9;
+     1138_bus at n = 128, 288 (2.2 per SM), 7.2 -> 6.4; and slower from
+     3.8 per SM: bcsstk13 at n = 128, 504, 9.4 -> 10.1; 4elt at n = 32,
+     976, 8.3 -> 9.1).
    - tc and tc-f32 where a block serves 8 mma (NT = 8), the grid has two
      panels per segment or more and 16 thread blocks per SM or more: runs
      of 8, half the warps, whose fixed costs (the pipeline's first fetches,

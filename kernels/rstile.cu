@@ -870,12 +870,11 @@ template <int PW> static __device__ void zero_block(const rs_args &a, int64_t z)
    TC values are read (false: a pattern matrix, every value 1, so that tc,
    tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
    reads them when a.val says so). Thread blocks below tc_blocks run the TC
-   part, the next zero_blocks the zero part, the others the residual
-   part. (The residual first was tried, step
-   17 of bench/NOTES.md: it shortens the tail where windows with long rows
-   go whole among TC windows, which min_density's test on the whole matrix
-   makes rare, and cost 1-5% where the residual is the row partition's
-   short rows.) */
+   part, the next zero_blocks the zero part, the others the residual part.
+   (The residual first was tried, step 17 of bench/NOTES.md: it shortens
+   the tail where windows with long rows go whole among TC windows, which
+   min_density's test on the whole matrix makes rare, and cost 1-5% where
+   the residual is the row partition's short rows.) */
 template <int MODE, int NT, bool VAL>
 __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
 {
@@ -1160,7 +1159,8 @@ static uint32_t window_mask(const tc_rstile *m, const uint8_t *residual, int32_t
 }
 
 /* The device segments: the format's, plus one of no blocks for every window
-   that has rows to write but no TC block, in tc_segs_order's order. */
+   that has rows to write but no TC block, in tc_segs_order's order, which
+   puts those of no blocks last (*nzero of them). */
 static tc_status build_segments(const tc_rstile *m, tc_seg **out, int64_t *nseg, int64_t *nsplit,
                                 int64_t *nzero, tc_error *err)
 {
@@ -1456,7 +1456,7 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->base.part_nnz[PART_TC] = r->value_offset[r->nblocks];
     p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
     tc_status st = upload(p, r, err);
-    for (int v = 0; v < NVARIANTS; v++)
+    for (int v = 0; v < NVARIANTS && st == TC_OK; v++)
         p->warps[v] = segment_warps(r, run_for(p, v));
     if (st == TC_OK)
         st = items_index(p, r, err);

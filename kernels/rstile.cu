@@ -388,20 +388,37 @@ static __device__ __forceinline__ fly_meta fly_meta_of(const rs_args &a, int64_t
 
 /* Block b's metadata comes one block ahead: its loads are issued before
    block b - 1's loads of B and values, and have arrived when block b needs
-   them, so that a block waits on one round trip instead of two. */
+   them, so that a block waits on one round trip instead of two. At NT = 4
+   (32 columns) the rows of B are read 16 bytes at a time: lane (gid, tig)
+   loads columns 4 gid .. 4 gid + 3 of the panel in its two rows, and n-tile
+   q takes column 4 gid + q as its column gid, so that acc ends in the
+   layout of mma.cuh's tc_acc_row (2 loads per lane and block instead of
+   8; tc_block stores it so). */
 template <int NT, bool VAL>
 static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
                                  float acc[NT][4])
 {
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    const bool vec = a.n % 4 == 0;
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (lo >= hi)
         return;
     fly_meta m = fly_meta_of<VAL>(a, lo, tig);
     for (int64_t b = lo; b < hi; b++) {
         const fly_meta next = b + 1 < hi ? fly_meta_of<VAL>(a, b + 1, tig) : m;
         uint32_t bf[NT];
-        for (int t = 0; t < NT; t++)
-            bf[t] = b_frag_f32(a, m.c0, m.c1, panel * 8 * NT + 8 * t + gid);
+        if constexpr (NT == 4) {
+            const int32_t c = panel * 32 + 4 * gid;
+            const float4 x = m.c0 >= 0 ? tc_load_b4(a.B, m.c0, c, a.n, vec) : zero;
+            const float4 y = m.c1 >= 0 ? tc_load_b4(a.B, m.c1, c, a.n, vec) : zero;
+            bf[0] = pack_half2(__float2half_rn(x.x), __float2half_rn(y.x));
+            bf[1] = pack_half2(__float2half_rn(x.y), __float2half_rn(y.y));
+            bf[2] = pack_half2(__float2half_rn(x.z), __float2half_rn(y.z));
+            bf[3] = pack_half2(__float2half_rn(x.w), __float2half_rn(y.w));
+        } else {
+            for (int t = 0; t < NT; t++)
+                bf[t] = b_frag_f32(a, m.c0, m.c1, panel * 8 * NT + 8 * t + gid);
+        }
         const __half *v = VAL ? a.val + m.v0 : NULL;
         const uint32_t a0 = a_pair(m.w0, 8 * gid + 2 * tig, 0, v);
         const uint32_t a1 = a_pair(m.w1, 8 * gid + 2 * tig, __popcll(m.w0), v);
@@ -817,11 +834,19 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         }
         if (VAL)
             tc_frag_scale<NT>(acc, sc);
+        /* tc-fly's 32 columns come in tc_acc_row's layout (fly_range) */
+        constexpr bool ROWS = MODE == V_TC_FLY && NT == 4;
         if (warps == 1) {
-            tc_seg_store_frags<NT>(s, acc, panel * PW, a.C, a.rows, a.n);
+            if constexpr (ROWS)
+                tc_seg_store_rows(s, acc, panel * PW, a.C, a.rows, a.n);
+            else
+                tc_seg_store_frags<NT>(s, acc, panel * PW, a.C, a.rows, a.n);
             return;
         }
-        tc_tile_store<NT>(mine, PW, acc);
+        if constexpr (ROWS)
+            tc_acc_tile_put(mine, PW, acc);
+        else
+            tc_tile_store<NT>(mine, PW, acc);
     }
     __syncthreads();
     /* the tensor-core modes scaled their fragments already */

@@ -14,6 +14,7 @@
 #define TC_SEGMENTS_H
 
 #include "gpu_internal.h"
+#include "mma.cuh"
 
 #define TC_SEG_ROWS 16
 
@@ -127,6 +128,25 @@ static __device__ __forceinline__ void tc_seg_store_frags(const tc_seg &s, const
             const float2 v = make_float2(acc[t][2 * h], acc[t][2 * h + 1]);
             tc_seg_putv(s, C, n, r, c0 + 8 * t + 2 * tig, v, vec);
         }
+    }
+}
+
+/* The same for four fragments whose columns were mapped as mma.cuh's
+   tc_acc_row says (lane (gid, tig) holding columns 8 tig .. 8 tig + 7 of
+   rows gid and gid + 8): 16 bytes at a time where n % 4 == 0. */
+static __device__ __forceinline__ void tc_seg_store_rows(const tc_seg &s, const float acc[4][4],
+                                                         int32_t c0, float *C, int32_t rows,
+                                                         int32_t n)
+{
+    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    const bool vec = n % 4 == 0;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int r = gid + 8 * h;
+        if (s.row0 + r >= rows)
+            continue;
+        tc_seg_putv(s, C, n, r, c0 + 8 * tig, tc_acc_row(acc, h, 0), vec);
+        tc_seg_putv(s, C, n, r, c0 + 8 * tig + 4, tc_acc_row(acc, h, 1), vec);
     }
 }
 

@@ -35,10 +35,11 @@
  *            that loads no values (VAL). The residual reads the same fp16
  *            B, 16 bytes (8 columns) per thread and nonzero.
  *   "tc-fly" no conversion launch: the B fragments are loaded from the
- *            float32 B straight into registers and converted there, each
- *            block's bitmap and column ids loaded one block ahead; a warp
- *            takes at most 32 columns (variant_tiles). The residual reads
- *            float32 B (4 columns per thread and nonzero).
+ *            float32 B straight into registers (16 bytes at a time at 32
+ *            columns) and converted there, each block's bitmap and column
+ *            ids loaded one block ahead; a warp takes at most 32 columns
+ *            (variant_tiles). The residual reads float32 B (4 columns per
+ *            thread and nonzero).
  *   "tc-f32" tc's pipeline without its conversion launch: the stages hold
  *            the blocks' rows of the float32 B (twice tc's bytes per
  *            stage), rounded to fp16 as the B fragments are read out of

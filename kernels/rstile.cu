@@ -838,10 +838,7 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         /* tc-fly's 32 columns come in tc_acc_row's layout (fly_range) */
         constexpr bool ROWS = MODE == V_TC_FLY && NT == 4;
         if (warps == 1) {
-            if constexpr (ROWS)
-                tc_seg_store_rows(s, acc, panel * PW, a.C, a.rows, a.n);
-            else
-                tc_seg_store_frags<NT>(s, acc, panel * PW, a.C, a.rows, a.n);
+            tc_seg_store_frags<NT, ROWS>(s, acc, panel * PW, a.C, a.rows, a.n);
             return;
         }
         if constexpr (ROWS)

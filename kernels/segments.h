@@ -106,47 +106,37 @@ static __device__ __forceinline__ void tc_tile_store(float *mine, int pw, const 
     }
 }
 
-/* A warp's NT mma C fragments (laid out as tc_tile_store says, already
-   scaled: tc_frag_scale) put straight into C at columns c0 .. c0 + 8 NT of
-   its rows below `rows`, two floats at a time where n is even: what a
-   thread block of one warp does instead of tc_tile_store and tc_seg_store,
-   with no tile in shared memory and no barrier. */
-template <int NT>
+/* A warp's mma C fragments, already scaled (tc_frag_scale), put straight
+   into C at columns c0 .. of its rows below `rows`: what a thread block of
+   one warp does instead of tc_tile_store and tc_seg_store, with no tile in
+   shared memory and no barrier. NT fragments laid out as tc_tile_store
+   says, two floats at a time where n is even; or (MAPPED) four whose
+   columns were mapped as mma.cuh's tc_acc_row says, lane (gid, tig)
+   holding columns 8 tig .. 8 tig + 7 of rows gid and gid + 8, 16 bytes at
+   a time where n % 4 == 0. */
+template <int NT, bool MAPPED>
 static __device__ __forceinline__ void tc_seg_store_frags(const tc_seg &s, const float acc[NT][4],
                                                           int32_t c0, float *C, int32_t rows,
                                                           int32_t n)
 {
+    static_assert(!MAPPED || NT == 4, "tc_seg_store_frags: tc_acc_row's layout is 4 fragments");
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
-    const bool vec = n % 2 == 0;
+    const bool vec = n % (MAPPED ? 4 : 2) == 0;
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const int r = gid + 8 * h;
         if (s.row0 + r >= rows)
             continue;
+        if constexpr (MAPPED) {
+            tc_seg_putv(s, C, n, r, c0 + 8 * tig, tc_acc_row(acc, h, 0), vec);
+            tc_seg_putv(s, C, n, r, c0 + 8 * tig + 4, tc_acc_row(acc, h, 1), vec);
+        } else {
 #pragma unroll
-        for (int t = 0; t < NT; t++) {
-            const float2 v = make_float2(acc[t][2 * h], acc[t][2 * h + 1]);
-            tc_seg_putv(s, C, n, r, c0 + 8 * t + 2 * tig, v, vec);
+            for (int t = 0; t < NT; t++) {
+                const float2 v = make_float2(acc[t][2 * h], acc[t][2 * h + 1]);
+                tc_seg_putv(s, C, n, r, c0 + 8 * t + 2 * tig, v, vec);
+            }
         }
-    }
-}
-
-/* The same for four fragments whose columns were mapped as mma.cuh's
-   tc_acc_row says (lane (gid, tig) holding columns 8 tig .. 8 tig + 7 of
-   rows gid and gid + 8): 16 bytes at a time where n % 4 == 0. */
-static __device__ __forceinline__ void tc_seg_store_rows(const tc_seg &s, const float acc[4][4],
-                                                         int32_t c0, float *C, int32_t rows,
-                                                         int32_t n)
-{
-    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
-    const bool vec = n % 4 == 0;
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const int r = gid + 8 * h;
-        if (s.row0 + r >= rows)
-            continue;
-        tc_seg_putv(s, C, n, r, c0 + 8 * tig, tc_acc_row(acc, h, 0), vec);
-        tc_seg_putv(s, C, n, r, c0 + 8 * tig + 4, tc_acc_row(acc, h, 1), vec);
     }
 }
 

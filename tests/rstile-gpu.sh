@@ -105,9 +105,9 @@ for v in $variants; do
         "$T/longrow.mtx" --format rstile --variant "$v" --cols 33
     verify_passes "rstile --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
         --format rstile --variant "$v" --cols 7
-    # past n = 32, with 16 TC blocks per SM or more, tc, tc-fly and tc-f32
-    # take 64 columns per warp (and, past 64, tc runs of 8 blocks), pattern
-    # and not
+    # past n = 32, with 16 TC blocks per SM or more, tc and tc-f32 take 64
+    # columns per warp (and, past 64, runs of 8 blocks) and tc-fly 32 read
+    # 16 bytes at a time, pattern and not
     for n in 36 257; do
         verify_passes "rstile --variant $v: 70000 pattern rows, n=$n" "$T/tall.mtx" \
             --format rstile --variant "$v" --cols "$n" --seed "$n"

@@ -101,20 +101,25 @@ static window_fig window_figures(const tc_csr *a, const uint8_t *res, int32_t r0
 static void whole_windows(const tc_csr *a, uint8_t *res, double d)
 {
     int32_t *L = malloc((size_t)(a->nnz + 1) * sizeof *L);
-    int64_t nnz = 0, blocks = 0;
-    for (int32_t r0 = 0; r0 < a->rows; r0 += 16) {
-        window_fig w = window_figures(a, res, r0, r0 + 16 < a->rows ? r0 + 16 : a->rows, L);
-        nnz += w.tc_nnz;
-        blocks += w.blocks;
+    int64_t nwin = (a->rows + 15) / 16, nnz = 0, blocks = 0;
+    window_fig *fig = malloc((size_t)(nwin + 1) * sizeof *fig);
+    for (int64_t w = 0; w < nwin; w++) {
+        int32_t r0 = (int32_t)(w * 16);
+        fig[w] = window_figures(a, res, r0, r0 + 16 < a->rows ? r0 + 16 : a->rows, L);
+        nnz += fig[w].tc_nnz;
+        blocks += fig[w].blocks;
     }
+    /* a window's figures read only its own rows, so sending one whole
+       leaves the others' as they were */
     const int send = blocks > 0 && (double)nnz < d * (double)blocks;
-    for (int32_t r0 = 0; send && r0 < a->rows; r0 += 16) {
-        int32_t r1 = r0 + 16 < a->rows ? r0 + 16 : a->rows;
-        window_fig w = window_figures(a, res, r0, r1, L);
-        if (w.longest <= WHOLE_ROW_MAX && w.blocks > 0 && (double)w.tc_nnz < d * (double)w.blocks)
+    for (int64_t w = 0; send && w < nwin; w++) {
+        int32_t r0 = (int32_t)(w * 16), r1 = r0 + 16 < a->rows ? r0 + 16 : a->rows;
+        if (fig[w].longest <= WHOLE_ROW_MAX && fig[w].blocks > 0 &&
+            (double)fig[w].tc_nnz < d * (double)fig[w].blocks)
             for (int32_t r = r0; r < r1; r++)
                 res[r] = a->rowptr[r + 1] > a->rowptr[r];
     }
+    free(fig);
     free(L);
 }
 

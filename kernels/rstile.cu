@@ -367,6 +367,37 @@ static __device__ __forceinline__ uint32_t b_frag_f32(const rs_args &a, int32_t 
     return pack_half2(__float2half_rn(x), __float2half_rn(y));
 }
 
+/* Two rows of B, col0 and col1, at the lane's four columns c .. c + 3 of
+   the panel (items.cuh's tc_load_b4: 16 bytes at a time when vec); a dummy
+   column (< 0) reads nothing and gives zeros. Loading and packing are two
+   steps so that pair_mul issues all its loads before its first conversion:
+   the item kernels were 4-5% slower with each pair of rows packed as soon
+   as it was loaded (bench/NOTES.md, step 19). */
+typedef struct b_rows {
+    float4 x, y;
+} b_rows;
+
+static __device__ __forceinline__ b_rows b_rows_load(const float *__restrict__ B, int32_t n,
+                                                     int32_t col0, int32_t col1, int32_t c,
+                                                     bool vec)
+{
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    b_rows r;
+    r.x = col0 >= 0 ? tc_load_b4(B, col0, c, n, vec) : zero;
+    r.y = col1 >= 0 ? tc_load_b4(B, col1, c, n, vec) : zero;
+    return r;
+}
+
+/* The four fp16 B fragments of r in tc_acc_row's mapping: fragment q holds
+   column c + q of the two rows. */
+static __device__ __forceinline__ void b_frags_mapped(const b_rows &r, uint32_t bf[4])
+{
+    bf[0] = pack_half2(__float2half_rn(r.x.x), __float2half_rn(r.y.x));
+    bf[1] = pack_half2(__float2half_rn(r.x.y), __float2half_rn(r.y.y));
+    bf[2] = pack_half2(__float2half_rn(r.x.z), __float2half_rn(r.y.z));
+    bf[3] = pack_half2(__float2half_rn(r.x.w), __float2half_rn(r.y.w));
+}
+
 /* What tc-fly reads of block b before the block's values and B: its
    bitmap, where its values start, and the lane's two column ids. */
 typedef struct fly_meta {
@@ -401,7 +432,6 @@ static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int p
 {
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
     const bool vec = a.n % 4 == 0;
-    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (lo >= hi)
         return;
     fly_meta m = fly_meta_of<VAL>(a, lo, tig);
@@ -409,13 +439,7 @@ static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int p
         const fly_meta next = b + 1 < hi ? fly_meta_of<VAL>(a, b + 1, tig) : m;
         uint32_t bf[NT];
         if constexpr (NT == 4) {
-            const int32_t c = panel * 32 + 4 * gid;
-            const float4 x = m.c0 >= 0 ? tc_load_b4(a.B, m.c0, c, a.n, vec) : zero;
-            const float4 y = m.c1 >= 0 ? tc_load_b4(a.B, m.c1, c, a.n, vec) : zero;
-            bf[0] = pack_half2(__float2half_rn(x.x), __float2half_rn(y.x));
-            bf[1] = pack_half2(__float2half_rn(x.y), __float2half_rn(y.y));
-            bf[2] = pack_half2(__float2half_rn(x.z), __float2half_rn(y.z));
-            bf[3] = pack_half2(__float2half_rn(x.w), __float2half_rn(y.w));
+            b_frags_mapped(b_rows_load(a.B, a.n, m.c0, m.c1, panel * 32 + 4 * gid, vec), bf);
         } else {
             for (int t = 0; t < NT; t++)
                 bf[t] = b_frag_f32(a, m.c0, m.c1, panel * 8 * NT + 8 * t + gid);
@@ -604,22 +628,14 @@ static __device__ __forceinline__ void pair_mul(const rs_item_args &a, const pai
                                                 int32_t c0, bool vec, float acc[4][4])
 {
     const int gid = (threadIdx.x & 31) >> 2;
-    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float4 lo[2], hi[2];
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        lo[h] = m.cc[h].x >= 0 ? tc_load_b4(a.B, m.cc[h].x, c0 + 4 * gid, a.n, vec) : zero;
-        hi[h] = m.cc[h].y >= 0 ? tc_load_b4(a.B, m.cc[h].y, c0 + 4 * gid, a.n, vec) : zero;
-    }
-    const float l0[4] = { lo[0].x, lo[0].y, lo[0].z, lo[0].w };
-    const float h0[4] = { hi[0].x, hi[0].y, hi[0].z, hi[0].w };
-    const float l1[4] = { lo[1].x, lo[1].y, lo[1].z, lo[1].w };
-    const float h1[4] = { hi[1].x, hi[1].y, hi[1].z, hi[1].w };
+    const b_rows r0 = b_rows_load(a.B, a.n, m.cc[0].x, m.cc[0].y, c0 + 4 * gid, vec);
+    const b_rows r1 = b_rows_load(a.B, a.n, m.cc[1].x, m.cc[1].y, c0 + 4 * gid, vec);
+    uint32_t b0[4], b1[4];
+    b_frags_mapped(r0, b0);
+    b_frags_mapped(r1, b1);
 #pragma unroll
     for (int q = 0; q < 4; q++)
-        tc_mma_m16n8k16_f16(acc[q], m.af,
-                            pack_half2(__float2half_rn(l0[q]), __float2half_rn(h0[q])),
-                            pack_half2(__float2half_rn(l1[q]), __float2half_rn(h1[q])));
+        tc_mma_m16n8k16_f16(acc[q], m.af, b0[q], b1[q]);
 }
 
 /* What lane l holds of a run of count <= 32 residual nonzeros of one window

@@ -96,7 +96,6 @@
 #include "mma.cuh"
 #include "segments.h"
 #include "items.cuh"
-#include "divisor.h"
 
 #define WROWS TC_RSTILE_H_ROWS
 #define BCOLS TC_RSTILE_W_COLS
@@ -129,7 +128,7 @@ typedef struct rs_args {
     int64_t zero_blocks;        /* then of the zero part: groups of ZERO_SEGS
                                    segments of no blocks x panels */
     int64_t first_zero, nseg;   /* the segments of no blocks: seg[first_zero, nseg) */
-    tc_divisor panels;          /* panels of columns of C per segment */
+    int panels;                 /* panels of columns of C per segment */
     const uint64_t *bitmap;
     const int32_t *col;
     const int64_t *vstart;      /* where each block's values start (padded) */
@@ -140,7 +139,7 @@ typedef struct rs_args {
     const int32_t *res_col;
     const float *res_val;       /* NULL: pattern */
     int64_t res_threads;        /* residual rows x chunks */
-    tc_divisor chunks;          /* residual threads per row */
+    int chunks;                 /* residual threads per row */
     const float *B;
     const __half *B16;          /* "tc": B in fp16, ldb16 halves per row */
     int64_t ldb16;
@@ -534,8 +533,8 @@ static __device__ __forceinline__ void res_b_fma(float v, uint4 raw, float *acc)
 template <int HALF> static __device__ void residual_thread(const rs_args &a, int64_t t)
 {
     constexpr int W = HALF ? 8 : 4;
-    const int64_t r = t >> 32 ? t / a.chunks.d : tc_div((uint32_t)t, a.chunks);
-    const int32_t c0 = (int32_t)(t - r * a.chunks.d) * W;
+    const int64_t r = t / a.chunks;
+    const int32_t c0 = (int32_t)(t % a.chunks) * W;
     float acc[W];
     for (int j = 0; j < W; j++)
         acc[j] = 0.0f;
@@ -573,7 +572,7 @@ typedef struct rs_item_args {
     const void *items;          /* tc_item<W> */
     int panels;                 /* of TC_ITEM_PANEL columns of C */
     int group;                  /* panels per thread block (item_group) */
-    tc_divisor groups;          /* thread blocks per item: panels / group, rounded up */
+    int groups;                 /* thread blocks per item: panels / group, rounded up */
     int parts;                  /* bit PART_TC, bit PART_RESIDUAL: what runs */
     const uint64_t *bitmap;
     const int32_t *col;
@@ -727,10 +726,8 @@ __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
     __shared__ __align__(16) float tile[W][TC_ITEM_ROWS][TC_ITEM_PITCH];
     __shared__ int s_win[W], s_last;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const uint32_t item = tc_div(blockIdx.x, a.groups);
-    const tc_item<W> *it = (const tc_item<W> *)a.items + item;
-    const int p0 = (int)tc_mod(blockIdx.x, item, a.groups) * a.group,
-              p1 = min(p0 + a.group, a.panels);
+    const tc_item<W> *it = (const tc_item<W> *)a.items + blockIdx.x / a.groups;
+    const int p0 = (int)(blockIdx.x % a.groups) * a.group, p1 = min(p0 + a.group, a.panels);
     const bool vec = a.n % 4 == 0, tc = (a.parts >> PART_TC) & 1,
                res = (a.parts >> PART_RESIDUAL) & 1;
     if (LONG && it->ranged) {
@@ -827,9 +824,8 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
 {
     constexpr int PW = panel_width<MODE, NT>();
     const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
-    const uint32_t k = tc_div((uint32_t)u, a.panels);
-    const tc_seg s = a.seg[k];
-    const int panel = (int)tc_mod((uint32_t)u, k, a.panels);
+    const tc_seg s = a.seg[u / a.panels];
+    const int panel = (int)(u % a.panels);
     int64_t lo, hi;
     tc_seg_warp_range(s, &lo, &hi);
     float *part = (float *)smem;                            /* [warps][16][PW] */
@@ -889,9 +885,8 @@ template <int PW> static __device__ void zero_block(const rs_args &a, int64_t z)
     constexpr int Q = PW / 4;
     static_assert(ZERO_SEGS <= 32, "zero_block: a lane per segment of the group");
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    const uint32_t g = tc_div((uint32_t)z, a.panels);
-    const int panel = (int)tc_mod((uint32_t)z, g, a.panels);
-    const int64_t k0 = a.first_zero + (int64_t)g * ZERO_SEGS;
+    const int panel = (int)(z % a.panels);
+    const int64_t k0 = a.first_zero + z / a.panels * ZERO_SEGS;
     const int count = (int)min((int64_t)ZERO_SEGS, a.nseg - k0);
     int32_t row0 = 0;
     uint32_t mask = 0;
@@ -1013,11 +1008,10 @@ static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, floa
 {
     rs_args a;
     memset(&a, 0, sizeof a);
-    const int64_t panels = v == V_CUDA ? ceil_div(p->base.n, CUDA_PANEL) : tc_panels(p, v);
-    a.panels = tc_divisor_of((uint32_t)panels);
+    a.panels = (int)(v == V_CUDA ? ceil_div(p->base.n, CUDA_PANEL) : tc_panels(p, v));
     if ((parts >> PART_TC) & 1) {
-        a.tc_blocks = (p->nseg - p->nzero) * panels;
-        a.zero_blocks = ceil_div(p->nzero, ZERO_SEGS) * panels;
+        a.tc_blocks = (p->nseg - p->nzero) * a.panels;
+        a.zero_blocks = ceil_div(p->nzero, ZERO_SEGS) * a.panels;
     }
     a.first_zero = p->nseg - p->nzero;
     a.nseg = p->nseg;
@@ -1031,9 +1025,8 @@ static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, floa
     a.res_off = p->res_off;
     a.res_col = p->res_col;
     a.res_val = p->res_val;
-    const int64_t chunks = ceil_div(p->base.n, v == V_TC ? 8 : 4);
-    a.chunks = tc_divisor_of((uint32_t)chunks);
-    a.res_threads = (parts >> PART_RESIDUAL) & 1 ? p->nres_rows * chunks : 0;
+    a.chunks = (int)ceil_div(p->base.n, v == V_TC ? 8 : 4);
+    a.res_threads = (parts >> PART_RESIDUAL) & 1 ? p->nres_rows * a.chunks : 0;
     a.B = B;
     a.B16 = p->B16;
     a.ldb16 = p->ldb16;
@@ -1123,8 +1116,7 @@ static tc_status run_item(rs_plan *p, const tc_item_set *s, int parts, const flo
         return TC_OK;
     const int group = item_group(p, s->nitem, W, LONG);
     rs_item_args a = { s->item, (int)item_panels(p), group,
-                       tc_divisor_of((uint32_t)ceil_div(item_panels(p), group)), parts,
-                       p->bitmap, p->col,
+                       (int)ceil_div(item_panels(p), group), parts, p->bitmap, p->col,
                        p->vstart, p->val, p->row_scale, p->res_lrow, p->res_col, p->res_val,
                        s->ws, s->counters, B, C, p->base.rows, p->base.n };
     const unsigned grid = (unsigned)item_grid(p, s->nitem, group);
@@ -1359,7 +1351,7 @@ static int run_for(const rs_plan *p, int v)
     const int64_t grid = a.tc_blocks + a.zero_blocks;
     if (grid < 3 * sms)
         return 1;
-    if ((v == V_TC || v == V_TC_F32) && p->nt[v] == 8 && a.panels.d > 1 && grid >= 16 * sms)
+    if ((v == V_TC || v == V_TC_F32) && p->nt[v] == 8 && a.panels > 1 && grid >= 16 * sms)
         return 8;
     return 4;
 }

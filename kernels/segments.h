@@ -81,16 +81,12 @@ static __device__ __forceinline__ void tc_seg_putv(const tc_seg &s, float *C, in
 }
 
 /* The thread block's warps split the segment's blocks into consecutive
-   runs, one each: warp w's is [*lo, *hi). Every kernel launches a power
-   of two of warps, and a shift spares the first loads of each warp the
-   wait on an integer division (kernels/divisor.h says why that matters). */
+   runs, one each: warp w's is [*lo, *hi). */
 static __device__ __forceinline__ void tc_seg_warp_range(const tc_seg &s, int64_t *lo,
                                                          int64_t *hi)
 {
     const int warps = blockDim.x / 32, w = threadIdx.x / 32;
-    const int64_t per = (warps & (warps - 1)) == 0
-                            ? ((int64_t)s.nblocks + warps - 1) >> (__ffs(warps) - 1)
-                            : ((int64_t)s.nblocks + warps - 1) / warps;
+    const int64_t per = (s.nblocks + warps - 1) / warps;
     *lo = min(s.block + w * per, s.block + s.nblocks);
     *hi = min(*lo + per, s.block + s.nblocks);
 }

@@ -121,20 +121,6 @@ static const char *const part_names[NPARTS] = { "tc_block", "residual" };
 #define CUDA_PANEL 32
 
 /* Everything a launch reads, passed by value. */
-/* What tc-fly's warp w of TC segment k needs of its first block, in
-   fly_first[k * warps + w] (zeros for a warp without blocks): a copy of
-   the block's bitmap, where its values start and its column ids. A warp
-   reads it in the same round trip as its segment, instead of reading the
-   block's own arrays once the segment has said which block is first
-   (bench/NOTES.md, step 19). 64 bytes, so that the bitmap is one 16-byte
-   load. */
-typedef struct __align__(16) fly_first {
-    uint64_t w0, w1;
-    int64_t v0;
-    int32_t col[BCOLS];
-    int64_t pad;
-} fly_first;
-
 typedef struct rs_args {
     const tc_seg *seg;
     int64_t tc_blocks;          /* thread blocks of the TC part: segments with
@@ -142,7 +128,6 @@ typedef struct rs_args {
     int64_t zero_blocks;        /* then of the zero part: groups of ZERO_SEGS
                                    segments of no blocks x panels */
     int64_t first_zero, nseg;   /* the segments of no blocks: seg[first_zero, nseg) */
-    const fly_first *fly_first; /* tc-fly: each warp's first block */
     int panels;                 /* panels of columns of C per segment */
     const uint64_t *bitmap;
     const int32_t *col;
@@ -433,32 +418,6 @@ static __device__ __forceinline__ fly_meta fly_meta_of(const rs_args &a, int64_t
     return m;
 }
 
-/* What fly_first holds for warp w of TC segment k, as fly_meta_of would
-   give it for the warp's first block. The loads are volatile so that they
-   are issued where the kernel asks, before the segment's: as plain loads,
-   used only past the warp's test for an empty run, the compiler moved
-   them behind that test, and so behind the segment. */
-template <bool VAL>
-static __device__ __forceinline__ fly_meta fly_first_of(const rs_args &a, int64_t k, int w,
-                                                        int tig)
-{
-    const fly_first *f = a.fly_first + k * (blockDim.x / 32) + w;
-    fly_meta m;
-    unsigned long long w0, w1, v0 = 0;
-    int c0, c1;
-    asm volatile("ld.global.nc.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(&f->w0));
-    if (VAL)
-        asm volatile("ld.global.nc.u64 %0, [%1];" : "=l"(v0) : "l"(&f->v0));
-    asm volatile("ld.global.nc.v2.s32 {%0, %1}, [%2];" : "=r"(c0), "=r"(c1)
-                 : "l"(&f->col[2 * tig]));
-    m.w0 = w0;
-    m.w1 = w1;
-    m.v0 = (int64_t)v0;
-    m.c0 = c0;
-    m.c1 = c1;
-    return m;
-}
-
 /* Block b's metadata comes one block ahead: its loads are issued before
    block b - 1's loads of B and values, and have arrived when block b needs
    them, so that a block waits on one round trip instead of two. At NT = 4
@@ -469,13 +428,13 @@ static __device__ __forceinline__ fly_meta fly_first_of(const rs_args &a, int64_
    8; tc_block stores it so). */
 template <int NT, bool VAL>
 static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
-                                 const fly_meta &first, float acc[NT][4])
+                                 float acc[NT][4])
 {
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
     const bool vec = a.n % 4 == 0;
     if (lo >= hi)
         return;
-    fly_meta m = first;
+    fly_meta m = fly_meta_of<VAL>(a, lo, tig);
     for (int64_t b = lo; b < hi; b++) {
         const fly_meta next = b + 1 < hi ? fly_meta_of<VAL>(a, b + 1, tig) : m;
         uint32_t bf[NT];
@@ -865,12 +824,7 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
 {
     constexpr int PW = panel_width<MODE, NT>();
     const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
-    const int64_t k = u / a.panels;
-    /* tc-fly's first block, loaded before the segment (fly_first) */
-    fly_meta first = {};
-    if constexpr (MODE == V_TC_FLY)
-        first = fly_first_of<VAL>(a, k, w, lane & 3);
-    const tc_seg s = a.seg[k];
+    const tc_seg s = a.seg[u / a.panels];
     const int panel = (int)(u % a.panels);
     int64_t lo, hi;
     tc_seg_warp_range(s, &lo, &hi);
@@ -893,7 +847,7 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
             st *stg = (st *)(part + tile_floats<MODE, NT>(warps)) + STAGES * w;
             tc_range<NT, VAL, MODE == V_TC_F32>(a, lo, hi, panel, stg, acc);
         } else {
-            fly_range<NT, VAL>(a, lo, hi, panel, first, acc);
+            fly_range<NT, VAL>(a, lo, hi, panel, acc);
         }
         if (VAL)
             tc_frag_scale<NT>(acc, sc);
@@ -988,7 +942,6 @@ typedef struct rs_plan {
     tc_seg *seg;
     int64_t nsplit;             /* segments of split windows, first in seg */
     int64_t nzero;              /* segments of no blocks, last in seg */
-    fly_first *fly_first;       /* tc-fly: each warp's first block */
     uint64_t *bitmap;
     int32_t *col;
     int64_t *vstart;
@@ -1063,7 +1016,6 @@ static rs_args args_for(const rs_plan *p, int v, int parts, const float *B, floa
     a.first_zero = p->nseg - p->nzero;
     a.nseg = p->nseg;
     a.seg = p->seg;
-    a.fly_first = p->fly_first;
     a.bitmap = p->bitmap;
     a.col = p->col;
     a.vstart = p->vstart;
@@ -1218,7 +1170,6 @@ static void rs_free(tc_kplan *base)
         return;
     tc_gpu *g = p->base.gpu;
     tc_gpu_free(g, p->seg);
-    tc_gpu_free(g, p->fly_first);
     tc_gpu_free(g, p->bitmap);
     tc_gpu_free(g, p->col);
     tc_gpu_free(g, p->vstart);
@@ -1405,37 +1356,6 @@ static int run_for(const rs_plan *p, int v)
     return 4;
 }
 
-/* tc-fly's fly_first, uploaded: for warp w of TC segment k (the first
-   nseg - nzero of seg, in device order), with the warps tc-fly launches, a
-   copy of its first block's bitmap, value start and column ids. */
-static tc_status upload_fly_first(rs_plan *p, const tc_rstile *m, const tc_seg *seg,
-                                  const int64_t *vstart, tc_error *err)
-{
-    const int warps = p->warps[V_TC_FLY];
-    const int64_t nseg = p->nseg - p->nzero;
-    fly_first *f = (fly_first *)tc_calloc_array(nseg * warps + 1, sizeof *f, err);
-    if (!f)
-        return TC_ERR_NOMEM;
-    for (int64_t k = 0; k < nseg; k++)
-        for (int w = 0; w < warps; w++) {
-            int64_t b, hi;
-            tc_seg_run(seg[k], warps, w, &b, &hi);
-            if (b == hi)
-                continue;
-            fly_first *d = &f[k * warps + w];
-            d->w0 = m->bitmap[2 * b];
-            d->w1 = m->bitmap[2 * b + 1];
-            d->v0 = vstart[b];
-            memcpy(d->col, m->col_id + b * BCOLS, sizeof d->col);
-        }
-    tc_status st = tc_gpu_upload_new(p->base.gpu, f, nseg * warps * (int64_t)sizeof *f,
-                                     (void **)&p->fly_first, err);
-    free(f);
-    return st;
-}
-
-/* The format's arrays on the device, and each variant's warps per TC
-   thread block (segment_warps, from the device segments' counts). */
 static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;
@@ -1448,12 +1368,8 @@ static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
         return TC_ERR_NOMEM;
     const int64_t nv = vstart[m->nblocks];
     tc_status st = build_segments(m, &seg, &p->nseg, &p->nsplit, &p->nzero, err);
-    for (int v = 0; v < NVARIANTS && st == TC_OK; v++)
-        p->warps[v] = segment_warps(m, run_for(p, v));
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, seg, p->nseg * (int64_t)sizeof *seg, (void **)&p->seg, err);
-    if (st == TC_OK)
-        st = upload_fly_first(p, m, seg, vstart, err);
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, m->bitmap, m->nblocks * 16, (void **)&p->bitmap, err);
     if (st == TC_OK)
@@ -1579,6 +1495,8 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->base.part_nnz[PART_TC] = r->value_offset[r->nblocks];
     p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
     tc_status st = upload(p, r, err);
+    for (int v = 0; v < NVARIANTS && st == TC_OK; v++)
+        p->warps[v] = segment_warps(r, run_for(p, v));
     if (st == TC_OK)
         st = items_index(p, r, err);
     if (st != TC_OK) {

@@ -80,22 +80,15 @@ static __device__ __forceinline__ void tc_seg_putv(const tc_seg &s, float *C, in
 #endif
 }
 
-/* `warps` warps split the segment's blocks into consecutive runs, one
-   each: warp w's is [*lo, *hi) (empty for the last warps when there are
-   fewer blocks than warps). On the host too, for data laid out per warp. */
-static __host__ __device__ __forceinline__ void tc_seg_run(const tc_seg &s, int warps, int w,
-                                                           int64_t *lo, int64_t *hi)
-{
-    const int64_t per = (s.nblocks + warps - 1) / warps, end = s.block + s.nblocks;
-    *lo = s.block + w * per < end ? s.block + w * per : end;
-    *hi = *lo + per < end ? *lo + per : end;
-}
-
-/* The run of this warp of the thread block (tc_seg_run). */
+/* The thread block's warps split the segment's blocks into consecutive
+   runs, one each: warp w's is [*lo, *hi). */
 static __device__ __forceinline__ void tc_seg_warp_range(const tc_seg &s, int64_t *lo,
                                                          int64_t *hi)
 {
-    tc_seg_run(s, blockDim.x / 32, threadIdx.x / 32, lo, hi);
+    const int warps = blockDim.x / 32, w = threadIdx.x / 32;
+    const int64_t per = (s.nblocks + warps - 1) / warps;
+    *lo = min(s.block + w * per, s.block + s.nblocks);
+    *hi = min(*lo + per, s.block + s.nblocks);
 }
 
 /* A warp's NT mma C fragments (16 x 8 each, side by side) into its

@@ -418,7 +418,7 @@ __global__ void hold_kernel(volatile int *flags, unsigned long long timeout_ns)
 
 /* Runs b timed runs behind the holding kernel; ms gets their times. The hold
    is released on every path, so an error never leaves the GPU spinning. */
-static tc_status time_batch(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int *run, int b,
+static tc_status time_batch(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int b,
                             double *ms, int *held, tc_error *err)
 {
     g->hold[0] = 0;
@@ -429,7 +429,7 @@ static tc_status time_batch(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, in
     if (st == TC_OK)
         st = TC_CUDA(err, cudaEventRecord(g->ev[0], g->stream));
     for (int j = 0; j < b && st == TC_OK; j++) {
-        st = fn(ctx, (*run)++ % sets, err);
+        st = fn(ctx, (int)(g->runs++ % (uint64_t)sets), err);
         if (st == TC_OK)
             st = TC_CUDA(err, cudaEventRecord(g->ev[j + 1], g->stream));
     }
@@ -457,17 +457,16 @@ tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warm
     double *ms = (double *)tc_malloc_array(iters, sizeof *ms, err);
     if (!ms)
         return TC_ERR_NOMEM;
-    int run = 0;
     tc_status st = TC_OK;
     t->held = 1;
-    while (run < warmup && st == TC_OK)
-        st = fn(ctx, run++ % sets, err);
+    for (int w = 0; w < warmup && st == TC_OK; w++)
+        st = fn(ctx, (int)(g->runs++ % (uint64_t)sets), err);
     for (int done = 0; done < iters && st == TC_OK; done += TC_TIMING_BATCH) {
         const int b = iters - done < TC_TIMING_BATCH ? iters - done : TC_TIMING_BATCH;
-        st = time_batch(g, fn, ctx, sets, &run, b, ms + done, &t->held, err);
+        st = time_batch(g, fn, ctx, sets, b, ms + done, &t->held, err);
     }
     if (st == TC_OK) {
-        t->last_set = (run - 1) % sets;
+        t->last_set = (int)((g->runs - 1) % (uint64_t)sets);
         tc_dist_compute(&t->ms, ms, iters);
     }
     free(ms);

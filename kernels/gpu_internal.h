@@ -27,6 +27,13 @@ struct tc_gpu {
        waiting */
     volatile int *hold;
     int *hold_dev;
+    /* Runs tc_gpu_time has launched on g: each timing takes the operand sets
+       in turn from where the previous one stopped, so that every run finds
+       the sets least recently used. Restarting at set 0 gave every timing
+       after the first the same few sets, still in L2 when their B and C are
+       small (with 110 runs, sets under 2 MB), and not after the poisoning of
+       C: tcmul timed the chosen variant cold and cuSPARSE warm. */
+    uint64_t runs;
 };
 
 /* TC_OK for cudaSuccess, else TC_ERR_CUDA with "call: error string";

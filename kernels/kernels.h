@@ -114,7 +114,10 @@ typedef struct tc_gpu_timing {
 } tc_gpu_timing;
 
 /* Runs fn warmup times, then iters times with a CUDA event recorded between
-   consecutive runs; run i uses set i % sets. */
+   consecutive runs. The runs take the sets in turn, continuing from where
+   the previous tc_gpu_time on g stopped (whatever it timed, with however
+   many sets): the k-th run launched on g uses set k % sets, so that a
+   timing never starts on the sets the previous one has just left in L2. */
 tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
                       int iters, tc_gpu_timing *t, tc_error *err);
 /* Device-to-device copy bandwidth of a large buffer (GB/s, bytes read plus

@@ -75,6 +75,9 @@ tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err)
 tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
+    if (k->nvariants < 1 || k->nvariants > TC_KERNEL_MAX_VARIANTS)
+        return tc_error_set(err, TC_ERR_ARG, "kernel %s: %d variants (1 to %d fit a plan)",
+                            k->format, k->nvariants, TC_KERNEL_MAX_VARIANTS);
     tc_kplan *p = NULL;
     tc_status st = k->prepare(g, m, a, o, &p, err);
     if (st != TC_OK)

@@ -31,7 +31,6 @@ columns="$BENCH_SPMM_COLUMNS
     variant=run.variant
     tc_ms=variants.tc_ms
     tc_fly_ms=variants.tc-fly_ms
-    tc_fly4_ms=variants.tc-fly4_ms
     tc_f32_ms=variants.tc-f32_ms
     tc_item_ms=variants.tc-item_ms
     tc_item8_ms=variants.tc-item8_ms

@@ -128,7 +128,7 @@ tc_status tc_gpu_copy_bandwidth(tc_gpu *g, double *gbs, tc_error *err);
 /* Kernels (registry in kernels/registry.c)                                  */
 /* ------------------------------------------------------------------------ */
 
-#define TC_KERNEL_MAX_VARIANTS 12
+#define TC_KERNEL_MAX_VARIANTS 8
 #define TC_KERNEL_MAX_PARTS 4
 
 typedef struct tc_kernel tc_kernel;

@@ -40,10 +40,6 @@
  *            ids loaded one block ahead; a warp takes at most 32 columns
  *            (variant_tiles). The residual reads float32 B (4 columns per
  *            thread and nonzero).
- *   "tc-fly4" tc-fly four blocks at a time: their bitmaps and column ids,
- *            then all their rows of B, then their mma (fly_burst), so that
- *            a warp's run of up to four blocks waits on two round trips
- *            instead of one per block; more registers than tc-fly.
  *   "tc-f32" tc's pipeline without its conversion launch: the stages hold
  *            the blocks' rows of the float32 B (twice tc's bytes per
  *            stage), rounded to fp16 as the B fragments are read out of
@@ -105,15 +101,13 @@
 #define BCOLS TC_RSTILE_W_COLS
 
 enum {
-    V_TC, V_TC_FLY, V_TC_FLY4, V_TC_F32, V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG,
-    V_CUDA, NVARIANTS
+    V_TC, V_TC_FLY, V_TC_F32, V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG, V_CUDA,
+    NVARIANTS
 };
 static const char *const variant_names[NVARIANTS] = {
-    "tc", "tc-fly", "tc-fly4", "tc-f32", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long",
-    "cuda"
+    "tc", "tc-fly", "tc-f32", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
 };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 1, 1, 0 };
-static_assert(NVARIANTS <= TC_KERNEL_MAX_VARIANTS, "rstile: more variants than a plan times");
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 1, 0 };
 /* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG, run the item sets of
    items.cuh in its order (tc_item_sets_build). */
 
@@ -456,62 +450,6 @@ static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int p
         for (int t = 0; t < NT; t++)
             tc_mma_m16n8k8_f16(acc[t], a0, a1, bf[t]);
         m = next;
-    }
-}
-
-/* Blocks whose loads tc-fly4 has in flight at once. */
-#define FLY_BURST 4
-
-/* "tc-fly4": tc-fly's tile walk, FLY_BURST blocks at a time: the metadata
-   of all of them in one round trip, then all their rows of B (and values),
-   then their mma. A warp whose run is at most FLY_BURST blocks waits on two
-   round trips in all, where tc-fly waits on one per block. That chain is
-   most of the time of a small matrix: on an H100, moving the rows of B that
-   4elt's 6,026 blocks name into its 976 windows took 8.5 us with each
-   warp's blocks one after another and 7.3 with all of a window's in flight
-   (bench/NOTES.md, step 20). The price is the registers of four blocks,
-   which cost occupancy on large matrices; tc-fly takes those. */
-template <int NT, bool VAL>
-static __device__ void fly_burst(const rs_args &a, int64_t lo, int64_t hi, int panel,
-                                 float acc[NT][4])
-{
-    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
-    const bool vec = a.n % 4 == 0;
-    for (int64_t b0 = lo; b0 < hi; b0 += FLY_BURST) {
-        const int count = (int)min((int64_t)FLY_BURST, hi - b0);
-        fly_meta m[FLY_BURST];
-#pragma unroll
-        for (int k = 0; k < FLY_BURST; k++)
-            if (k < count)
-                m[k] = fly_meta_of<VAL>(a, b0 + k, tig);
-        uint32_t bf[FLY_BURST][NT];
-        if constexpr (NT == 4) {
-            b_rows r[FLY_BURST];
-#pragma unroll
-            for (int k = 0; k < FLY_BURST; k++)
-                if (k < count)
-                    r[k] = b_rows_load(a.B, a.n, m[k].c0, m[k].c1, panel * 32 + 4 * gid, vec);
-#pragma unroll
-            for (int k = 0; k < FLY_BURST; k++)
-                if (k < count)
-                    b_frags_mapped(r[k], bf[k]);
-        } else {
-#pragma unroll
-            for (int k = 0; k < FLY_BURST; k++)
-                if (k < count)
-                    for (int t = 0; t < NT; t++)
-                        bf[k][t] = b_frag_f32(a, m[k].c0, m[k].c1, panel * 8 * NT + 8 * t + gid);
-        }
-#pragma unroll
-        for (int k = 0; k < FLY_BURST; k++) {
-            if (k >= count)
-                break;
-            const __half *v = VAL ? a.val + m[k].v0 : NULL;
-            const uint32_t a0 = a_pair(m[k].w0, 8 * gid + 2 * tig, 0, v);
-            const uint32_t a1 = a_pair(m[k].w1, 8 * gid + 2 * tig, __popcll(m[k].w0), v);
-            for (int t = 0; t < NT; t++)
-                tc_mma_m16n8k8_f16(acc[t], a0, a1, bf[k][t]);
-        }
     }
 }
 
@@ -908,15 +846,13 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
             typedef stage<NT, MODE == V_TC_F32> st;
             st *stg = (st *)(part + tile_floats<MODE, NT>(warps)) + STAGES * w;
             tc_range<NT, VAL, MODE == V_TC_F32>(a, lo, hi, panel, stg, acc);
-        } else if constexpr (MODE == V_TC_FLY4) {
-            fly_burst<NT, VAL>(a, lo, hi, panel, acc);
         } else {
             fly_range<NT, VAL>(a, lo, hi, panel, acc);
         }
         if (VAL)
             tc_frag_scale<NT>(acc, sc);
         /* tc-fly's 32 columns come in tc_acc_row's layout (fly_range) */
-        constexpr bool ROWS = (MODE == V_TC_FLY || MODE == V_TC_FLY4) && NT == 4;
+        constexpr bool ROWS = MODE == V_TC_FLY && NT == 4;
         if (warps == 1) {
             tc_seg_store_frags<NT, ROWS>(s, acc, panel * PW, a.C, a.rows, a.n);
             return;
@@ -968,17 +904,16 @@ template <int PW> static __device__ void zero_block(const rs_args &a, int64_t z)
     }
 }
 
-/* MODE: V_TC, V_TC_FLY, V_TC_FLY4, V_TC_F32 or V_CUDA; NT: n-tiles of 8
-   columns per TC block (1 for V_CUDA, whose blocks take CUDA_PANEL
-   columns); VAL: the TC values are read (false: a pattern matrix, every
-   value 1, so that the tensor-core modes load no value offsets and no
-   values at all; V_CUDA reads them when a.val says so). Thread blocks
-   below tc_blocks run the TC part, the next zero_blocks the zero part,
-   the others the residual part. (The residual first was tried, step 17 of
-   bench/NOTES.md: it shortens the tail where windows with long rows go
-   whole among TC windows, which min_density's test on the whole matrix
-   makes rare, and cost 1-5% where the residual is the row partition's
-   short rows.) */
+/* MODE: V_TC, V_TC_FLY, V_TC_F32 or V_CUDA; NT: n-tiles of 8 columns per
+   TC block (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the
+   TC values are read (false: a pattern matrix, every value 1, so that tc,
+   tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
+   reads them when a.val says so). Thread blocks below tc_blocks run the TC
+   part, the next zero_blocks the zero part, the others the residual part.
+   (The residual first was tried, step 17 of bench/NOTES.md: it shortens
+   the tail where windows with long rows go whole among TC windows, which
+   min_density's test on the whole matrix makes rare, and cost 1-5% where
+   the residual is the row partition's short rows.) */
 template <int MODE, int NT, bool VAL>
 __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
 {
@@ -1049,7 +984,7 @@ static int tiles_for(int32_t n, int64_t nblocks, int sm_count)
 }
 
 /* Variant v's n-tiles per TC warp: as tiles_for says, except that tc-fly
-   and tc-fly4 take 32 columns at most. Its B fragments come straight from the
+   takes 32 columns at most. Its B fragments come straight from the
    float32 B in global memory, 16 loads per lane and block at 64 columns,
    and panels of 32 give twice the thread blocks: with 64 it was slower on
    every matrix of step 18 (bench/NOTES.md; H100: ca-CondMat at n = 128
@@ -1058,7 +993,7 @@ static int tiles_for(int32_t n, int64_t nblocks, int sm_count)
 static int variant_tiles(int v, int32_t n, int64_t nblocks, int sm_count)
 {
     const int nt = tiles_for(n, nblocks, sm_count);
-    return (v == V_TC_FLY || v == V_TC_FLY4) && nt > 4 ? 4 : nt;
+    return v == V_TC_FLY && nt > 4 ? 4 : nt;
 }
 
 /* Panels of variant v's TC warp (8 nt columns of C) per segment. */
@@ -1213,7 +1148,6 @@ static tc_status run_parts(rs_plan *p, int parts, const float *B, float *C, tc_e
     switch (v) {
     case V_TC: return launch_mode<V_TC>(a, nt, warps, (unsigned)grid, s, err);
     case V_TC_FLY: return launch_mode<V_TC_FLY>(a, nt, warps, (unsigned)grid, s, err);
-    case V_TC_FLY4: return launch_mode<V_TC_FLY4>(a, nt, warps, (unsigned)grid, s, err);
     case V_TC_F32: return launch_mode<V_TC_F32>(a, nt, warps, (unsigned)grid, s, err);
     default: return launch<V_CUDA, 1, true>(a, warps, (unsigned)grid, s, err);
     }
@@ -1406,8 +1340,8 @@ static int segment_warps(const tc_rstile *m, int run)
      musae_github 137 -> 123 us, twitch_DE 59 -> 52; and slower with fewer
      thread blocks: wiki-Vote at n = 256, 1,628, 27 -> 29 us). Not with one
      panel (step 18: gupta2 at n = 64, tc 54.9 -> 58.2 us) nor at NT = 4
-     (musae_github at n = 32, tc 23.8 -> 29.4). tc-fly, tc-fly4 and cuda,
-     whose warps wait on each block's (or burst's) B in turn, keep runs of 4 there
+     (musae_github at n = 32, tc 23.8 -> 29.4). tc-fly and cuda, whose
+     warps wait on each block's B in turn, keep runs of 4 there
      (email-Enron at n = 256, step 13: 92 -> 98 us).
    - Else runs of 4. */
 static int run_for(const rs_plan *p, int v)

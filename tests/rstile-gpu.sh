@@ -92,7 +92,7 @@ awk 'BEGIN {
             printf "%d %d %.4f\n", i + 1, (len[i] == 1 ? 2000 + i % 1000 : int(i / 16) * 16 + (j * 3 + i) % 16) + 1,
                    ((i * 7919 + j * 104729) % 2001 - 1000) / 1000.0
 }' > "$T/gappy.mtx"
-variants="tc tc-fly tc-fly4 tc-f32 tc-item tc-item8 tc-item-long tc-item8-long cuda"
+variants="tc tc-fly tc-f32 tc-item tc-item8 tc-item-long tc-item8-long cuda"
 for v in $variants; do
     for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
         name=$(basename "$m" .mtx.gz)
@@ -132,7 +132,7 @@ for v in tc-item tc-item8 tc-item-long tc-item8-long; do
         "$T/longrow.mtx" --format rstile --variant $v --cols 64 --bench --iters 20
 done
 
-run_fails 2 "tcmul: --variant nope: the rstile kernel's variants are tc, tc-fly, tc-fly4, tc-f32, tc-item, tc-item8, tc-item-long, tc-item8-long, cuda" \
+run_fails 2 "tcmul: --variant nope: the rstile kernel's variants are tc, tc-fly, tc-f32, tc-item, tc-item8, tc-item-long, tc-item8-long, cuda" \
     "an unknown variant is named with the kernel's" -- \
     "$TCMUL" --device gpu --format rstile --variant nope --verify "$DATA/cora.mtx.gz" --cols 4
 
@@ -142,9 +142,9 @@ for t in 0 1 2 4 8 64; do
     "$TCCONV" -q -f rstile -p threshold=$t "$DATA/rajat01.mtx.gz" -o "$T/r.tcf.h5"
     verify_passes "rstile, threshold=$t, n=32" "$T/r.tcf.h5" --format rstile --cols 32
 done
-# (one block per segment: tc, tc-fly, tc-fly4 and tc-f32 run one warp per
-# thread block, which adds its fragments straight into C, two floats at once
-# where n is even)
+# (one block per segment: tc, tc-fly and tc-f32 run one warp per thread
+# block, which adds its fragments straight into C, two floats at once where
+# n is even)
 "$TCCONV" -q -f rstile -p split=1 "$DATA/bcsstk13.mtx.gz" -o "$T/s.tcf.h5"
 for v in $variants; do
     for n in 40 41; do
@@ -159,9 +159,8 @@ done
 inf_row0 "$DATA/rajat01.mtx.gz" --format rstile
 "$TCMUL" --device gpu --verify --tsv --format rstile "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
     > "$T/v.tsv"
-marks="$(figure variants tc_ms) $(figure variants tc-fly_ms) $(figure variants tc-fly4_ms)"
-marks="$marks $(figure variants tc-f32_ms) $(figure variants tc-item_ms)"
-is "$marks" "skipped skipped skipped skipped skipped" \
+marks="$(figure variants tc_ms) $(figure variants tc-fly_ms) $(figure variants tc-f32_ms)"
+is "$marks $(figure variants tc-item_ms)" "skipped skipped skipped skipped" \
     "rstile, B with an Inf: the tensor-core variants are skipped"
 is "$(figure run variant)" cuda "rstile, B with an Inf: cuda runs"
 

@@ -1,74 +1,58 @@
 /*
  * floor.cu: what the shape of a small SpMM costs before any multiply, timed
- * the way tcmul times kernels (bench/NOTES.md, rstile step 20). For a CSR
- * matrix of R rows in its stored order (the wjaccard order of a .tcf.h5)
- * and n = 32 columns of B and C in float32:
+ * by tcmul's own harness (tc_gpu_time over rotated operand sets: runs queued
+ * behind a holding kernel, a CUDA event between consecutive runs; bench/
+ * NOTES.md, rstile step 20). For a matrix (.tcf.h5, in its stored order, or
+ * Matrix Market) and n = 32 columns of B and C in float32:
  *   - empty:  a kernel of one thread block that does nothing;
  *   - copy:   C = B row by row, a warp per 16 rows, 16 bytes per lane, its
  *             rows read through an index array first (a segment's load);
  *   - chain:  copy with its row indices read through 1 or 2 more dependent
  *             loads of an index array (L2), or 1 or 2 more dependent loads
  *             of B rows (a TC block's rows waiting on the one before);
- *   - gather: the rows of B that the matrix's 16 x 8 TC blocks name (each
- *             window's distinct columns, in groups of 8, as rstile compacts
- *             them) summed into the window's 16 rows of C: a warp per
- *             window with all its blocks' loads in flight, the same one
- *             block after another, and two warps per window (as tc-fly)
- *             adding their halves in shared memory.
- * Every run takes the next of several copies of B and C (together past four
- * times the L2), as tc_gpu_time does; runs are queued behind a kernel that holds
- * the GPU until 64 are queued, with a CUDA event between consecutive runs;
- * the median, 10th and 90th percentile of 256 runs after 10 untimed ones.
+ *   - gather: the rows of B that the matrix's rstile TC blocks name (the
+ *             format built with its defaults: each segment's compacted
+ *             columns, 8 per block) summed into the segment's 16 rows of C:
+ *             a warp per segment with all its blocks' loads in flight, the
+ *             same one block after another, and two warps per segment (as
+ *             tc-fly) adding their halves in shared memory.
+ * The kernels write C only; nothing is verified (they multiply nothing).
  *
- *   floor INDPTR INDICES ROWS    (h5dump -b LE of /matrix/indptr, int64,
- *                                 and /matrix/indices, int32; bench/floor.sh)
+ *   floor MATRIX
  *
  * Prints one TSV row per kernel: name, thread blocks, threads per block,
- * median_us, p10_us, p90_us.
+ * median_us, p10_us, p90_us (of 256 runs after 10 untimed ones).
  */
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include <cuda_runtime.h>
 
-#define CK(x)                                                                    \
-    do {                                                                         \
-        cudaError_t e_ = (x);                                                    \
-        if (e_ != cudaSuccess) {                                                 \
-            fprintf(stderr, "floor: %s: %s\n", #x, cudaGetErrorString(e_));      \
-            exit(1);                                                             \
-        }                                                                        \
-    } while (0)
+#include "gpu_internal.h"
+#include "rstile.h"
 
-static const int N = 32, BATCH = 64, BATCHES = 4, WARMUP = 10;
-
-__global__ void hold(volatile int *flag)
-{
-    const long long t0 = clock64();
-    while (!flag[0] && clock64() - t0 < 4000000000LL) {
-    }
-}
+static const int N = 32, WARMUP = 10, ITERS = 256;
 
 __global__ void empty_kernel() {}
 
-/* Warp w: rows 16 w .. 16 w + 15, lane l their row 4 i + l / 8, columns
-   4 (l % 8) .. + 3; the source row read through idx, then L2X more times
-   through idx2, then BX more rows of B, each waiting on the one before. */
+/* Warp w: rows 16 w .. 16 w + 15 of C, lane l their row 4 i + l / 8,
+   columns 4 (l % 8) .. + 3; the row of B (of b_rows) read through idx,
+   then L2X more times through idx2, then BX more rows of B, each waiting
+   on the one before. */
 template <int L2X, int BX>
-__global__ void chain_copy(const int *idx, const int *idx2, const float *B, float *C, int rows)
+__global__ void chain_copy(const int *idx, const int *idx2, const float *B, float *C, int rows,
+                           int b_rows)
 {
     const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
     const int row = w * 16 + lane / 8, q = lane % 8;
     int src[4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
-        src[i] = row + 4 * i < rows ? idx[row + 4 * i] : -1;
+        src[i] = row + 4 * i < rows ? idx[row + 4 * i] % b_rows : -1;
 #pragma unroll
     for (int x = 0; x < L2X; x++)
 #pragma unroll
         for (int i = 0; i < 4; i++)
-            src[i] = src[i] >= 0 ? idx2[src[i]] : -1;
+            src[i] = src[i] >= 0 ? idx2[src[i]] % b_rows : -1;
     float4 v[4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
@@ -79,7 +63,7 @@ __global__ void chain_copy(const int *idx, const int *idx2, const float *B, floa
         const int dep = __float_as_int(v[0].x) & 0;    /* 0, once v[0] is in */
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            const int r = src[i] >= 0 ? (src[i] + 7919 * (x + 1) + dep) % rows : -1;
+            const int r = src[i] >= 0 ? (src[i] + 7919 * (x + 1) + dep) % b_rows : -1;
             const float4 u = r >= 0 ? *(const float4 *)(B + (size_t)r * N + 4 * q)
                                     : make_float4(0, 0, 0, 0);
             v[i].x += u.x, v[i].y += u.y, v[i].z += u.z, v[i].w += u.w;
@@ -91,23 +75,24 @@ __global__ void chain_copy(const int *idx, const int *idx2, const float *B, floa
             *(float4 *)(C + (size_t)(row + 4 * i) * N + 4 * q) = v[i];
 }
 
-/* Window win's blocks woff[win] .. woff[win + 1], 8 column ids each (-1:
-   padding). MODE 0: a warp per window, all its blocks' rows in flight
-   (MAX_BLOCKS at a time);
-   1: the same, one block after another; 2: two warps per window, a half
-   of its blocks each, added in shared memory. Lane l reads rows l / 8 and
-   l / 8 + 4 of each block at columns 4 (l % 8) .. + 3. */
+/* Segment k's blocks woff[k] .. woff[k + 1], 8 column ids each (-1:
+   padding), into rows row0[k] .. row0[k] + 15 of C (the segments of a
+   split window write the same rows: nothing here is verified). MODE 0: a
+   warp per segment, all its blocks' rows in flight (MAX_BLOCKS at a
+   time); 1: the same, one block after another; 2: two warps per segment,
+   a half of its blocks each, added in shared memory. Lane l reads rows
+   l / 8 and l / 8 + 4 of each block at columns 4 (l % 8) .. + 3. */
 #define MAX_BLOCKS 16
 template <int MODE>
-__global__ void gather(const int *woff, const int *cols, const float *B, float *C, int rows,
-                       int nwin)
+__global__ void gather(const int *woff, const int *row0, const int *cols, const float *B, float *C,
+                       int rows, int nseg)
 {
     __shared__ float4 half[32][2];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-    const int win = MODE == 2 ? blockIdx.x : blockIdx.x * (blockDim.x >> 5) + wib;
-    if (win >= nwin)
+    const int seg = MODE == 2 ? blockIdx.x : blockIdx.x * (blockDim.x >> 5) + wib;
+    if (seg >= nseg)
         return;
-    int b0 = woff[win], b1 = woff[win + 1];
+    int b0 = woff[seg], b1 = woff[seg + 1];
     if (MODE == 2) {
         const int mid = (b0 + b1 + 1) / 2;
         if (wib == 0)
@@ -159,129 +144,142 @@ __global__ void gather(const int *woff, const int *cols, const float *B, float *
     }
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-        const int row = win * 16 + r + 4 * j;
+        const int row = row0[seg] + r + 4 * j;
         if (row < rows)
             *(float4 *)(C + (size_t)row * N + 4 * q) = acc[j & 1];
     }
 }
 
-template <typename T> static std::vector<T> slurp(const char *path, size_t count)
+/* One kernel's launch on operand set `set` (tc_gpu_time's run). */
+typedef struct floor_run {
+    tc_gpu *g;
+    const tc_gpu_operands *o;
+    int kind, grid, block, rows, b_rows, nseg;
+    const int *idx, *woff, *row0, *cols;
+} floor_run;
+
+static tc_status launch(void *ctx, int set, tc_error *err)
 {
-    std::vector<T> v(count);
-    FILE *fp = fopen(path, "rb");
-    if (!fp || fread(v.data(), sizeof(T), count, fp) != count) {
-        fprintf(stderr, "floor: %s: cannot read %zu values of %zu bytes\n", path, count,
-                sizeof(T));
-        exit(1);
+    const floor_run *r = (const floor_run *)ctx;
+    const float *b = r->o->B[set];
+    float *c = r->o->C[set];
+    const cudaStream_t s = r->g->stream;
+    switch (r->kind) {
+    case 0: empty_kernel<<<1, 32, 0, s>>>(); break;
+    case 1: chain_copy<0, 0><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 2: chain_copy<1, 0><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 3: chain_copy<2, 0><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 4: chain_copy<0, 1><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 5: chain_copy<0, 2><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 6: gather<0><<<r->grid, r->block, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg); break;
+    case 7: gather<1><<<r->grid, r->block, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg); break;
+    default: gather<2><<<r->grid, r->block, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg);
     }
-    fclose(fp);
-    return v;
+    return TC_CUDA(err, cudaGetLastError());
+}
+
+/* A new device copy of the count ints at src (never a null array). */
+static tc_status upload(tc_gpu *g, const int32_t *src, int64_t count, int **dev, tc_error *err)
+{
+    tc_status st = tc_gpu_alloc(g, 4 * (count > 0 ? count : 1), (void **)dev, err);
+    return st == TC_OK && count > 0 ? tc_gpu_upload(g, *dev, src, 4 * count, err) : st;
+}
+
+static tc_status read_matrix(const char *path, tc_csr **a, tc_tcf **tcf, tc_error *err)
+{
+    if (!tc_h5_is_hdf5(path))
+        return tc_mtx_read(path, NULL, a, NULL, NULL, err);
+    tc_status st = tc_h5_read(path, 0, tcf, err);
+    if (st == TC_OK)
+        *a = (*tcf)->matrix;
+    return st;
+}
+
+static tc_status run(const char *path, tc_error *err)
+{
+    tc_csr *a = NULL;
+    tc_tcf *tcf = NULL;
+    tc_fmt *fmt = NULL;
+    tc_gpu *g = NULL;
+    tc_gpu_operands o = {};
+    int *idx = NULL, *woff = NULL, *row0 = NULL, *cols = NULL;
+    tc_params none = {};
+    tc_status st = read_matrix(path, &a, &tcf, err);
+    if (st == TC_OK)
+        st = tc_fmt_build(tc_format_find("rstile"), a, &none, &fmt, err);
+    if (st == TC_OK)
+        st = tc_gpu_open(0, &g, err);
+    const tc_rstile *rs = (const tc_rstile *)fmt;
+    std::vector<int> ident(a && a->rows ? a->rows : 1), seg_off;
+    for (int32_t i = 0; a && i < a->rows; i++)
+        ident[i] = i;
+    for (int64_t k = 0; st == TC_OK && k <= rs->nsegments; k++)
+        seg_off.push_back((int)rs->row_window_offset[k]);
+    if (st == TC_OK)
+        st = tc_gpu_operands_alloc(g, std::vector<float>((size_t)a->cols * N).data(), a->cols,
+                                   a->rows, N, 1, &o, err);
+    if (st == TC_OK)
+        st = upload(g, ident.data(), (int64_t)ident.size(), &idx, err);
+    if (st == TC_OK)
+        st = upload(g, seg_off.data(), (int64_t)seg_off.size(), &woff, err);
+    if (st == TC_OK)
+        st = upload(g, rs->row_window_id, rs->nsegments, &row0, err);
+    if (st == TC_OK)
+        st = upload(g, rs->col_id, rs->nblocks * 8, &cols, err);
+    /* no copy without rows of B to copy from */
+    const int warps = a && a->cols > 0 ? (int)((a->rows + 15) / 16) : 0;
+    const int nseg = (int)(rs ? rs->nsegments : 0);
+    const struct {
+        const char *name;
+        int grid, block;
+    } ks[] = {
+        { "empty", 1, 32 },
+        { "copy", warps, 32 },
+        { "copy, 1 more index load", warps, 32 },
+        { "copy, 2 more index loads", warps, 32 },
+        { "copy, 1 more dependent row of B", warps, 32 },
+        { "copy, 2 more dependent rows of B", warps, 32 },
+        { "gather, a warp per segment, all in flight", nseg, 32 },
+        { "gather, a warp per segment, one block after another", nseg, 32 },
+        { "gather, two warps per segment, halves in shared memory", nseg, 64 },
+    };
+    for (int k = 0; st == TC_OK && k < (int)(sizeof ks / sizeof ks[0]); k++) {
+        floor_run r = { g, &o, k, ks[k].grid, ks[k].block, a->rows, a->cols, nseg,
+                        idx, woff, row0, cols };
+        tc_gpu_timing t;
+        if (r.grid == 0)
+            continue;
+        st = tc_gpu_time(g, launch, &r, o.count, WARMUP, ITERS, &t, err);
+        if (st == TC_OK)
+            printf("%s\t%d\t%d\t%.3f\t%.3f\t%.3f\n", ks[k].name, r.grid, r.block,
+                   1e3 * t.ms.decile[5], 1e3 * t.ms.decile[1], 1e3 * t.ms.decile[9]);
+    }
+    if (g) {
+        tc_gpu_free(g, idx);
+        tc_gpu_free(g, woff);
+        tc_gpu_free(g, row0);
+        tc_gpu_free(g, cols);
+        tc_gpu_operands_free(g, &o);
+        tc_gpu_close(g);
+    }
+    tc_fmt_free(fmt);
+    if (tcf)
+        tc_tcf_free(tcf);
+    else
+        tc_csr_free(a);
+    return st;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: floor INDPTR INDICES ROWS\n");
+    if (argc != 2) {
+        fprintf(stderr, "usage: floor MATRIX\n");
         return 2;
     }
-    const int rows = atoi(argv[3]);
-    const std::vector<long long> ip = slurp<long long>(argv[1], (size_t)rows + 1);
-    const std::vector<int> ix = slurp<int>(argv[2], (size_t)ip[rows]);
-    /* rstile's compaction: each window's distinct columns, 8 per block */
-    std::vector<int> woff(1, 0), cols;
-    for (int w = 0; w < rows; w += 16) {
-        std::vector<int> s(ix.begin() + ip[w], ix.begin() + ip[std::min(w + 16, rows)]);
-        std::sort(s.begin(), s.end());
-        s.erase(std::unique(s.begin(), s.end()), s.end());
-        while (s.size() % 8)
-            s.push_back(-1);
-        cols.insert(cols.end(), s.begin(), s.end());
-        woff.push_back((int)(cols.size() / 8));
-    }
-    const int nwin = (int)woff.size() - 1, warps = nwin;
-    std::vector<int> ident(rows);
-    for (int i = 0; i < rows; i++)
-        ident[i] = i;
-    const size_t bytes = (size_t)rows * N * sizeof(float);
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    const int SETS = (int)std::max<size_t>(2, (4 * (size_t)prop.l2CacheSize + 2 * bytes - 1) /
-                                                  (2 * bytes));
-    float *B, *C;
-    int *idx, *d_woff, *d_cols, *flag_h, *flag_d;
-    CK(cudaMalloc(&B, bytes * SETS));
-    CK(cudaMalloc(&C, bytes * SETS));
-    CK(cudaMemset(B, 0, bytes * SETS));
-    CK(cudaMalloc(&idx, rows * sizeof(int)));
-    CK(cudaMemcpy(idx, ident.data(), rows * sizeof(int), cudaMemcpyHostToDevice));
-    CK(cudaMalloc(&d_woff, woff.size() * sizeof(int)));
-    CK(cudaMemcpy(d_woff, woff.data(), woff.size() * sizeof(int), cudaMemcpyHostToDevice));
-    CK(cudaMalloc(&d_cols, cols.size() * sizeof(int) + 4));
-    CK(cudaMemcpy(d_cols, cols.data(), cols.size() * sizeof(int), cudaMemcpyHostToDevice));
-    CK(cudaHostAlloc(&flag_h, sizeof(int), cudaHostAllocMapped));
-    CK(cudaHostGetDevicePointer(&flag_d, flag_h, 0));
-    cudaStream_t s;
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    cudaEvent_t ev[BATCH + 1];
-    for (int i = 0; i <= BATCH; i++)
-        CK(cudaEventCreate(&ev[i]));
-    struct kernel {
-        const char *name;
-        int grid, block, kind;
-    };
-    const kernel ks[] = {
-        { "empty", 1, 32, 0 },
-        { "copy", warps, 32, 1 },
-        { "copy, 1 more index load", warps, 32, 2 },
-        { "copy, 2 more index loads", warps, 32, 3 },
-        { "copy, 1 more dependent row of B", warps, 32, 4 },
-        { "copy, 2 more dependent rows of B", warps, 32, 5 },
-        { "gather, a warp per window, all in flight", nwin, 32, 6 },
-        { "gather, a warp per window, one block after another", nwin, 32, 7 },
-        { "gather, two warps per window, halves in shared memory", nwin, 64, 8 },
-    };
-    long run = 0;
-    for (const kernel &k : ks) {
-        auto launch = [&](int set) {
-            const float *b = B + (size_t)set * rows * N;
-            float *c = C + (size_t)set * rows * N;
-            switch (k.kind) {
-            case 0: empty_kernel<<<1, 32, 0, s>>>(); break;
-            case 1: chain_copy<0, 0><<<k.grid, k.block, 0, s>>>(idx, idx, b, c, rows); break;
-            case 2: chain_copy<1, 0><<<k.grid, k.block, 0, s>>>(idx, idx, b, c, rows); break;
-            case 3: chain_copy<2, 0><<<k.grid, k.block, 0, s>>>(idx, idx, b, c, rows); break;
-            case 4: chain_copy<0, 1><<<k.grid, k.block, 0, s>>>(idx, idx, b, c, rows); break;
-            case 5: chain_copy<0, 2><<<k.grid, k.block, 0, s>>>(idx, idx, b, c, rows); break;
-            case 6: gather<0><<<k.grid, k.block, 0, s>>>(d_woff, d_cols, b, c, rows, nwin); break;
-            case 7: gather<1><<<k.grid, k.block, 0, s>>>(d_woff, d_cols, b, c, rows, nwin); break;
-            default: gather<2><<<k.grid, k.block, 0, s>>>(d_woff, d_cols, b, c, rows, nwin);
-            }
-        };
-        std::vector<float> t;
-        for (int i = 0; i < WARMUP; i++)
-            launch((int)(run++ % SETS));
-        for (int b = 0; b < BATCHES; b++) {
-            flag_h[0] = 0;
-            __sync_synchronize();
-            hold<<<1, 1, 0, s>>>(flag_d);
-            CK(cudaEventRecord(ev[0], s));
-            for (int j = 0; j < BATCH; j++) {
-                launch((int)(run++ % SETS));
-                CK(cudaEventRecord(ev[j + 1], s));
-            }
-            __sync_synchronize();
-            flag_h[0] = 1;
-            CK(cudaStreamSynchronize(s));
-            for (int j = 0; j < BATCH; j++) {
-                float ms;
-                CK(cudaEventElapsedTime(&ms, ev[j], ev[j + 1]));
-                t.push_back(ms * 1000.0f);
-            }
-        }
-        CK(cudaGetLastError());
-        std::sort(t.begin(), t.end());
-        printf("%s\t%d\t%d\t%.3f\t%.3f\t%.3f\n", k.name, k.grid, k.block, t[t.size() / 2],
-               t[t.size() / 10], t[t.size() * 9 / 10]);
+    tc_error err;
+    if (run(argv[1], &err) != TC_OK) {
+        fprintf(stderr, "floor: %s: %s\n", argv[1], err.msg);
+        return 1;
     }
     return 0;
 }

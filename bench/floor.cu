@@ -23,6 +23,7 @@
  * Prints one TSV row per kernel: name, thread blocks, threads per block,
  * median_us, p10_us, p90_us (of 256 runs after 10 untimed ones).
  */
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -35,9 +36,9 @@ static const int N = 32, WARMUP = 10, ITERS = 256;
 __global__ void empty_kernel() {}
 
 /* Warp w: rows 16 w .. 16 w + 15 of C, lane l their row 4 i + l / 8,
-   columns 4 (l % 8) .. + 3; the row of B (of b_rows) read through idx,
-   then L2X more times through idx2, then BX more rows of B, each waiting
-   on the one before. */
+   columns 4 (l % 8) .. + 3; the row of B read through idx, then L2X more
+   times through idx2 (both i -> i % b_rows, over the rows of B and C),
+   then BX more rows of B, each waiting on the one before. */
 template <int L2X, int BX>
 __global__ void chain_copy(const int *idx, const int *idx2, const float *B, float *C, int rows,
                            int b_rows)
@@ -47,12 +48,12 @@ __global__ void chain_copy(const int *idx, const int *idx2, const float *B, floa
     int src[4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
-        src[i] = row + 4 * i < rows ? idx[row + 4 * i] % b_rows : -1;
+        src[i] = row + 4 * i < rows ? idx[row + 4 * i] : -1;
 #pragma unroll
     for (int x = 0; x < L2X; x++)
 #pragma unroll
         for (int i = 0; i < 4; i++)
-            src[i] = src[i] >= 0 ? idx2[src[i]] % b_rows : -1;
+            src[i] = src[i] >= 0 ? idx2[src[i]] : -1;
     float4 v[4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
@@ -210,9 +211,9 @@ static tc_status run(const char *path, tc_error *err)
     if (st == TC_OK)
         st = tc_gpu_open(0, &g, err);
     const tc_rstile *rs = (const tc_rstile *)fmt;
-    std::vector<int> ident(a && a->rows ? a->rows : 1), seg_off;
-    for (int32_t i = 0; a && i < a->rows; i++)
-        ident[i] = i;
+    std::vector<int> ident(a && a->cols > 0 ? std::max(a->rows, a->cols) : 0), seg_off;
+    for (size_t i = 0; i < ident.size(); i++)
+        ident[i] = (int)(i % a->cols);
     for (int64_t k = 0; st == TC_OK && k <= rs->nsegments; k++)
         seg_off.push_back((int)rs->row_window_offset[k]);
     if (st == TC_OK)

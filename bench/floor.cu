@@ -165,16 +165,17 @@ static tc_status launch(void *ctx, int set, tc_error *err)
     const float *b = r->o->B[set];
     float *c = r->o->C[set];
     const cudaStream_t s = r->g->stream;
+    const int n = r->grid, t = r->block;
     switch (r->kind) {
     case 0: empty_kernel<<<1, 32, 0, s>>>(); break;
-    case 1: chain_copy<0, 0><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
-    case 2: chain_copy<1, 0><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
-    case 3: chain_copy<2, 0><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
-    case 4: chain_copy<0, 1><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
-    case 5: chain_copy<0, 2><<<r->grid, r->block, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
-    case 6: gather<0><<<r->grid, r->block, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg); break;
-    case 7: gather<1><<<r->grid, r->block, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg); break;
-    default: gather<2><<<r->grid, r->block, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg);
+    case 1: chain_copy<0, 0><<<n, t, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 2: chain_copy<1, 0><<<n, t, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 3: chain_copy<2, 0><<<n, t, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 4: chain_copy<0, 1><<<n, t, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 5: chain_copy<0, 2><<<n, t, 0, s>>>(r->idx, r->idx, b, c, r->rows, r->b_rows); break;
+    case 6: gather<0><<<n, t, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg); break;
+    case 7: gather<1><<<n, t, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg); break;
+    default: gather<2><<<n, t, 0, s>>>(r->woff, r->row0, r->cols, b, c, r->rows, r->nseg);
     }
     return TC_CUDA(err, cudaGetLastError());
 }

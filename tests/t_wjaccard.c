@@ -2,7 +2,8 @@
    parameters and their refusals, valid and deterministic permutations on
    awkward shapes and on any thread count, scrambled block matrices coming
    back to their block count, well ordered matrices kept, isolated rows
-   placed, the 2-opt lowering adjacent dissimilarity, progress reports. */
+   placed, the 2-opt lowering adjacent dissimilarity, the swaps between
+   windows lowering blocks, progress reports. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -61,12 +62,14 @@ static void test_parameters(void)
     ok(method() != NULL, "wjaccard is registered");
     int n;
     const tc_param_def *d = tc_reorder_params(method(), &n);
-    is_int(n, 4, "four parameters");
-    ok(n == 4 && strcmp(d[0].name, "k") == 0 && d[0].def == 8 &&
+    is_int(n, 6, "six parameters");
+    ok(n == 6 && strcmp(d[0].name, "k") == 0 && d[0].def == 8 &&
        strcmp(d[1].name, "cap") == 0 && d[1].def == 256 &&
        strcmp(d[2].name, "rounds") == 0 && d[2].def == 1 &&
-       strcmp(d[3].name, "floor") == 0 && d[3].def == 0.05,
-       "defaults k=8, cap=256, rounds=1, floor=0.05");
+       strcmp(d[3].name, "floor") == 0 && d[3].def == 0.05 &&
+       strcmp(d[4].name, "swaps") == 0 && d[4].def == 2 &&
+       strcmp(d[5].name, "reach") == 0 && d[5].def == 8,
+       "defaults k=8, cap=256, rounds=1, floor=0.05, swaps=2, reach=8");
 
     static const struct { const char *given, *message; } bad[] = {
         { "kk=3", "wjaccard has no parameter 'kk'" },
@@ -77,6 +80,10 @@ static void test_parameters(void)
         { "rounds=-1", "wjaccard: rounds=-1 is out of range [0, 100]" },
         { "rounds=101", "wjaccard: rounds=101 is out of range [0, 100]" },
         { "floor=1.5", "wjaccard: floor=1.5 is out of range [0, 1]" },
+        { "swaps=-1", "wjaccard: swaps=-1 is out of range [0, 100]" },
+        { "reach=0", "wjaccard: reach=0 is out of range [1, 64]" },
+        { "reach=65", "wjaccard: reach=65 is out of range [1, 64]" },
+        { "reach=1.5", "wjaccard: reach=1.5 must be a whole number" },
     };
     tc_csr *a = tap_random_matrix(40, 30, 3, -1, -1, 1);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -88,8 +95,12 @@ static void test_parameters(void)
         ok(st == TC_ERR_ARG && perm == NULL, "%s refused", bad[i].given);
         is_str(err.msg, bad[i].message, "  ... with its message");
     }
-    tc_perm *perm = order(a, "k=1,cap=1,rounds=0,floor=1", NULL);
-    ok(perm && perm->n == 40, "extreme values accepted: k=1,cap=1,rounds=0,floor=1");
+    tc_perm *perm = order(a, "k=1,cap=1,rounds=0,floor=1,swaps=0,reach=1", NULL);
+    ok(perm && perm->n == 40, "extreme values accepted: k=1,cap=1,rounds=0,floor=1,swaps=0,"
+       "reach=1");
+    tc_perm_free(perm);
+    perm = order(a, "swaps=100,reach=64", NULL);
+    ok(perm && perm->n == 40, "  ... and swaps=100,reach=64");
     tc_perm_free(perm);
     tc_csr_free(a);
 }
@@ -275,7 +286,9 @@ static void test_well_ordered(void)
    row m shares (J(x, m) about 0.02, under floor=0.05): right after m. Row
    z holding 30 of its own and one shared with x alone: its closest match
    is isolated, so z goes last, with an empty row and a row of columns no
-   other row has, in their original order. */
+   other row has, in their original order. The swaps between windows
+   leave the rows going last where they are, and may move x away from m
+   (it lowers the blocks). */
 static void test_isolated(void)
 {
     int32_t groups = 64, rows = groups * 16 + 4, cols = groups * 16 + 70;
@@ -303,11 +316,19 @@ static void test_isolated(void)
     ri[n] = x, ci[n++] = fresh;             /* x and z share one column */
     ri[n] = z, ci[n++] = fresh++;
     tc_csr *a = from_coo(rows, cols, n, ri, ci);
-    tc_perm *p = order(a, NULL, NULL);
+    tc_perm *p = order(a, "swaps=0", NULL);
     ok(p && p->old2new[x] == p->old2new[m] + 1, "a row under the floor comes right after its "
        "closest match (new rows %d and %d)", p ? p->old2new[m] : -1, p ? p->old2new[x] : -1);
     ok(p && p->new2old[rows - 3] == empty && p->new2old[rows - 2] == unique &&
        p->new2old[rows - 1] == z, "rows without a match in the order go last, in original order");
+    int64_t unswapped = p ? blocks_after(a, p) : -1;
+    tc_perm_free(p);
+    p = order(a, NULL, NULL);
+    ok(p && p->new2old[rows - 3] == empty && p->new2old[rows - 2] == unique &&
+       p->new2old[rows - 1] == z, "  ... and stay there when the windows swap rows");
+    ok(p && blocks_after(a, p) <= unswapped, "  ... which may move the row under the floor, to "
+       "fewer blocks: %lld, from %lld", p ? (long long)blocks_after(a, p) : -1LL,
+       (long long)unswapped);
     tc_perm_free(p);
     p = order(a, "floor=0", NULL);
     ok(p && p->old2new[x] < rows - 3 && p->new2old[rows - 2] == empty &&
@@ -352,14 +373,15 @@ static double adjacent_dissimilarity(const tc_csr *a, const tc_perm *p)
 }
 
 /* 2-opt rounds lower the sum of adjacent dissimilarities, and more rounds
-   do not raise it. */
+   do not raise it (without the swaps between windows, which do not look at
+   adjacent rows). */
 static void test_two_opt(void)
 {
     int32_t *scramble = malloc(sizeof(int32_t) * 8192);
     tap_shuffle(scramble, 8192);
     tc_csr *a = block_matrix(512, 8, 24, 40, scramble);
-    tc_perm *p0 = order(a, "rounds=0", NULL), *p1 = order(a, "rounds=1", NULL);
-    tc_perm *p3 = order(a, "rounds=3", NULL);
+    tc_perm *p0 = order(a, "rounds=0,swaps=0", NULL), *p1 = order(a, "rounds=1,swaps=0", NULL);
+    tc_perm *p3 = order(a, "rounds=3,swaps=0", NULL);
     double s0 = adjacent_dissimilarity(a, p0), s1 = adjacent_dissimilarity(a, p1);
     double s3 = adjacent_dissimilarity(a, p3);
     ok(!tc_perm_is_identity(p0) && s1 < s0 && s3 <= s1,
@@ -370,6 +392,60 @@ static void test_two_opt(void)
     tc_perm_free(p3);
     tc_csr_free(a);
     free(scramble);
+}
+
+/* The 5-point stencil of a side x side grid, rows in a random order. */
+static tc_csr *grid(int32_t side)
+{
+    int32_t rows = side * side;
+    int32_t *scramble = malloc(sizeof(int32_t) * (size_t)rows);
+    int32_t *ri = malloc(sizeof(int32_t) * (size_t)rows * 5), *ci = malloc(sizeof(int32_t) * (size_t)rows * 5);
+    tap_shuffle(scramble, rows);
+    int64_t n = 0;
+    for (int32_t y = 0; y < side; y++)
+        for (int32_t x = 0; x < side; x++) {
+            static const int dx[5] = { 0, -1, 1, 0, 0 }, dy[5] = { 0, 0, 0, -1, 1 };
+            for (int k = 0; k < 5; k++)
+                if (x + dx[k] >= 0 && x + dx[k] < side && y + dy[k] >= 0 && y + dy[k] < side) {
+                    ri[n] = scramble[y * side + x];
+                    ci[n++] = (y + dy[k]) * side + x + dx[k];
+                }
+        }
+    tc_csr *a = from_coo(rows, rows, n, ri, ci);
+    free(scramble);
+    free(ri);
+    free(ci);
+    return a;
+}
+
+/* The swaps between windows never add blocks (each swap lowers its two
+   windows' count or keeps it), and on a mesh, where the walk leaves paths,
+   they take blocks away; a farther reach takes more. */
+static void test_window_swaps(void)
+{
+    for (int s = 0; s < 4; s++) {
+        tc_csr *a = tap_random_matrix(3000 + 777 * s, 2000, 2 + 3 * s, s == 1 ? 5 : -1,
+                                      s == 2 ? 7 : -1, s % 2);
+        tc_perm *p0 = order(a, "swaps=0", NULL), *p = order(a, NULL, NULL);
+        int64_t b0 = p0 ? blocks_after(a, p0) : -1, b = p ? blocks_after(a, p) : -1;
+        ok(b >= 0 && b0 >= 0 && b <= b0, "random %dx%d, %d a row: %lld blocks without swaps, "
+           "%lld with", a->rows, a->cols, 2 + 3 * s, (long long)b0, (long long)b);
+        tc_perm_free(p0);
+        tc_perm_free(p);
+        tc_csr_free(a);
+    }
+    tc_csr *a = grid(64);
+    tc_perm *p0 = order(a, "swaps=0", NULL), *p1 = order(a, "reach=1", NULL);
+    tc_perm *p = order(a, NULL, NULL);
+    int64_t b0 = p0 ? blocks_after(a, p0) : -1, b1 = p1 ? blocks_after(a, p1) : -1;
+    int64_t b = p ? blocks_after(a, p) : -1;
+    ok(b0 > 0 && b1 > 0 && b > 0 && b1 * 100 <= b0 * 95 && b < b1,
+       "64x64 grid: %lld blocks without swaps, %lld with reach=1, %lld with reach=8",
+       (long long)b0, (long long)b1, (long long)b);
+    tc_perm_free(p0);
+    tc_perm_free(p1);
+    tc_perm_free(p);
+    tc_csr_free(a);
 }
 
 typedef struct progress_log {
@@ -412,6 +488,7 @@ int main(void)
     test_well_ordered();
     test_isolated();
     test_two_opt();
+    test_window_swaps();
     test_progress();
     return done_testing();
 }

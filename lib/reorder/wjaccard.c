@@ -60,8 +60,13 @@
        no other row has) and rows whose closest match is isolated too go
        last, in their original order: among other rows they would only
        add their columns to a window of unrelated rows; together they fill
-       windows of their own.
-    8. The order is kept only if it gives fewer 16x8 TC blocks than the
+       windows of their own. (Stage 8 may move the first kind on.)
+    8. Swaps of rows between windows at most `reach` apart, where they
+       lower the TC blocks (winswap.c; ours, not the paper's): the chain
+       the stages before build is a path on a mesh, and a window of a
+       path holds more columns than a compact patch. The rows going last
+       stay there.
+    9. The order is kept only if it gives fewer 16x8 TC blocks than the
        input order (counted as tcreorder reports them); otherwise the
        input order is returned, and the outcome says so: an already well
        ordered matrix never gets worse.
@@ -69,7 +74,8 @@
    Cost: at most cap * nnz candidate pairs (each thread accumulates them
    in a hash map sized by the candidates of the row at hand), O(rows * k *
    log(rows * k)) for the forest, linear for the walk, O(rows * WINDOW)
-   row intersections per 2-opt round. */
+   row intersections per 2-opt round, O(nnz) per sweep of swaps and per
+   swap a pair of windows makes (at most 32). */
 #include "config.h"
 #include <math.h>
 #include <stdatomic.h>
@@ -78,6 +84,7 @@
 #include <string.h>
 #include "reorder.h"
 #include "threads.h"
+#include "winswap.h"
 
 extern const tc_reorder_method tc_reorder_wjaccard;
 
@@ -92,6 +99,8 @@ static const tc_param_def wjaccard_params[] = {
       100000, 1 },
     { "rounds", "2-opt sweeps over the 16-row windows", 1, 0, 100, 1 },
     { "floor", "weighted Jaccard under which a row is isolated", 0.05, 0, 1, 0 },
+    { "swaps", "rounds of row swaps between windows", 2, 0, 100, 1 },
+    { "reach", "farthest apart two windows swapping rows are, in windows", 8, 1, 64, 1 },
 };
 
 /* ---- the similarity -------------------------------------------------------- */
@@ -780,9 +789,9 @@ static int32_t anchor_of(components *cc, const knn *g, int32_t r)
 
 /* Fills new2old: the walked rows, every one followed by the isolated rows
    anchored to it (in original order), then the rows going last, in
-   original order. */
+   original order; *placed counts the rows before those. */
 static tc_status place_rows(components *cc, const knn *g, const int32_t *walked, int64_t n,
-                            int32_t rows, int32_t *new2old, tc_error *err)
+                            int32_t rows, int32_t *new2old, int64_t *placed, tc_error *err)
 {
     /* rows anchored to x: anchored[after[x] .. after[x + 1]) */
     int64_t *after = tc_calloc_array((int64_t)rows + 1, sizeof *after, err);
@@ -811,6 +820,7 @@ static tc_status place_rows(components *cc, const knn *g, const int32_t *walked,
         for (int64_t j = after[walked[i]]; j < after[walked[i] + 1]; j++)
             new2old[at++] = anchored[j];
     }
+    *placed = at;
     for (int32_t r = 0; r < rows; r++)
         if (anchor_of(cc, g, r) == -2)
             new2old[at++] = r;
@@ -819,7 +829,7 @@ static tc_status place_rows(components *cc, const knn *g, const int32_t *walked,
     return TC_OK;
 }
 
-/* ---- stage 8: never worse than the input order ---------------------------- */
+/* ---- stage 9: never worse than the input order ---------------------------- */
 
 /* Replaces new2old by the identity unless it gives fewer 16x8 blocks
    than the input order, and says so in out. */
@@ -860,6 +870,8 @@ static tc_status wjaccard_run(const tc_csr *a, const tc_params *p, int32_t *new2
     int32_t cap = (int32_t)tc_reorder_param(m, p, "cap");
     int rounds = (int)tc_reorder_param(m, p, "rounds");
     double min_sim = tc_reorder_param(m, p, "floor");
+    int swaps = (int)tc_reorder_param(m, p, "swaps");
+    int reach = (int)tc_reorder_param(m, p, "reach");
     /* progress: rows units for the kNN graph, rows for the order, rows per
        2-opt round */
     pool work = { .prog = prog, .total = (int64_t)a->rows * (2 + rounds) };
@@ -868,7 +880,7 @@ static tc_status wjaccard_run(const tc_csr *a, const tc_params *p, int32_t *new2
     components cc = { 0 };
     edge *mst = NULL;
     int32_t *walked = NULL;
-    int64_t nmst = 0, nwalked = 0;
+    int64_t nmst = 0, nwalked = 0, nplaced = 0;
     tc_status st = problem_init(&pb, a, err);
     if (!st)
         st = knn_build(&pb, &g, cap, &work, err);
@@ -882,8 +894,10 @@ static tc_status wjaccard_run(const tc_csr *a, const tc_params *p, int32_t *new2
         work.base = 2 * (int64_t)a->rows;
         tc_progress_report(prog, work.base, work.total);
         two_opt(&pb, walked, nwalked, rounds, &work);
-        st = place_rows(&cc, &g, walked, nwalked, a->rows, new2old, err);
+        st = place_rows(&cc, &g, walked, nwalked, a->rows, new2old, &nplaced, err);
     }
+    if (!st)
+        st = tc_window_swaps(a, new2old, nplaced, swaps, reach, err);
     if (!st)
         st = keep_if_better(a, new2old, out, err);
     if (!st)

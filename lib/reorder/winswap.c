@@ -17,7 +17,7 @@
    change a swap makes is counted from the masks alone: for row r of A and
    s of B,
      change in A = |s's columns A lacks| - |columns only r holds in A|
-                   + 2 |columns only r holds in A that s holds too|
+                   + |columns only r holds in A that s holds too|
    and the same with A and B exchanged.
 
    Which pairs: windows d apart, for d = 1 .. `reach`, paired so that
@@ -25,7 +25,7 @@
    .., then the same shifted by d), so they run in parallel and the result
    is the same whatever the thread count; all of that `rounds` times.
    Neighbours alone leave rows that belong to a patch two or three windows
-   away: on 4elt, 5377 blocks with reach 1, 5033 with reach 8, from 6026
+   away: on 4elt, 5369 blocks with reach 1, 5030 with reach 8, from 6026
    (two rounds). A pair makes at most MAX_MOVES swaps; each costs
    O(columns of its 32 rows), so a sweep is O(MAX_MOVES * nnz) at worst
    and far less in practice: the rows of a pair reach their best in a few
@@ -108,8 +108,8 @@ static int best_swap(const tc_csr *a, window *wa, window *wb)
     int bx = -1, by = -1;
     for (int x = 0; x < wa->n; x++)
         for (int y = 0; y < wb->n; y++) {
-            int64_t da = lacksA[y] - onlyA[x] + 2 * bothA[x][y];
-            int64_t db = lacksB[x] - onlyB[y] + 2 * bothB[y][x];
+            int64_t da = lacksA[y] - onlyA[x] + bothA[x][y];
+            int64_t db = lacksB[x] - onlyB[y] + bothB[y][x];
             int64_t dblocks = blocks(wa->cols + da) + blocks(wb->cols + db) - now;
             if (dblocks < best_blocks || (dblocks == best_blocks && da + db < best_cols)) {
                 best_blocks = dblocks, best_cols = da + db;

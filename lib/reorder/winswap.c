@@ -1,5 +1,5 @@
-/* winswap.c: exchanges of rows between neighbouring 16-row windows, the
-   last stage of the `wjaccard` reordering.
+/* winswap.c: exchanges of rows between 16-row windows at most `reach`
+   apart, the last stage of the `wjaccard` reordering.
 
    Why: the stages before it (seed 001, Section 3.4) order rows so that
    each row sits next to a similar one: a chain. On a mesh the chain is a

@@ -1,4 +1,4 @@
-/* winswap.h: row exchanges between neighbouring 16-row windows that lower
+/* winswap.h: row exchanges between nearby 16-row windows that lower
    their tensor-core block count (winswap.c). Internal to the library. */
 #ifndef TC_WINSWAP_H
 #define TC_WINSWAP_H

@@ -914,7 +914,8 @@ static tc_status wjaccard_run(const tc_csr *a, const tc_params *p, int32_t *new2
 
 const tc_reorder_method tc_reorder_wjaccard = {
     .name = "wjaccard",
-    .description = "weighted Jaccard kNN graph, MST, depth-first order, 2-opt (RSH-SpMM)",
+    .description = "weighted Jaccard kNN graph, MST, depth-first order, 2-opt, window swaps "
+                   "(RSH-SpMM)",
     .params = wjaccard_params,
     .nparams = (int)(sizeof wjaccard_params / sizeof wjaccard_params[0]),
     .run_outcome = wjaccard_run,

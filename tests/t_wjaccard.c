@@ -440,7 +440,7 @@ static void test_swap_count(void)
     for (int32_t i = 0; i < 32; i++)
         order[i] = i;
     tc_error err;
-    tc_status st = tc_window_swaps(a, order, 32, 1, 1, &err);
+    tc_status st = tc_window_swaps(a, order, 32, 1, 1, 1, &err);
     int cols = 0;
     for (int w = 0; w < 2; w++) {
         int held[4] = { 0 };

@@ -39,7 +39,6 @@
 
 #define WINDOW 16
 #define MAX_MOVES (2 * WINDOW)
-#define MIN_PARALLEL 4096  /* fewer rows: one thread */
 #define MASK_BUDGET ((int64_t)1 << 30)  /* bytes of masks, all threads */
 
 typedef uint16_t mask;  /* one bit per row of a window */
@@ -179,11 +178,9 @@ static void *swap_run(void *arg)
 }
 
 tc_status tc_window_swaps(const tc_csr *a, int32_t *new2old, int64_t n, int rounds, int reach,
-                          tc_error *err)
+                          int threads, tc_error *err)
 {
     int64_t windows = (n + WINDOW - 1) / WINDOW;
-    int threads = n < MIN_PARALLEL ? 1 : tc_default_threads();
-    threads = threads < 1 ? 1 : threads > TC_MAX_JOBS ? TC_MAX_JOBS : threads;
     /* each thread holds two masks per column: no more threads than keep
        them all under MASK_BUDGET (the result is the same on any number) */
     int64_t per_thread = 2 * ((int64_t)a->cols + 1) * (int64_t)sizeof(mask);

@@ -897,7 +897,7 @@ static tc_status wjaccard_run(const tc_csr *a, const tc_params *p, int32_t *new2
         st = place_rows(&cc, &g, walked, nwalked, a->rows, new2old, &nplaced, err);
     }
     if (!st)
-        st = tc_window_swaps(a, new2old, nplaced, swaps, reach, err);
+        st = tc_window_swaps(a, new2old, nplaced, swaps, reach, thread_count(a->rows), err);
     if (!st)
         st = keep_if_better(a, new2old, out, err);
     if (!st)

@@ -89,7 +89,10 @@ int tc_same_file(const char *a, const char *b)
 /* A device or a fifo (-o /dev/null, a named pipe read by another program)
    is written in place: it holds no previous contents to keep, and renaming
    a temporary file onto it would replace the node itself (as root, even
-   /dev/null) with a regular file. */
+   /dev/null) with a regular file. So is anything under /dev or /proc:
+   /dev/stdout and /proc/self/fd/N lead to whatever the descriptor is open on
+   (a file the shell redirected to as well), and a rename would replace the
+   link, not that file. */
 static tc_status open_in_place(tc_atomic *a, const char *target, int want_fp, tc_error *err)
 {
     a->in_place = 1;
@@ -119,7 +122,8 @@ tc_status tc_atomic_open(tc_atomic *a, const char *target, int want_fp, tc_error
     int exists = stat(target, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
         return tc_error_set(err, TC_ERR_IO, "%s: is a directory", target);
-    if (exists && !S_ISREG(st.st_mode))
+    if (exists && (!S_ISREG(st.st_mode) || strncmp(target, "/dev/", 5) == 0 ||
+                   strncmp(target, "/proc/", 6) == 0))
         return open_in_place(a, target, want_fp, err);
     const char *slash = strrchr(target, '/');
     size_t dirlen = slash ? (size_t)(slash - target + 1) : 0;

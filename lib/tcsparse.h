@@ -660,7 +660,8 @@ typedef struct tc_atomic {
     char *tmp;
     FILE *fp;           /* open for writing (NULL for callers that write by path) */
     int is_stdout;
-    int in_place;       /* target is a device or a fifo: tmp names it, written directly */
+    int in_place;       /* target is a device, a fifo, or under /dev or /proc: tmp
+                           names it, written directly */
 } tc_atomic;
 /* want_fp: open the temporary file as a FILE* (else the caller writes it by
    path, e.g. through HDF5). target "-" means stdout (commit flushes it). */

@@ -127,6 +127,22 @@ wait
 cmp -s "$T/from-fifo" "$T/direct.mtx" && [ -p "$T/fifo" ]
 ok $? "  the reader gets the whole matrix, and the fifo stays a fifo"
 
+# A name under /dev or /proc leads elsewhere (/dev/stdout: to whatever
+# standard output is open on, a file it was redirected to too): written
+# through, the link left alone. /proc first: a tool that renamed a
+# temporary file onto the link fails there without harm; only then
+# /dev/stdout, which it would replace, as root, for every program.
+"$TCSTAT" "$M" > "$T/stat.want"
+"$TCSTAT" "$M" --output /proc/self/fd/1 > "$T/stat.proc" && cmp -s "$T/stat.proc" "$T/stat.want"
+ok $? "tcstat --output /proc/self/fd/1 into a redirected file: written through"
+if [ -L /dev/stdout ] && cmp -s "$T/stat.proc" "$T/stat.want"; then
+    "$TCSTAT" "$M" --output /dev/stdout > "$T/stat.dev" && cmp -s "$T/stat.dev" "$T/stat.want" &&
+        [ -L /dev/stdout ]
+    ok $? "  and --output /dev/stdout: written through, still a link"
+else
+    skip "/dev/stdout: not a link here, or /proc/self/fd/1 was not written through"
+fi
+
 # -o naming the input: tools that convert the matrix write it through a
 # temporary file, so the input is read whole first and replaced only by a
 # complete result; tools whose output is something else refuse.

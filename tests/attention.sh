@@ -114,7 +114,7 @@ usage_fails "--variant w2: --op attention's variants are the fused kernel's warp
 usage_fails "--op attention runs from the bsb format, not 'rstile'" \
     "attention with another format" --op attention --format rstile "$T/a.mtx" --dim 4 \
     -o "$T/x.h5"
-usage_fails "-o: the SDDMM writes a sparse matrix: expected a name ending in .mtx, .mtx.gz or .tcf.h5, found '$T/x.h5'" \
+usage_fails "--output $T/x.h5: cannot write '.h5': it writes a sparse matrix: .tcf.h5 (a name ending in .tcf.h5) or Matrix Market (.mtx, .mtx.gz)" \
     "sddmm to a dense file" --op sddmm "$T/a.mtx" --dim 4 -o "$T/x.h5"
 usage_fails "--dim, --scale and --path belong to --op attention and sddmm" \
     "spmm with --dim" "$T/a.mtx" --cols 4 --dim 4 -o "$T/x.h5"
@@ -125,7 +125,7 @@ usage_fails "--op attention: --bench, --verify, --path and --variant are about t
 usage_fails "--op sddmm: --bench, --verify, --path and --variant are about the GPU paths; the CPU computes the float64 reference itself" \
     "sddmm --variant on the CPU" --op sddmm "$T/a.mtx" --dim 4 --variant w1 \
     -o "$T/x.mtx"
-usage_fails "-o $T/q.mtx would overwrite an input" "-o naming an operand" \
+usage_fails "--output $T/q.mtx would overwrite the input $T/q.mtx" "-o naming an operand" \
     --op attention "$T/a.mtx" "$T/q.mtx" "$T/k.mtx" "$T/v.mtx" -o "$T/q.mtx"
 cat > "$T/q2.mtx" <<'EOF'
 %%MatrixMarket matrix array real general

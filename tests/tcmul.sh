@@ -139,7 +139,7 @@ run_fails 2 "tcmul: give B as either -B FILE or --cols N" "no B" -- \
     "$TCMUL" --device cpu "$A" --verify
 run_fails 2 "tcmul: nothing to do: give -o FILE, --verify or --bench" "nothing asked" -- \
     "$TCMUL" --device cpu "$A" --cols 3
-run_fails 2 "tcmul: -o: expected a name ending in .h5, .hdf5, .mtx or .mtx.gz, found '$T/C.txt'" \
+run_fails 2 "tcmul: --output $T/C.txt: cannot write '.txt': it writes HDF5 (a name ending in .h5 or .hdf5, or FILE:DATASET) or Matrix Market (.mtx, .mtx.gz)" \
     "-o with an unknown kind" -- "$TCMUL" --device cpu "$A" --cols 3 -o "$T/C.txt"
 run_fails 2 "tcmul: --format: unknown format 'nosuch'" "unknown --format" -- \
     "$TCMUL" --device cpu "$A" --cols 3 --verify --format nosuch
@@ -150,10 +150,10 @@ run_fails 2 "tcmul: the CPU runs the csr format only, with no variants" "--varia
 run_fails 2 "tcmul: --cols: 0 is out of range [1, 2147483647]" "--cols 0" -- \
     "$TCMUL" --device cpu "$A" --cols 0 --verify
 cp "$T/B.mtx" "$T/B.copy.mtx"
-run_fails 2 "tcmul: -o $T/B.copy.mtx would overwrite an input" "-o naming B" -- \
+run_fails 2 "tcmul: --output $T/B.copy.mtx would overwrite the input $T/B.copy.mtx" "-o naming B" -- \
     "$TCMUL" --device cpu "$A" -B "$T/B.copy.mtx" -o "$T/B.copy.mtx"
 cmp -s "$T/B.mtx" "$T/B.copy.mtx"; ok $? "... and B is untouched"
-run_fails 2 "tcmul: -o $T/B.h5:/C would overwrite an input" "-o naming the HDF5 file of B" -- \
+run_fails 2 "tcmul: --output $T/B.h5 would overwrite the input $T/B.h5" "-o naming the HDF5 file of B" -- \
     "$TCMUL" --device cpu "$A" -B "$T/B.h5:/B" -o "$T/B.h5:/C"
 "$TCMUL" --help | grep -q '^Usage: tcmul'; ok $? "--help"
 is "$("$TCMUL" --version)" "tcmul (tcsparse) 0.1.0" "--version"

@@ -103,7 +103,7 @@ run_fails 2 "tcplot: --block: expected HxW with sides 1 to 1024 (e.g. 16x8), fou
     "$TCPLOT" --block 16x0 "$T/wide.mtx" -o "$T/x.png"
 run_fails 2 "tcplot: nothing to draw: give -o FILE and/or --blocks FILE" "no output named" -- \
     "$TCPLOT" "$T/wide.mtx"
-run_fails 2 "tcplot: -o and --blocks name the same file '$T/x.png'" "one file for both" -- \
+run_fails 2 "tcplot: --output and --blocks name the same file '$T/x.png'" "one file for both" -- \
     "$TCPLOT" "$T/wide.mtx" -o "$T/x.png" --blocks "$T/x.png"
 run_fails 2 "tcplot: --format: unknown format 'nope' (known: $(known_formats), all)" "unknown format" -- \
     "$TCPLOT" -f nope "$T/wide.mtx" -o "$T/x.png"

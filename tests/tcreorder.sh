@@ -206,7 +206,7 @@ run_fails 2 "tcreorder: --param: degree: ascending=2 is out of range [0, 1]" "a 
     "$TCREORDER" --method degree --param ascending=2 "$m"
 run_fails 2 "tcreorder: a .tcf.h5 cannot go to standard output: give -o FILE" "-o -" -- \
     "$TCREORDER" --method rcm -o - "$m"
-run_fails 2 "tcreorder: -o and --perm-out name the same file" "-o and --perm-out alike" -- \
+run_fails 2 "tcreorder: --output and --perm-out name the same file '$T/z'" "-o and --perm-out alike" -- \
     "$TCREORDER" --method rcm -o "$T/z" --perm-out "$T/z" "$m"
 run_fails 2 "tcreorder: --perm-out - and --json would share standard output" "--perm-out - with --json" -- \
     "$TCREORDER" --method rcm --perm-out - --json "$m"

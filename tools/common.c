@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "common.h"
 
@@ -161,7 +162,7 @@ tc_status tool_load_matrix(const char *path, int with_formats, tool_matrix *m,
     memset(m, 0, sizeof *m);
     m->path = path;
     tc_status st;
-    if (strcmp(path, "-") != 0 && tc_h5_is_hdf5(path)) {
+    if (tool_is_tcf(path)) {
         st = tc_h5_read(path, with_formats, &m->tcf, err);
         if (!st)
             m->a = m->tcf->matrix;
@@ -172,6 +173,11 @@ tc_status tool_load_matrix(const char *path, int with_formats, tool_matrix *m,
     return st;
 }
 
+int tool_is_tcf(const char *path)
+{
+    return strcmp(path, "-") != 0 && tc_h5_is_hdf5(path);
+}
+
 void tool_matrix_free(tool_matrix *m)
 {
     if (m->tcf)
@@ -180,6 +186,128 @@ void tool_matrix_free(tool_matrix *m)
         tc_csr_free(m->a);
     tc_mtx_info_clear(&m->info);
     memset(m, 0, sizeof *m);
+}
+
+/* ---- outputs ----------------------------------------------------------- */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The kind path's name says, and the ending that says it (for messages):
+   the known endings first, longest first where one ends another. */
+static tool_name_kind classify(const char *path, const char **ending)
+{
+    static const struct {
+        const char *ending;
+        tool_name_kind kind;
+    } known[] = {
+        { ".tcf.h5", TOOL_NAME_TCF }, { ".h5", TOOL_NAME_HDF5 }, { ".hdf5", TOOL_NAME_HDF5 },
+        { ".mtx.gz", TOOL_NAME_MTX }, { ".mtx", TOOL_NAME_MTX }, { ".png", TOOL_NAME_PNG },
+    };
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    *ending = NULL;
+    if (!dot || dot == base)    /* ".profile" is a name, not an extension */
+        return TOOL_NAME_PLAIN;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (ends_with(base, known[i].ending)) {
+            *ending = known[i].ending;
+            return known[i].kind;
+        }
+    *ending = dot;
+    return TOOL_NAME_OTHER;
+}
+
+tool_name_kind tool_name_kind_of(const char *path)
+{
+    const char *ending;
+    return classify(path, &ending);
+}
+
+tool_name_kind tool_check_output_name(const char *option, const char *path, unsigned accepted,
+                                      const char *writes)
+{
+    const char *ending;
+    tool_name_kind k = classify(path, &ending);
+    if (accepted & TOOL_NAMES(k))
+        return k;
+    if (!ending)
+        tool_usage_error("%s %s: no extension to tell the kind by: it writes %s", option, path,
+                         writes);
+    tool_usage_error("%s %s: cannot write '%s': it writes %s", option, path, ending, writes);
+}
+
+void tool_check_text_output(const char *option, const char *path)
+{
+    tool_check_output_name(option, path, TOOL_NAMES(TOOL_NAME_PLAIN) | TOOL_NAMES(TOOL_NAME_OTHER),
+                           "text (a name not ending in .tcf.h5, .h5, .hdf5, .mtx, .mtx.gz or .png)");
+}
+
+/* Where an output path leads: an existing file by device and inode, one not
+   there yet by its directory's device and inode and its own name (leaf).
+   0 when neither can be found (no such directory). */
+typedef struct place {
+    dev_t dev;
+    ino_t ino;
+    const char *leaf;
+} place;
+
+static int place_of(const char *path, place *p)
+{
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    p->leaf = NULL;
+    if (stat(path, &st) != 0) {
+        size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof dir)
+            return 0;
+        memcpy(dir, slash ? path : ".", n);
+        dir[n] = '\0';
+        p->leaf = slash ? slash + 1 : path;
+        if (stat(dir, &st) != 0)
+            return 0;
+    }
+    p->dev = st.st_dev;
+    p->ino = st.st_ino;
+    return 1;
+}
+
+/* Two outputs that would end up in one file (- is standard output). */
+static int same_place(const char *a, const char *b)
+{
+    a = strcmp(a, "-") == 0 ? "/dev/stdout" : a;
+    b = strcmp(b, "-") == 0 ? "/dev/stdout" : b;
+    place pa, pb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (!place_of(a, &pa) || !place_of(b, &pb) || pa.dev != pb.dev || pa.ino != pb.ino)
+        return 0;
+    return !pa.leaf == !pb.leaf && (!pa.leaf || strcmp(pa.leaf, pb.leaf) == 0);
+}
+
+void tool_check_outputs(const tool_output *outs, int nouts, const char *const *inputs,
+                        int ninputs)
+{
+    for (int i = 0; i < nouts; i++) {
+        const tool_output *o = &outs[i];
+        if (!o->path)
+            continue;
+        for (int j = 0; j < i; j++)
+            if (outs[j].path && same_place(outs[j].path, o->path))
+                tool_usage_error("%s and %s name the same file '%s'", outs[j].option, o->option,
+                                 o->path);
+        if (strcmp(o->path, "-") == 0 || o->may_update)
+            continue;
+        for (int j = 0; j < ninputs; j++)
+            if (inputs[j] && tc_same_file(o->path, inputs[j]))
+                tool_usage_error("%s %s would overwrite the input %s", o->option, o->path,
+                                 inputs[j]);
+    }
 }
 
 /* ---- progress bar ------------------------------------------------------ */

@@ -55,6 +55,51 @@ double tool_parse_double(const char *opt, const char *s, double min, double max)
 /* --perm-convention=new2old|old2new */
 tc_perm_convention tool_parse_convention(const char *s);
 
+/* ---- outputs: what their names say, and which files they may replace ---- */
+
+/* The kind of file an output's name says, by its ending (case as written,
+   as the library reads it: a .gz name is gzip-compressed). */
+typedef enum {
+    TOOL_NAME_PLAIN,    /* no extension: a device, a fifo, "out"; also - */
+    TOOL_NAME_TCF,      /* *.tcf.h5 */
+    TOOL_NAME_HDF5,     /* *.h5, *.hdf5 (but not *.tcf.h5) */
+    TOOL_NAME_MTX,      /* *.mtx, *.mtx.gz */
+    TOOL_NAME_PNG,      /* *.png */
+    TOOL_NAME_OTHER     /* any other extension: *.csv, *.npz, *.txt */
+} tool_name_kind;
+#define TOOL_NAMES(k) (1u << (k))
+tool_name_kind tool_name_kind_of(const char *path);
+/* The kind of path's name when it is among `accepted` (TOOL_NAMES bits);
+   else a usage error: "OPTION PATH: cannot write '.EXT': it writes WRITES"
+   (WRITES: what the option writes and the endings it takes). */
+tool_name_kind tool_check_output_name(const char *option, const char *path, unsigned accepted,
+                                      const char *writes);
+/* The same for an output of text (a report, a permutation): any name but
+   one that says .tcf.h5, HDF5, Matrix Market or PNG. */
+void tool_check_text_output(const char *option, const char *path);
+/* The names a .tcf.h5 output takes (it is an HDF5 file), and the words for
+   them in messages. */
+#define TOOL_TCF_NAMES \
+    (TOOL_NAMES(TOOL_NAME_PLAIN) | TOOL_NAMES(TOOL_NAME_TCF) | TOOL_NAMES(TOOL_NAME_HDF5))
+#define TOOL_TCF_WRITES ".tcf.h5 (a name ending in .tcf.h5, .h5 or .hdf5, or without an extension)"
+
+/* An output option and the file it names, for tool_check_outputs. */
+typedef struct tool_output {
+    const char *option;     /* as --help names it: "--output", "--perm-out" */
+    const char *path;       /* NULL: not given */
+    int may_update;         /* it may replace the input it names: the same
+                               kind of file, read whole before the output is
+                               written, and replaced atomically */
+} tool_output;
+/* A usage error when an output names an input (unless may_update), or two
+   outputs name the same file. The same file: by device and inode, so
+   through symbolic and hard links; an output that does not exist yet by
+   its directory and name. - is no input's; /dev/stdout is what it leads
+   to: a pipe or a terminal, or the input itself when standard output was
+   redirected onto it (it would be opened anew, and truncated). */
+void tool_check_outputs(const tool_output *outs, int nouts, const char *const *inputs,
+                        int ninputs);
+
 /* How tool_load_matrix reads Matrix Market (a tool may change it before). */
 extern tc_mtx_read_opts tool_mtx_read_opts;
 
@@ -69,6 +114,8 @@ typedef struct tool_matrix {
 } tool_matrix;
 tc_status tool_load_matrix(const char *path, int with_formats, tool_matrix *m,
                            tc_error *err);
+/* 1 when tool_load_matrix reads path as a .tcf.h5 (HDF5 by content). */
+int tool_is_tcf(const char *path);
 void tool_matrix_free(tool_matrix *m);
 
 /* A progress bar on stderr for `label`, or NULL when stderr is not a

@@ -14,9 +14,10 @@ static void usage(void)
 "\n"
 "INPUT is a .mtx, .mtx.gz (read by content, not name) or .tcf.h5 file, or -\n"
 "for Matrix Market on standard input. The output kind follows -t, else the\n"
-"name of OUTPUT (*.mtx: Matrix Market, *.mtx.gz: the same gzip-compressed,\n"
-"anything else: .tcf.h5). Without -o, a .tcf.h5 input is written as Matrix\n"
-"Market to standard output.\n"
+"name of OUTPUT (*.mtx: Matrix Market, *.mtx.gz: the same gzip-compressed;\n"
+"*.tcf.h5, *.h5, *.hdf5 or no extension: .tcf.h5; any other name needs -t).\n"
+"OUTPUT may be INPUT only when of the same kind (updated in place). Without\n"
+"-o, a .tcf.h5 input is written as Matrix Market to standard output.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE        write FILE (- for standard output, Matrix Market only)\n"
@@ -63,12 +64,6 @@ typedef struct options {
     tc_params params;
     int compress, sum_duplicates, general, original_order;
 } options;
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
 
 static void parse_args(int argc, char **argv, options *o)
 {
@@ -253,10 +248,14 @@ int main(int argc, char **argv)
     options o;
     parse_args(argc, argv, &o);
 
+    /* The kind: --to's, else the name's (standard output: Matrix Market) */
     int want_mtx = o.to ? strcmp(o.to, "mtx") == 0
-                        : o.output ? (ends_with(o.output, ".mtx") || ends_with(o.output, ".mtx.gz") ||
-                                      strcmp(o.output, "-") == 0)
-                                   : 1;
+                 : !o.output || strcmp(o.output, "-") == 0
+                     ? 1
+                     : tool_check_output_name("--output", o.output,
+                                              TOOL_TCF_NAMES | TOOL_NAMES(TOOL_NAME_MTX),
+                                              TOOL_TCF_WRITES " or Matrix Market (.mtx, .mtx.gz); "
+                                              "--to tcf|mtx for any other name") == TOOL_NAME_MTX;
     tc_error err;
     const tc_format *check[32];
     int nf;
@@ -265,9 +264,13 @@ int main(int argc, char **argv)
     if (!want_mtx && (!o.output || strcmp(o.output, "-") == 0))
         tool_usage_error("a .tcf.h5 cannot go to standard output: give -o FILE");
 
-    int input_is_tcf = strcmp(o.input, "-") != 0 && tc_h5_is_hdf5(o.input);
+    int input_is_tcf = tool_is_tcf(o.input);
     if (!input_is_tcf && !o.output && !o.to)
         tool_usage_error("a Matrix Market input needs -o FILE.tcf.h5 (or -t mtx)");
+    /* Converting a file into the same kind in place is an update: the input
+       is read whole first and replaced atomically. */
+    const tool_output out = { "--output", o.output, input_is_tcf == !want_mtx };
+    tool_check_outputs(&out, 1, (const char *const *)&o.input, 1);
     tool_mtx_read_opts.sum_duplicates = o.sum_duplicates;
     tool_matrix in;
     if (tool_load_matrix(o.input, 0, &in, &err))

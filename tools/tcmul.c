@@ -91,12 +91,6 @@ enum {
     OPT_BANDWIDTH, OPT_DENSE, OPT_TSV, OPT_JSON, OPT_OP, OPT_DIM, OPT_SCALE, OPT_PATH
 };
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* The first len characters of an option's file name into buf. */
 static void copy_name(char *buf, size_t size, const char *name, size_t len, const char *opt)
 {
@@ -109,30 +103,35 @@ static void copy_name(char *buf, size_t size, const char *name, size_t len, cons
 /* -o FILE[:DATASET]: a name ending in .mtx is a Matrix Market file (.mtx.gz
    the same gzip-compressed), one ending in .h5 or .hdf5 an HDF5 file
    (dataset /C, or /O for attention); otherwise what follows the last ':'
-   names the dataset of an HDF5 file. The SDDMM's output is sparse: a .mtx
-   (coordinate) or .tcf.h5 file. */
+   names the dataset of an HDF5 file, whose name must not say another kind.
+   The SDDMM's output is sparse: a .mtx (coordinate) or .tcf.h5 file. */
 static void parse_output(const char *spec, options *o)
 {
+    static const char dense[] = "HDF5 (a name ending in .h5 or .hdf5, or FILE:DATASET) or "
+                                "Matrix Market (.mtx, .mtx.gz)";
+    const unsigned mtx = TOOL_NAMES(TOOL_NAME_MTX), h5 = TOOL_NAMES(TOOL_NAME_HDF5);
     const char *colon = strrchr(spec, ':');
+    const tool_name_kind kind = tool_name_kind_of(spec);
     size_t len = strlen(spec);
-    const int mtx = ends_with(spec, ".mtx") || ends_with(spec, ".mtx.gz");
     if (o->op == OP_SDDMM) {
-        if (!mtx && !ends_with(spec, ".tcf.h5"))
-            tool_usage_error("-o: the SDDMM writes a sparse matrix: expected a name ending in "
-                             ".mtx, .mtx.gz or .tcf.h5, found '%s'", spec);
-        o->out_sparse = ends_with(spec, ".tcf.h5");
-    } else if (mtx) {
+        o->out_sparse = tool_check_output_name("--output", spec, mtx | TOOL_NAMES(TOOL_NAME_TCF),
+                                               "a sparse matrix: .tcf.h5 (a name ending in "
+                                               ".tcf.h5) or Matrix Market (.mtx, .mtx.gz)") ==
+                        TOOL_NAME_TCF;
+    } else if (kind == TOOL_NAME_MTX) {
         o->out_dataset = NULL;
-    } else if (ends_with(spec, ".h5") || ends_with(spec, ".hdf5")) {
+    } else if (kind == TOOL_NAME_HDF5) {
         o->out_dataset = o->op == OP_ATTENTION ? "/O" : "/C";
     } else if (colon && colon != spec && colon[1]) {
         o->out_dataset = colon + 1;
         len = (size_t)(colon - spec);
     } else {
-        tool_usage_error("-o: expected a name ending in .h5, .hdf5, .mtx or .mtx.gz, found '%s'",
-                         spec);
+        tool_check_output_name("--output", spec, mtx | h5, dense);
     }
     copy_name(o->out_path, sizeof o->out_path, spec, len, "-o");
+    if (o->out_dataset && kind != TOOL_NAME_HDF5)
+        tool_check_output_name("--output", o->out_path,
+                               h5 | TOOL_NAMES(TOOL_NAME_PLAIN) | TOOL_NAMES(TOOL_NAME_OTHER), dense);
 }
 
 /* A dense operand FILE[:DATASET] (-B, Q, K, V): FILE:DATASET names a
@@ -790,17 +789,14 @@ tc_status tcmul_write_rows(const options *o, const tool_matrix *in, const float 
     return st;
 }
 
-/* Refuses an output that would overwrite an input. */
+/* Refuses an output that would overwrite an input: A, B, Q, K or V. */
 static void check_clobber(const options *o)
 {
-    if (!o->output)
-        return;
-    int clobbers = tc_same_file(o->out_path, o->input) ||
-                   (o->b.spec && tc_same_file(o->out_path, o->b.path));
+    const char *inputs[5] = { o->input, o->b.spec ? o->b.path : NULL };
     for (int i = 0; i < 3; i++)
-        clobbers |= o->qkv[i].spec && tc_same_file(o->out_path, o->qkv[i].path);
-    if (clobbers)
-        tool_usage_error("-o %s would overwrite an input", o->output);
+        inputs[2 + i] = o->qkv[i].spec ? o->qkv[i].path : NULL;
+    const tool_output out = { "--output", o->output ? o->out_path : NULL, 0 };
+    tool_check_outputs(&out, 1, inputs, 5);
 }
 
 /* ------------------------------------------------------------------------ */

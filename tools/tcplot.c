@@ -114,13 +114,14 @@ static void parse_args(int argc, char **argv, options *o)
     o->input = argv[optind];
     if (!o->spy && !o->blocks)
         tool_usage_error("nothing to draw: give -o FILE and/or --blocks FILE");
-    if (o->spy && o->blocks && strcmp(o->spy, o->blocks) == 0)
-        tool_usage_error("-o and --blocks name the same file '%s'", o->spy);
     /* a picture in place of the matrix would lose it */
-    if (o->spy && tc_same_file(o->spy, o->input))
-        tool_usage_error("-o %s would overwrite the input", o->spy);
-    if (o->blocks && tc_same_file(o->blocks, o->input))
-        tool_usage_error("--blocks %s would overwrite the input", o->blocks);
+    const tool_output outs[] = { { "--output", o->spy, 0 }, { "--blocks", o->blocks, 0 } };
+    for (int i = 0; i < 2; i++)
+        if (outs[i].path)   /* - (standard output) has no extension */
+            tool_check_output_name(outs[i].option, outs[i].path,
+                                   TOOL_NAMES(TOOL_NAME_PLAIN) | TOOL_NAMES(TOOL_NAME_PNG),
+                                   "PNG (a name ending in .png, or without an extension)");
+    tool_check_outputs(outs, 2, (const char *const *)&o->input, 1);
     const tc_format *list[8];
     int n;
     tc_error err;

@@ -138,9 +138,15 @@ static void parse_args(int argc, char **argv, options *o)
     }
     if (o->output && strcmp(o->output, "-") == 0)
         tool_usage_error("a .tcf.h5 cannot go to standard output: give -o FILE");
-    if (o->output && o->perm_out &&
-        (strcmp(o->output, o->perm_out) == 0 || tc_same_file(o->output, o->perm_out)))
-        tool_usage_error("-o and --perm-out name the same file");
+    if (o->output)
+        tool_check_output_name("--output", o->output, TOOL_TCF_NAMES, TOOL_TCF_WRITES);
+    if (o->perm_out)
+        tool_check_text_output("--perm-out", o->perm_out);
+    /* A .tcf.h5 reordered in place is an update: it is read whole first and
+       replaced atomically. A permutation never takes a matrix's place. */
+    const tool_output outs[] = { { "--output", o->output, tool_is_tcf(o->input) },
+                                 { "--perm-out", o->perm_out, 0 } };
+    tool_check_outputs(outs, 2, (const char *const *)&o->input, 1);
     if (o->perm_out && strcmp(o->perm_out, "-") == 0 && o->style != TOOL_OUT_TEXT)
         tool_usage_error("--perm-out - and --%s would share standard output",
                          o->style == TOOL_OUT_TSV ? "tsv" : "json");

@@ -109,6 +109,9 @@ static void parse_args(int argc, char **argv, options *o)
         stdin_count += strcmp(o->inputs[i], "-") == 0;
     if (stdin_count > 1)
         tool_usage_error("standard input (-) given more than once");
+    tool_check_text_output("--output", o->output);
+    const tool_output out = { "--output", o->output, 0 };
+    tool_check_outputs(&out, 1, (const char *const *)o->inputs, o->ninputs);
 }
 
 static double seconds_since(const struct timespec *t0)

@@ -54,6 +54,13 @@ refused "tcreorder --perm-out: a .tcf.h5 input" m.tcf.h5 \
 refused "tcreorder --output: a .tcf.h5 in place of a Matrix Market input" m.mtx \
     "tcreorder: --output $T/hard-mtx would overwrite the input $T/m.mtx" -- \
     "$TCREORDER" --method rcm "$T/m.mtx" --output "$T/hard-mtx"
+"$TCREORDER" -q --method rcm "$T/m.mtx" --perm-out "$T/perm" && cp "$T/perm" "$T/perm.orig"
+refused "tcreorder --output: the --apply file" perm \
+    "tcreorder: --output $T/perm would overwrite the input $T/perm" -- \
+    "$TCREORDER" --apply "$T/perm" "$T/m.tcf.h5" --output "$T/perm"
+refused "tcreorder --perm-out: the --apply file" perm \
+    "tcreorder: --perm-out $T/perm would overwrite the input $T/perm" -- \
+    "$TCREORDER" --apply "$T/perm" "$T/m.mtx" --perm-out "$T/perm"
 refused "tcconv --output: .tcf.h5 in place of a Matrix Market input" m.mtx \
     "tcconv: --output $T/hard-mtx would overwrite the input $T/m.mtx" -- \
     "$TCCONV" "$T/m.mtx" --output "$T/hard-mtx"

@@ -301,9 +301,9 @@ void tool_check_outputs(const tool_output *outs, int nouts, const char *const *i
             if (outs[j].path && same_place(outs[j].path, o->path))
                 tool_usage_error("%s and %s name the same file '%s'", outs[j].option, o->option,
                                  o->path);
-        if (strcmp(o->path, "-") == 0 || o->may_update)
+        if (strcmp(o->path, "-") == 0)
             continue;
-        for (int j = 0; j < ninputs; j++)
+        for (int j = o->may_update ? 1 : 0; j < ninputs; j++)
             if (inputs[j] && tc_same_file(o->path, inputs[j]))
                 tool_usage_error("%s %s would overwrite the input %s", o->option, o->path,
                                  inputs[j]);

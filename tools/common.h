@@ -87,14 +87,14 @@ void tool_check_text_output(const char *option, const char *path);
 typedef struct tool_output {
     const char *option;     /* as --help names it: "--output", "--perm-out" */
     const char *path;       /* NULL: not given */
-    int may_update;         /* it may replace the input it names: the same
-                               kind of file, read whole before the output is
-                               written, and replaced atomically */
+    int may_update;         /* it may replace the first input (the matrix):
+                               the same kind of file, read whole before the
+                               output is written, and replaced atomically */
 } tool_output;
-/* A usage error when an output names an input (unless may_update), or two
-   outputs name the same file. The same file: by device and inode, so
-   through symbolic and hard links; an output that does not exist yet by
-   its directory and name. - is no input's; /dev/stdout is what it leads
+/* A usage error when an output names an input (but the first, with
+   may_update), or two outputs name the same file. The same file: by device
+   and inode, so through symbolic and hard links; an output that does not
+   exist yet by its directory and name. - is no input's; /dev/stdout is what it leads
    to: a pipe or a terminal, or the input itself when standard output was
    redirected onto it (it would be opened anew, and truncated). */
 void tool_check_outputs(const tool_output *outs, int nouts, const char *const *inputs,

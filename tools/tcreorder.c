@@ -143,10 +143,12 @@ static void parse_args(int argc, char **argv, options *o)
     if (o->perm_out)
         tool_check_text_output("--perm-out", o->perm_out);
     /* A .tcf.h5 reordered in place is an update: it is read whole first and
-       replaced atomically. A permutation never takes a matrix's place. */
+       replaced atomically. A permutation never takes a matrix's place, nor
+       any output that of the --apply file. */
     const tool_output outs[] = { { "--output", o->output, tool_is_tcf(o->input) },
                                  { "--perm-out", o->perm_out, 0 } };
-    tool_check_outputs(outs, 2, (const char *const *)&o->input, 1);
+    const char *const inputs[] = { o->input, o->apply };
+    tool_check_outputs(outs, 2, inputs, 2);
     if (o->perm_out && strcmp(o->perm_out, "-") == 0 && o->style != TOOL_OUT_TEXT)
         tool_usage_error("--perm-out - and --%s would share standard output",
                          o->style == TOOL_OUT_TSV ? "tsv" : "json");

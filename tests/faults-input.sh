@@ -35,6 +35,21 @@ cut_at "$(head -n 3312 "$T/cora.mtx" | wc -c)" \
     "3313: unexpected end of file: expected 7986 entries, found 3309" "at a line end"
 [ ! -e "$T/cut.tcf.h5" ]; ok $? "  no output from any of them"
 
+# A NUL byte, plain and gzip: named with its line and column, where it would
+# have cut the stored banner short or made a number look bad.
+nul_at() {   # nul_at LINE TEXT-WITH-NUL COLUMN NAME: line LINE of cora.mtx replaced
+    { head -n $(($1 - 1)) "$T/cora.mtx"; printf "$2\n"; tail -n +$(($1 + 1)) "$T/cora.mtx"; } \
+        > "$T/nul.mtx"
+    gzip -c "$T/nul.mtx" > "$T/nul.mtx.gz"
+    for f in "$T/nul.mtx" "$T/nul.mtx.gz"; do
+        run_fails 1 "tcconv: $f:$1: NUL byte at column $3 (Matrix Market is text)" \
+            "a NUL byte $4 (${f##*/})" -- "$TCCONV" "$f" --output "$T/nul.tcf.h5"
+    done
+}
+nul_at 1 '%%%%MatrixMarket matrix coordinate real symmetric\000' 48 "in the banner"
+nul_at 38 '31 31 1.000000000000000\000e+00' 24 "in a value"
+[ ! -e "$T/nul.tcf.h5" ]; ok $? "  no output from any of them"
+
 size=$(wc -c < "$DATA/cora.mtx.gz")
 gz_cut() {   # gz_cut BYTES NAME: cora.mtx.gz cut after BYTES bytes
     head -c "$1" "$DATA/cora.mtx.gz" > "$T/cut.mtx.gz"

@@ -141,8 +141,10 @@ double tool_parse_double(const char *opt, const char *s, double min, double max)
     double v = strtod(s, &end);
     if (end == s || *end || errno || !isfinite(v))
         tool_usage_error("%s: '%s' is not a number", opt, s);
+    char vt[TC_NUMBER_CHARS], lo[TC_NUMBER_CHARS], hi[TC_NUMBER_CHARS];
     if (v < min || v > max)
-        tool_usage_error("%s: %g is out of range [%g, %g]", opt, v, min, max);
+        tool_usage_error("%s: %s is out of range [%s, %s]", opt, tc_number_text(v, vt),
+                         tc_number_text(min, lo), tc_number_text(max, hi));
     return v;
 }
 
@@ -235,9 +237,11 @@ void tool_print_entry(const char *name, const char *description, const tc_param_
                       int n)
 {
     printf("%-8s %s\n", name, description);
-    for (int j = 0; j < n; j++)
-        printf("         %s=%g  %s [%g, %g]\n", d[j].name, d[j].def, d[j].help, d[j].min,
-               d[j].max);
+    for (int j = 0; j < n; j++) {
+        char def[TC_NUMBER_CHARS], lo[TC_NUMBER_CHARS], hi[TC_NUMBER_CHARS];
+        printf("         %s=%s  %s [%s, %s]\n", d[j].name, tc_number_text(d[j].def, def),
+               d[j].help, tc_number_text(d[j].min, lo), tc_number_text(d[j].max, hi));
+    }
 }
 
 void tool_json_string(FILE *fp, const char *s)

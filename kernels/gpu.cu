@@ -39,14 +39,35 @@ tc_status tc_cusparse_check(cusparseStatus_t s, const char *call, tc_error *err)
 /* Devices                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Why there is no device, in the user's terms: without a driver the
+   runtime says "CUDA driver version is insufficient for CUDA runtime
+   version", which reads as "update the driver" on a machine that has no
+   GPU at all. cudaDriverGetVersion gives 0 when no driver is installed. */
+static tc_status no_device(cudaError_t e, tc_error *err)
+{
+    int driver = 0, runtime = 0;
+    if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess &&
+        driver > 0 && cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+        return tc_error_set(err, TC_ERR_NODEVICE,
+                            "no CUDA device: the NVIDIA driver (CUDA %d.%d) is older than the "
+                            "CUDA %d.%d runtime tcsparse was built with: update the driver",
+                            driver / 1000, driver % 1000 / 10, runtime / 1000,
+                            runtime % 1000 / 10);
+    if (e == cudaErrorInsufficientDriver || e == cudaErrorStubLibrary)
+        return tc_error_set(err, TC_ERR_NODEVICE,
+                            "no CUDA device: no NVIDIA GPU driver found (no GPU here, or its "
+                            "driver is not installed)");
+    if (e == cudaErrorNoDevice || e == cudaSuccess)
+        return tc_error_set(err, TC_ERR_NODEVICE, "no CUDA device: the NVIDIA driver found no GPU");
+    return tc_error_set(err, TC_ERR_NODEVICE, "no CUDA device: cudaGetDeviceCount: %s",
+                        cudaGetErrorString(e));
+}
+
 static tc_status device_count(int *n, tc_error *err)
 {
     cudaError_t e = cudaGetDeviceCount(n);
-    if (e != cudaSuccess)
-        return tc_error_set(err, TC_ERR_NODEVICE, "no CUDA device: cudaGetDeviceCount: %s",
-                            cudaGetErrorString(e));
-    if (*n == 0)
-        return tc_error_set(err, TC_ERR_NODEVICE, "no CUDA device: none found");
+    if (e != cudaSuccess || *n == 0)
+        return no_device(e, err);
     return TC_OK;
 }
 

@@ -536,8 +536,13 @@ static tc_status read_format_header(tc_h5grp *g, const tc_format *kind, const tc
         if (st == TC_OK)
             st = params_add(&hdr->params, d->name, v, g->where, err);
     }
-    if (st == TC_OK)
-        st = tc_params_check(&hdr->params, kind->params, kind->nparams, g->where, err);
+    /* A stored value out of range is a fault of the file, not of the
+       caller's arguments: TC_ERR_FORMAT (exit 1), not TC_ERR_ARG (2). */
+    if (st == TC_OK && tc_params_check(&hdr->params, kind->params, kind->nparams, g->where, err)) {
+        st = TC_ERR_FORMAT;
+        if (err)
+            err->status = st;
+    }
     return st;
 }
 

@@ -47,6 +47,10 @@ typedef struct mtx_reader {
 __attribute__((format(printf, 4, 5)))
 tc_status tc_mtx_fail(const mtx_reader *r, int64_t line, tc_status st, const char *fmt, ...);
 
+/* A NUL byte in the line [s, e) refused with its column: text cut there
+   would read as something else (a banner cut short, a bad number). */
+tc_status tc_mtx_refuse_nul(const mtx_reader *r, int64_t line, const char *s, const char *e);
+
 /* Opens a file (stdin for "-") or bytes in memory. r is closed by
    tc_mtx_reader_close whether the open succeeded or not. */
 tc_status tc_mtx_reader_open_path(mtx_reader *r, const char *path, tc_error *err);
@@ -60,7 +64,7 @@ void tc_mtx_reader_close(mtx_reader *r);
    are available, 0 at the end of the input, -1 on error (r->err set). */
 int tc_mtx_refill(mtx_reader *r);
 /* The next line as [*s, *e) with *e at its '\n'. Returns 1, 0 at the end of
-   the input, -1 on error. */
+   the input, -1 on error (a NUL byte in the line among them). */
 int tc_mtx_next_line(mtx_reader *r, const char **s, const char **e);
 /* The line number to quote when the input ended early. */
 int64_t tc_mtx_eof_line(const mtx_reader *r);

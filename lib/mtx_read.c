@@ -416,6 +416,11 @@ static tc_status read_data(mtx_reader *r, const mtx_header *h, sink *k, line_map
             continue;   /* refill, or grow k */
         r->line++;
         const char *eol = memchr(p, '\n', (size_t)(lim - p)), *next = eol + 1;
+        /* The fast path stops at a NUL (no digit, blank or line end): name
+           it here, where the slow path would call it a bad number or skip
+           it in a comment. Only refused lines pay for the search. */
+        if ((st = tc_mtx_refuse_nul(r, r->line, p, eol)))
+            return st;
         if (k->n == k->cap) {
             /* every declared entry is in: only lines without one may follow */
             if (!is_skip_line(p))

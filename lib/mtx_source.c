@@ -33,6 +33,15 @@ tc_status tc_mtx_fail(const mtx_reader *r, int64_t line, tc_status st, const cha
     return tc_error_set(r->err, st, "%s:%" PRId64 ": %s", r->name, line, what);
 }
 
+tc_status tc_mtx_refuse_nul(const mtx_reader *r, int64_t line, const char *s, const char *e)
+{
+    const char *nul = memchr(s, '\0', (size_t)(e - s));
+    if (!nul)
+        return TC_OK;
+    return tc_mtx_fail(r, line, TC_ERR_PARSE, "NUL byte at column %td (Matrix Market is text)",
+                       nul - s + 1);
+}
+
 static int is_gzip(const unsigned char *b, size_t len)
 {
     return len >= 2 && b[0] == 0x1f && b[1] == 0x8b;
@@ -240,7 +249,7 @@ int tc_mtx_next_line(mtx_reader *r, const char **s, const char **e)
     *e = memchr(*s, '\n', r->lim - r->pos);
     r->pos = (size_t)(*e + 1 - r->buf);
     r->line++;
-    return 1;
+    return tc_mtx_refuse_nul(r, r->line, *s, *e) ? -1 : 1;
 }
 
 int64_t tc_mtx_eof_line(const mtx_reader *r)

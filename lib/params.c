@@ -2,6 +2,7 @@
 #include "config.h"
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcsparse.h"
@@ -76,12 +77,32 @@ tc_status tc_params_check(const tc_params *p, const tc_param_def *defs, int ndef
             return tc_error_set(err, TC_ERR_ARG, "%s has no parameter '%s'", owner,
                                 p->kv[i].name);
         double v = p->kv[i].value;
+        char vt[TC_NUMBER_CHARS], lo[TC_NUMBER_CHARS], hi[TC_NUMBER_CHARS];
+        tc_number_text(v, vt);
         if (v < d->min || v > d->max)
-            return tc_error_set(err, TC_ERR_ARG, "%s: %s=%g is out of range [%g, %g]", owner,
-                                d->name, v, d->min, d->max);
+            return tc_error_set(err, TC_ERR_ARG, "%s: %s=%s is out of range [%s, %s]", owner,
+                                d->name, vt, tc_number_text(d->min, lo),
+                                tc_number_text(d->max, hi));
         if (d->integer && v != floor(v))
-            return tc_error_set(err, TC_ERR_ARG, "%s: %s=%g must be a whole number", owner,
-                                d->name, v);
+            return tc_error_set(err, TC_ERR_ARG, "%s: %s=%s must be a whole number", owner,
+                                d->name, vt);
     }
     return TC_OK;
+}
+
+const char *tc_number_text(double v, char buf[TC_NUMBER_CHARS])
+{
+    /* Whole numbers up to 2^53 are exact in a double: %g would cut
+       9502740 to 9.50274e+06, a different number. */
+    if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
+        snprintf(buf, TC_NUMBER_CHARS, "%.0f", v);
+        return buf;
+    }
+    /* Others as %g does, with more digits only where 6 do not read back
+       as v (17 always do). */
+    for (int digits = 6;; digits++) {
+        snprintf(buf, TC_NUMBER_CHARS, "%.*g", digits, v);
+        if (digits == 17 || strtod(buf, NULL) == v)
+            return buf;
+    }
 }

@@ -266,9 +266,15 @@ typedef struct tc_param_def {
 tc_status tc_params_parse(tc_params *p, const char *text, tc_error *err);
 /* The value of name in p, else def. */
 double tc_params_get(const tc_params *p, const char *name, double def);
-/* Checks p against defs: unknown names and out-of-range values refused. */
+/* Checks p against defs: unknown names and out-of-range values refused
+   (TC_ERR_ARG: p is the caller's; a reader of stored values says whose). */
 tc_status tc_params_check(const tc_params *p, const tc_param_def *defs, int ndefs,
                           const char *owner, tc_error *err);
+/* v as text for a message: a whole number with all its digits ("9502740",
+   where %g gives "9.50274e+06"), others as %g with the digits needed to
+   read back as v. Returns buf. */
+#define TC_NUMBER_CHARS 32
+const char *tc_number_text(double v, char buf[TC_NUMBER_CHARS]);
 
 int tc_format_count(void);
 const tc_format *tc_format_at(int i);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Damaged inputs at the tool level: a real Matrix Market file (plain and
-# gzip) cut short at several points, and .tcf.h5 files whose parts
-# disagree: a future layout version, no /matrix, a format group whose
-# header or arrays do not match /matrix. Each time: exit status 1 and the
+# gzip) cut short at several points or holding a NUL byte, and .tcf.h5 files
+# whose parts disagree: a future layout version, no /matrix, a format
+# parameter out of range, a format group whose header or arrays do not
+# match /matrix. Each time: exit status 1 and the
 # exact message, naming the file and the line or dataset. (The parser's
 # single cases are in tests/t_mtx.c, the container's in tests/t_h5file.c and
 # each format's tests.)
@@ -10,6 +11,7 @@
 TCCONV=${TCCONV:-$TOOLS/tcconv}
 TCSTAT=${TCSTAT:-$TOOLS/tcstat}
 TCREORDER=${TCREORDER:-$TOOLS/tcreorder}
+TCPLOT=${TCPLOT:-$TOOLS/tcplot}
 
 # --- Matrix Market cut short --------------------------------------------------
 # cora: "%%MatrixMarket matrix coordinate real symmetric", "%", the size line
@@ -34,6 +36,21 @@ cut_at $((at38 + 25)) "38: expected a real value, found '1.000000000000000e+'" \
 cut_at "$(head -n 3312 "$T/cora.mtx" | wc -c)" \
     "3313: unexpected end of file: expected 7986 entries, found 3309" "at a line end"
 [ ! -e "$T/cut.tcf.h5" ]; ok $? "  no output from any of them"
+
+# A NUL byte, plain and gzip: named with its line and column, where it would
+# have cut the stored banner short or made a number look bad.
+nul_at() {   # nul_at LINE TEXT-WITH-NUL COLUMN NAME: line LINE of cora.mtx replaced
+    { head -n $(($1 - 1)) "$T/cora.mtx"; printf "$2\n"; tail -n +$(($1 + 1)) "$T/cora.mtx"; } \
+        > "$T/nul.mtx"
+    gzip -c "$T/nul.mtx" > "$T/nul.mtx.gz"
+    for f in "$T/nul.mtx" "$T/nul.mtx.gz"; do
+        run_fails 1 "tcconv: $f:$1: NUL byte at column $3 (Matrix Market is text)" \
+            "a NUL byte $4 (${f##*/})" -- "$TCCONV" "$f" --output "$T/nul.tcf.h5"
+    done
+}
+nul_at 1 '%%%%MatrixMarket matrix coordinate real symmetric\000' 48 "in the banner"
+nul_at 38 '31 31 1.000000000000000\000e+00' 24 "in a value"
+[ ! -e "$T/nul.tcf.h5" ]; ok $? "  no output from any of them"
 
 size=$(wc -c < "$DATA/cora.mtx.gz")
 gz_cut() {   # gz_cut BYTES NAME: cora.mtx.gz cut after BYTES bytes
@@ -79,7 +96,8 @@ if [ -z "$PY" ]; then
 fi
 # tamper FILE GROUP EDIT NAME: a copy of FILE as $T/bad.tcf.h5 with one edit
 # of GROUP: attribute NAME plus one, dataset NAME one element short, or NAME
-# (group or dataset) removed, or the layout version set to NAME.
+# (group or dataset) removed, the layout version set to NAME, or with EDIT
+# set, the attribute NAME=VALUE given its value (float64).
 tamper() {
     cp "$1" "$T/bad.tcf.h5"
     "$PY" - "$T/bad.tcf.h5" "$2" "$3" "$4" <<'EOF'
@@ -97,6 +115,9 @@ with h5py.File(path, 'r+') as f:
         del g[name]
     elif edit == 'version':
         g.attrs['tcf_layout_version'] = name
+    elif edit == 'set':
+        key, value = name.split('=')
+        g.attrs[key] = float(value)
 EOF
 }
 bad=$T/bad.tcf.h5
@@ -107,6 +128,19 @@ run_fails 1 \
 tamper "$T/all.tcf.h5" / remove matrix
 run_fails 1 "tcconv: $bad: /matrix: no such group" "no /matrix: refused" -- \
     "$TCCONV" "$bad" -o "$T/out.mtx"
+# A parameter stored out of range or fractional: a bad file (status 1), not
+# a usage error (2), from every tool that reads it; a whole number in full.
+for g in "1000|is out of range [1, 256]" "2.5|must be a whole number" \
+         "9502740|is out of range [1, 256]"; do
+    v=${g%%|*}
+    tamper "$T/all.tcf.h5" /formats/brp set "g=$v"
+    run_fails 1 "tcstat: $bad: /formats/brp: g=$v ${g#*|}" "tcstat: brp stored with g=$v: refused" -- \
+        "$TCSTAT" --format brp "$bad"
+    run_fails 1 "tcplot: $bad: /formats/brp: g=$v ${g#*|}" "tcplot: brp stored with g=$v: refused" -- \
+        "$TCPLOT" --format brp "$bad" --output "$T/parts.png"
+done
+[ ! -e "$T/parts.png" ]; ok $? "  no picture from any of them"
+
 for f in $formats; do
     for a in rows cols nnz; do
         tamper "$T/all.tcf.h5" "/formats/$f" attr+1 $a

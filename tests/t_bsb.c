@@ -443,7 +443,7 @@ static void check_bad_files(void)
                  "/values: expected 13 entries, found 12");
     p = hand_file(a, NULL);
     put_attr(p, GROUP, "values", 1, 2);
-    read_refused(p, GROUP, TC_ERR_ARG, "values=2", ": values=2 is out of range [0, 1]");
+    read_refused(p, GROUP, TC_ERR_FORMAT, "values=2", ": values=2 is out of range [0, 1]");
     tc_csr_free(a);
 }
 

@@ -1057,6 +1057,48 @@ static void test_dense(void)
     ok(got == NULL, "nothing returned on failure");
 }
 
+/* A parameter stored out of range or fractional where it must be whole is
+   the file's fault: TC_ERR_FORMAT (exit 1), not TC_ERR_ARG (exit 2, a
+   usage error), with the group and attribute named and a whole number in
+   all its digits. */
+static void test_stored_params(void)
+{
+    static const struct {
+        double g;
+        const char *msg;
+    } cases[] = {
+        { 1000, "%s: /formats/brp: g=1000 is out of range [1, 256]" },
+        { 2.5, "%s: /formats/brp: g=2.5 must be a whole number" },
+        { 9502740, "%s: /formats/brp: g=9502740 is out of range [1, 256]" },
+    };
+    const char *path = in_dir("params.tcf.h5");
+    tc_error err;
+    tc_tcf *f = tcf_of(random_csr(40, 30, 100, TC_FIELD_REAL, 0));
+    tc_fmt *m = NULL;
+    ok(tc_fmt_build(tc_format_find("brp"), f->matrix, NULL, &m, &err) == TC_OK &&
+       tc_tcf_add_format(f, m, &err) == TC_OK, "brp added");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ok(tc_h5_write(path, f, NULL, &err) == TC_OK, "written with brp");
+        hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+        hid_t g = H5Gopen2(h, "/formats/brp", H5P_DEFAULT);
+        H5Adelete(g, "g");
+        hid_t sp = H5Screate(H5S_SCALAR);
+        hid_t a = H5Acreate2(g, "g", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+        H5Awrite(a, H5T_NATIVE_DOUBLE, &cases[i].g);
+        H5Aclose(a);
+        H5Sclose(sp);
+        H5Gclose(g);
+        H5Fclose(h);
+        tc_tcf *back = NULL;
+        char name[64], value[TC_NUMBER_CHARS];
+        snprintf(name, sizeof name, "g = %s stored: a bad file",
+                 tc_number_text(cases[i].g, value));
+        fails(tc_h5_read(path, 1, &back, &err), &err, TC_ERR_FORMAT, path, cases[i].msg, name);
+        ok(back == NULL, "  nothing returned");
+    }
+    tc_tcf_free(f);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/t_h5file.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -1073,6 +1115,7 @@ int main(void)
     test_bad_files();
     test_atomic();
     test_dense();
+    test_stored_params();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

@@ -64,6 +64,8 @@ ok $? "a written .mtx.gz reads back to the same container"
 ok $? "-t mtx -o FILE.gz: a file of many writer buffers, compressed whole"
 "$TCCONV" -f all "$m" -o "$T/all.tcf.h5"; ok $? "-f all builds every format"
 "$TCCONV" --list-formats | grep -q '^csr '; ok $? "--list-formats lists csr"
+"$TCCONV" --list-formats | grep -q '^ *threshold=-1  .* \[-1, 2147483647\]$'
+ok $? "--list-formats gives a range's whole numbers in full, not as 2.14748e+09"
 "$TCCONV" --help | grep -q '^Usage: tcconv'; ok $? "--help"
 is "$("$TCCONV" --version)" "tcconv (tcsparse) 0.1.0" "--version"
 

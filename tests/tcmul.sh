@@ -102,25 +102,37 @@ is "$(figure bench floor_bytes)" $(( 1139 * 8 + 4054 * 12 + 4 * 8 * (1138 + 1138
     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["verify"]["result"] != "pass" or d["bench"]["median_ms"] <= 0)' "$T/v.json"
 ok $? "--json is valid JSON with the figures"
 
-# --device gpu without a GPU: status 3 and the reason. --device auto runs
-# on the CPU then.
+# --device gpu without a GPU: status 3 and the reason in a user's terms (no
+# driver, a driver too old, no GPU; not the CUDA runtime's "CUDA driver
+# version is insufficient" where there is no driver at all). --device auto
+# runs on the CPU then, and says so and why on stderr, unless -q.
 if "$TCMUL" --list-devices > /dev/null 2>&1; then
     skip "a CUDA device is present (tests/tcmul-gpu.sh covers it)"
 else
     "$TCMUL" --device gpu "$A" --cols 4 --verify > "$T/out" 2> "$T/err"; rc=$?
-    msg=$(head -n 1 "$T/err")
+    msg=$(cat "$T/err")
     if grep -q '^#define HAVE_CUDA 1' "$top_builddir/config.h" 2>/dev/null; then
-        case $msg in "tcmul: no CUDA device: cudaGetDeviceCount: "?*) good=0 ;; *) good=1 ;; esac
+        case ${msg#tcmul: no CUDA device: } in
+        "no NVIDIA GPU driver found (no GPU here, or its driver is not installed)" | \
+            "the NVIDIA driver found no GPU" | \
+            "the NVIDIA driver (CUDA "*") is older than the CUDA "*" runtime tcsparse was built with: update the driver")
+            good=0 ;;
+        *) good=1 ;;
+        esac
     else
         [ "$msg" = "tcmul: no CUDA device: tcsparse was built without CUDA" ]; good=$?
     fi
     [ "$rc" -eq 3 ] && [ "$good" -eq 0 ] && [ ! -s "$T/out" ]
     ok $? "--device gpu without a GPU: status 3, '$msg'"
     "$TCMUL" --list-devices > "$T/out" 2> "$T/err"
-    [ $? -eq 3 ] && [ "$(head -n 1 "$T/err")" = "$msg" ]
+    [ $? -eq 3 ] && [ "$(cat "$T/err")" = "$msg" ]
     ok $? "--list-devices without a GPU: status 3, the same message"
     verify_passes "--device auto falls back to the CPU" "$A" --cols 3 --device auto
-    is "$(figure run device)" cpu "... and says so"
+    is "$(figure run device)" cpu "... and says so in the report"
+    is "$(cat "$T/v.err")" "tcmul: warning: running on the CPU: ${msg#tcmul: }" \
+        "... and on stderr, with the reason"
+    "$TCMUL" -q --device auto --verify "$A" --cols 3 > "$T/out" 2> "$T/err"
+    is "$?:$(cat "$T/err")" "0:" "... but not with -q"
 fi
 
 # Errors: the message, the status, nothing on stdout, no output left.

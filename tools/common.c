@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,32 @@ int tool_quiet;
 tc_mtx_read_opts tool_mtx_read_opts = TC_MTX_READ_DEFAULTS;
 static int saved_argc;
 static char **saved_argv;
+static int failure_reported;   /* an error message went out: the status is not 0 */
+
+/* Run at exit: a tool's results on stdout sit in stdio's buffer until
+   exit() flushes it, and exit() does not say when that write fails (a full
+   disk, /dev/full, a closed descriptor). Closing stdout here catches it,
+   as gnulib's closeout does: "prog: standard output: write failed: REASON"
+   (the words of tc_atomic_commit, which writes "-o -"), status 1. Quiet
+   when an error was reported already, so that a failed "-o -" is not told
+   twice and a usage error keeps its status 2. */
+static void close_stdout(void)
+{
+    int failed = ferror(stdout);
+    int pending = __fpending(stdout) > 0;
+    int e = 0;
+    if (fclose(stdout) != 0) {
+        e = errno;
+        /* a closed stdout that nothing was written to is no error */
+        failed |= pending || e != EBADF;
+    }
+    if (!failed || failure_reported)
+        return;
+    tool_progress_end();
+    fprintf(stderr, "%s: standard output: write failed%s%s\n", tool_name, e ? ": " : "",
+            e ? strerror(e) : "");
+    _exit(1);
+}
 
 void tool_init(const char *name, int argc, char **argv)
 {
@@ -30,6 +57,7 @@ void tool_init(const char *name, int argc, char **argv)
     copy[saved_argc] = NULL;
     saved_argv = copy;
     opterr = 0;   /* getopt's own messages name the binary's path */
+    atexit(close_stdout);
     tc_h5_skip_exit_cleanup();
     tc_atomic_install_signal_handlers();
 }
@@ -39,6 +67,7 @@ char **tool_argv(void) { return saved_argv; }
 
 void tool_error(const tc_error *err)
 {
+    failure_reported = 1;
     tool_progress_end();
     fprintf(stderr, "%s: %s\n", tool_name, err->msg);
 }
@@ -53,6 +82,7 @@ static void vmessage(const char *fmt, va_list ap)
 
 void tool_errorf(const char *fmt, ...)
 {
+    failure_reported = 1;
     va_list ap;
     va_start(ap, fmt);
     vmessage(fmt, ap);
@@ -67,6 +97,7 @@ noreturn void tool_die(const tc_error *err)
 
 noreturn void tool_usage_error(const char *fmt, ...)
 {
+    failure_reported = 1;
     va_list ap;
     va_start(ap, fmt);
     vmessage(fmt, ap);
@@ -142,8 +173,10 @@ double tool_parse_double(const char *opt, const char *s, double min, double max)
     double v = strtod(s, &end);
     if (end == s || *end || errno || !isfinite(v))
         tool_usage_error("%s: '%s' is not a number", opt, s);
+    char vt[TC_NUMBER_CHARS], lo[TC_NUMBER_CHARS], hi[TC_NUMBER_CHARS];
     if (v < min || v > max)
-        tool_usage_error("%s: %g is out of range [%g, %g]", opt, v, min, max);
+        tool_usage_error("%s: %s is out of range [%s, %s]", opt, tc_number_text(v, vt),
+                         tc_number_text(min, lo), tc_number_text(max, hi));
     return v;
 }
 
@@ -363,9 +396,11 @@ void tool_print_entry(const char *name, const char *description, const tc_param_
                       int n)
 {
     printf("%-8s %s\n", name, description);
-    for (int j = 0; j < n; j++)
-        printf("         %s=%g  %s [%g, %g]\n", d[j].name, d[j].def, d[j].help, d[j].min,
-               d[j].max);
+    for (int j = 0; j < n; j++) {
+        char def[TC_NUMBER_CHARS], lo[TC_NUMBER_CHARS], hi[TC_NUMBER_CHARS];
+        printf("         %s=%s  %s [%s, %s]\n", d[j].name, tc_number_text(d[j].def, def),
+               d[j].help, tc_number_text(d[j].min, lo), tc_number_text(d[j].max, hi));
+    }
 }
 
 void tool_json_string(FILE *fp, const char *s)

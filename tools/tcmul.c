@@ -336,7 +336,8 @@ static tc_gpu *open_device(const options *o)
     tc_error err;
     tc_status st = tc_gpu_open(o->gpu, &g, &err);
     if (st == TC_ERR_NODEVICE && o->device == DEVICE_AUTO) {
-        tool_info("running on the CPU (%s)", err.msg);
+        /* said unless -q: timings and results of the CPU are not the GPU's */
+        tool_warn("running on the CPU: %s", err.msg);
         return NULL;
     }
     if (st)

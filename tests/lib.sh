@@ -100,6 +100,13 @@ h5py_python() {
     done
 }
 
+# tsv_value SECTION KEY FILE: one figure from a tool's --tsv output, whose
+# lines read file<TAB>section<TAB>key<TAB>value (the first file's, where
+# there are several).
+tsv_value() {
+    awk -F'\t' -v s="$1" -v k="$2" '$2 == s && $3 == k { print $4; exit }' "$3"
+}
+
 # The registry's format names as tools list them in messages: "csr, brp".
 known_formats() {
     "$TOOLS/tcconv" --list-formats | awk '/^[^ ]/ { printf "%s%s", n++ ? ", " : "", $1 }'

@@ -5,8 +5,11 @@
 #
 #   setup_build [configure arguments...]
 
+# python3-anndata: tests/h5layout.sh reads /matrix with it; python3-scipy
+# and jq: the man pages' EXAMPLES use them (tests/man-examples.sh).
 TC_DEB_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
-  libhdf5-dev hdf5-tools libpng-dev zlib1g-dev python3 python3-h5py python3-numpy"
+  libhdf5-dev hdf5-tools libpng-dev zlib1g-dev python3 python3-h5py python3-numpy
+  python3-scipy python3-anndata jq"
 
 tc_missing_packages() {
     local p missing=""

@@ -59,7 +59,7 @@ for m in "$@"; do
     name=${name%.mtx}
     "$tcstat" --tsv "$m" > "$tmp/stat.tsv" || { echo "hrpb: $name: tcstat failed" >&2; status=1; }
     awk -F '\t' -v OFS='\t' -v name="$name" '
-        $1 == "synergy" { v[$2] = $3 }
+        $2 == "synergy" { v[$3] = $4 }
         END { print name, v["alpha"], v["oi"], v["class"] }' "$tmp/stat.tsv" >> "$tmp/synergy.tsv"
 done
 

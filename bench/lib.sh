@@ -120,7 +120,7 @@ bench_tcmul_sweep() {
             fi
             awk -F '\t' -v date="$_date" -v commit="$_commit" -v name="$_name" \
                 -v keys="$_keys" -v cmd="tcmul $_args $_file" '
-                NR > 1 { v[$1 "." $2] = $3 }
+                NR > 1 { v[$2 "." $3] = $4 }
                 END {
                     printf "%s\t%s\t%s\t%s", v["run.device"], date, commit, name
                     nk = split(keys, k, " ")

@@ -64,7 +64,7 @@ for m in "$@"; do
         fi
         awk -F '\t' -v h="$host" -v d="$date" -v c="$commit" -v m="$name" -v me="$method" \
             -v cmd="${threads}tcreorder --method $method --tsv $name.mtx.gz" '
-            NR > 1 { v[$1 "." $2] = $3 }
+            NR > 1 { v[$2 "." $3] = $4 }
             END {
                 printf "%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%d\t%.3f\t%.3f\t%d\t%d\t%s\t%s\n", h, d, c,
                        m, me, v["reorder.seconds"], v["tc16x8.blocks_before"],

@@ -78,7 +78,7 @@ step() {
     [ -n "$_base" ] && kill "$_poll" 2>/dev/null && wait "$_poll" 2>/dev/null || true
     _gpu=
     [ -n "$_base" ] && _gpu=$(awk -v b="$_base" '$1 > p { p = $1 } END { print p - b }' "$work/$_name.gpu")
-    _field() { awk -F'\t' -v s="$1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$work/$_name.out"; }
+    _field() { awk -F'\t' -v s="$1" -v k="$2" '$2 == s && $3 == k { print $4 }' "$work/$_name.out"; }
     _nnz=$(_field input nnz)
     _res=$(_field verify result)
     [ -n "$_res" ] || { [ "$_rc" -eq 0 ] && _res=ok || _res="exit $_rc"; }

@@ -56,15 +56,23 @@ static int registry_index(const tc_format *f)
     return -1;
 }
 
+/* Adds f to list unless it is there already. */
+static tc_status add_format(const tc_format **list, int max, int *n, const tc_format *f,
+                            const char *text, tc_error *err)
+{
+    for (int i = 0; i < *n; i++)
+        if (list[i] == f)
+            return TC_OK;
+    if (*n >= max)
+        return tc_error_set(err, TC_ERR_ARG, "too many formats in '%s'", text);
+    list[(*n)++] = f;
+    return TC_OK;
+}
+
 tc_status tc_format_list_parse(const char *text, const tc_format **list, int max, int *n,
                                tc_error *err)
 {
     *n = 0;
-    if (strcmp(text, "all") == 0) {
-        for (int i = 0; i < NFORMATS && *n < max; i++)
-            list[(*n)++] = registry[i];
-        return TC_OK;
-    }
     const char *s = text;
     for (;;) {
         size_t len = strcspn(s, ",");
@@ -74,7 +82,14 @@ tc_status tc_format_list_parse(const char *text, const tc_format **list, int max
         memcpy(name, s, len);
         name[len] = '\0';
         const tc_format *f = tc_format_find(name);
-        if (!f) {
+        tc_status st = TC_OK;
+        if (f) {
+            st = add_format(list, max, n, f, text, err);
+        } else if (strcmp(name, "all") == 0) {
+            /* every format, in a list too ("all,brp" is all of them) */
+            for (int i = 0; i < NFORMATS && !st; i++)
+                st = add_format(list, max, n, registry[i], text, err);
+        } else {
             char known[512] = "";
             for (int i = 0; i < NFORMATS; i++) {
                 strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
@@ -83,14 +98,8 @@ tc_status tc_format_list_parse(const char *text, const tc_format **list, int max
             return tc_error_set(err, TC_ERR_ARG, "unknown format '%s' (known: %s, all)", name,
                                 known);
         }
-        int dup = 0;
-        for (int i = 0; i < *n; i++)
-            dup |= list[i] == f;
-        if (!dup) {
-            if (*n >= max)
-                return tc_error_set(err, TC_ERR_ARG, "too many formats in '%s'", text);
-            list[(*n)++] = f;
-        }
+        if (st)
+            return st;
         if (s[len] == '\0')
             break;
         s += len + 1;

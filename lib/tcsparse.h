@@ -284,7 +284,8 @@ const char *tc_format_description(const tc_format *f);
 const tc_param_def *tc_format_params(const tc_format *f, int *n);
 /* 1 for the format that is /matrix itself (csr): never stored under /formats. */
 int tc_format_is_canonical(const tc_format *f);
-/* Parses "csr,brp" or "all" into a list (at most max entries). */
+/* Parses "csr,brp" or "all" (every format, alone or in a list) into a list
+   in registry order without repeats (at most max entries). */
 tc_status tc_format_list_parse(const char *text, const tc_format **list, int max,
                                int *n, tc_error *err);
 

@@ -12,7 +12,7 @@ command -v h5diff >/dev/null 2>&1 || skip_all "h5diff (hdf5-tools) not installed
 "$TCCONV" "$T/a.mtx" -o "$T/a.tcf.h5"; ok $? "tcconv reads it"
 "$BAND" -o "$T/b.tcf.h5" 1000 37; ok $? "-o streams a .tcf.h5"
 "$TCSTAT" --tsv "$T/b.tcf.h5" > "$T/b.tsv"; ok $? "tcstat reads it"
-is "$(awk -F'\t' '$1 == "matrix" && $2 == "nnz" { print $3 }' "$T/b.tsv")" 36658 \
+is "$(awk -F'\t' '$2 == "matrix" && $3 == "nnz" { print $4 }' "$T/b.tsv")" 36658 \
     "nnz: 1000 rows of 37, less 18 x 19 / 2 at each corner"
 for d in indices indptr; do
     h5diff "$T/a.tcf.h5" "$T/b.tcf.h5" /matrix/$d /matrix/$d >/dev/null

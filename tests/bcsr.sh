@@ -56,11 +56,11 @@ is "$(fmt_datasets bcsr "$T/big.tcf.h5" | grep -c values)" 0 "pattern: no values
 
 # --- reading back --------------------------------------------------------------
 "$TCSTAT" -f bcsr --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f bcsr reads the file"
-is "$(awk -F'\t' '$1 == "format.bcsr" { printf "%s=%s ", $2, $3 }' "$T/hand.tsv")" \
+is "$(awk -F'\t' '$2 == "format.bcsr" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
     "bytes=2604 bytes_vs_csr=19.72727273 blocks=5 blocks_min=1 block_rows=2 empty_block_rows=0 blocks_per_block_row_mean=2.5 blocks_per_block_row_sd=0.5 blocks_per_block_row_max=3 fill=0.0046875 " \
     "tcstat -f bcsr: the paper's figures"
 "$TCSTAT" -f bcsr --tsv "$T/hand8.tcf.h5" > "$T/hand8.tsv"
-is "$(awk -F'\t' '$1 == "format.bcsr" && $2 ~ /^(blocks|fill|bytes)$/ { printf "%s=%s ", $2, $3 }' "$T/hand8.tsv")" \
+is "$(awk -F'\t' '$2 == "format.bcsr" && $3 ~ /^(blocks|fill|bytes)$/ { printf "%s=%s ", $3, $4 }' "$T/hand8.tsv")" \
     "bytes=2604 blocks=5 fill=0.009375 " "tcstat -f bcsr, stored 16x8: its own figures (float values)"
 for m in hand big; do
     fmt_round_trip bcsr "$m"

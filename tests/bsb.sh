@@ -57,7 +57,7 @@ is "$(fmt_attrs bsb "$T/hand.tcf.h5" values has_values)$(fmt_attrs bsb "$T/handv
     "values=0 has_values=1 values=1 " "attributes: the parameter, has_values of /matrix"
 
 # --- reading back -------------------------------------------------------------
-figures() { "$TCSTAT" -f bsb --tsv "$1" | awk -F'\t' '$1 == "format.bsb" { printf "%s=%s ", $2, $3 }'; }
+figures() { "$TCSTAT" -f bsb --tsv "$1" | awk -F'\t' '$2 == "format.bsb" { printf "%s=%s ", $3, $4 }'; }
 is "$(figures "$T/hand.tcf.h5")" \
     "bytes=168 bytes_vs_csr=0.8936170213 values=0 windows=2 empty_windows=0 blocks=3 tcb_per_window_max=2 tcb_per_window_mean=1.5 nnz_per_tcb=4.333333333 fill=0.03385416667 dummy_columns=13 table3_bytes=152 table3_vs_csr=0.8260869565 " \
     "tcstat -f bsb: the stored format's figures"
@@ -106,7 +106,7 @@ awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 40,
     > "$T/win.tsv"; ok $? "tcreorder --method tcbsort"
 is "$(seq 16 31 | tr '\n' ' ')$(seq 0 15 | tr '\n' ' ')$(seq 32 39 | tr '\n' ' ')" \
     "$(tr '\n' ' ' < "$T/win.txt")" "whole windows by decreasing blocks, the partial one last"
-value() { awk -F'\t' -v k="$1" '$1 == "tc16x8" && $2 == k { print $3 }' "$2"; }
+value() { tsv_value tc16x8 "$1" "$2"; }
 is "$(value tcb_per_window_p0_before "$T/win.tsv") $(value tcb_per_window_p50_before "$T/win.tsv") $(value tcb_per_window_p100_before "$T/win.tsv") $(value blocks_after "$T/win.tsv")" \
     "1 3 4 8" "report: Table 7 deciles (min, median, max) and the blocks, unchanged"
 "$TCCONV" -q -f bsb "$T/win.tcf.h5" -o "$T/winb.tcf.h5" && is "$(data "$T/winb.tcf.h5" tro)" \

@@ -105,13 +105,13 @@ else
     null= devfull=
 fi
 if [ -n "$null" ]; then
-    "$TCCONV" -q "$M" -o "$null" -t mtx && "$TCPLOT" -q "$M" -o "$null" &&
+    "$TCCONV" -q "$M" -o "$null" --to mtx && "$TCPLOT" -q "$M" -o "$null" &&
         "$TCSTAT" "$M" -o "$null" && "$TCREORDER" -q -m rcm "$M" --perm-out "$null" &&
         "$TCCONV" -q "$M" -o "$null"
     ok $? "writing to a null device: tcconv (.mtx, .tcf.h5), tcplot, tcstat, tcreorder"
     [ -c "$null" ]; ok $? "  and $null is still a character device"
     run_fails 1 "tcconv: $devfull: cannot write: No space left on device" \
-        "tcconv to a full device: refused" -- "$TCCONV" -q "$M" -o "$devfull" -t mtx
+        "tcconv to a full device: refused" -- "$TCCONV" -q "$M" -o "$devfull" --to mtx
     run_fails 1 "tcstat: $devfull: write failed: No space left on device" \
         "tcstat to a full device: refused" -- "$TCSTAT" "$M" -o "$devfull"
     [ -c "$devfull" ]; ok $? "  and $devfull is still a character device"
@@ -120,7 +120,7 @@ else
 fi
 mkfifo "$T/fifo"
 cat "$T/fifo" > "$T/from-fifo" &
-"$TCCONV" -q "$M" -o "$T/fifo" -t mtx
+"$TCCONV" -q "$M" -o "$T/fifo" --to mtx
 ok $? "tcconv writes into a fifo"
 wait
 "$TCCONV" -q "$M" -o "$T/direct.mtx"

@@ -58,16 +58,15 @@ is "$(fmt_data hrpb "$T/hand32.tcf.h5" blockedRowPtr) | $(fmt_data hrpb "$T/hand
 is "$(fmt_datasets hrpb "$T/big.tcf.h5" | grep -c values)" 0 "pattern: no values"
 
 # --- reading back --------------------------------------------------------------
-value() { awk -F'\t' -v s="$1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$3"; }
 "$TCSTAT" -f hrpb --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f hrpb reads the file"
-is "$(awk -F'\t' '$1 == "format.hrpb" { printf "%s=%s ", $2, $3 }' "$T/hand.tsv")" \
+is "$(awk -F'\t' '$2 == "format.hrpb" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
     "bytes=240 bytes_vs_csr=1.818181818 panels=2 active_cols=6 blocks=2 bricks=2 beta=1 brick_density=0.046875 alpha=0.0625 oi=32 class=low empty_panels=0 blocks_per_panel_mean=1 blocks_per_panel_max=1 " \
     "tcstat -f hrpb: its figures"
-is "$(awk -F'\t' '$1 == "synergy" { printf "%s=%s ", $2, $3 }' "$T/hand.tsv")" \
+is "$(awk -F'\t' '$2 == "synergy" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
     "panels=2 active_cols=6 blocks=2 bricks=2 beta=1 brick_density=0.046875 alpha=0.0625 oi=32 class=low " \
     "tcstat: the synergy section, the same figures without the format"
 "$TCSTAT" -f hrpb --tsv "$T/hand32.tcf.h5" > "$T/hand32.tsv"
-is "$(value format.hrpb bricks "$T/hand32.tsv") $(value format.hrpb beta "$T/hand32.tsv") $(value format.hrpb alpha "$T/hand32.tsv")" \
+is "$(tsv_value format.hrpb bricks "$T/hand32.tsv") $(tsv_value format.hrpb beta "$T/hand32.tsv") $(tsv_value format.hrpb alpha "$T/hand32.tsv")" \
     "3 1.5 0.04166666667" "tcstat -f hrpb, stored TM=32: its own figures (3 bricks, beta 1.5)"
 "$TCSTAT" "$T/hand.mtx" > "$T/hand.txt"
 grep -q '^  alpha  *0.0625  nnz / (16 \* columns of active bricks): TCU-Synergy (002 Sec. 6.4)$' "$T/hand.txt"
@@ -116,7 +115,7 @@ tampered "a float64 value" values 0 '\000\000\000\000\000\000\000\100' \
 # --- real matrices: the synergy section and the format's figures agree -----------
 keys='panels active_cols blocks bricks beta brick_density alpha oi class'
 section() {   # section NAME TSV: "key=value " for the synergy keys of NAME
-    for k in $keys; do printf '%s=%s ' "$k" "$(value "$1" "$k" "$2")"; done
+    for k in $keys; do printf '%s=%s ' "$k" "$(tsv_value "$1" "$k" "$2")"; done
 }
 for m in bcsstk13 cora rajat01; do
     "$TCCONV" -q -f hrpb "$DATA/$m.mtx.gz" -o "$T/$m.tcf.h5" &&
@@ -125,7 +124,7 @@ for m in bcsstk13 cora rajat01; do
     is "$(section format.hrpb "$T/$m.tsv")" "$(section synergy "$T/$m.tsv")" \
         "$m: tcstat -f hrpb and the synergy section give the same figures"
 done
-is "$(value synergy class "$T/bcsstk13.tsv") $(value synergy class "$T/cora.tsv") $(value synergy class "$T/rajat01.tsv")" \
+is "$(tsv_value synergy class "$T/bcsstk13.tsv") $(tsv_value synergy class "$T/cora.tsv") $(tsv_value synergy class "$T/rajat01.tsv")" \
     "high low medium" "classes: bcsstk13 high (FEM), cora low (citation graph), rajat01 medium"
 
 done_testing

@@ -9,9 +9,7 @@ TCREORDER=$TOOLS/tcreorder
 TCSTAT=$TOOLS/tcstat
 command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
-# value SECTION KEY FILE: a figure from TSV output
-value() { awk -F'\t' -v s="$1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$3"; }
-blocks() { "$TCSTAT" -f bcsr --tsv "$1" | awk -F'\t' '$1 == "format.bcsr" && $2 == "blocks" { print $3 }'; }
+blocks() { "$TCSTAT" -f bcsr --tsv "$1" | awk -F'\t' '$2 == "format.bcsr" && $3 == "blocks" { print $4 }'; }
 attr() { h5dump -a "/permutation/$1" "$2" | sed -n 's/^ *(0): //p'; }
 
 # 400 groups of 16 rows, each row 5 random columns in its group's block of
@@ -28,7 +26,7 @@ ok $? "jaccard with -o, --perm-out and --tsv"
 "$TOOLS/tcconv" -q "$T/groups.mtx" -o "$T/groups-in.tcf.h5"
 before=$(blocks "$T/groups-in.tcf.h5"); after=$(blocks "$T/groups.tcf.h5")
 ok $(( ! (after <= 440 && before > 4 * after) )) "scrambled groups: 16x16 BCSR blocks $before -> $after (400 aligned)"
-is "$(value reorder kept_input "$T/groups.tsv")|$(value reorder note "$T/groups.tsv")|$(cat "$T/groups.err")" \
+is "$(tsv_value reorder kept_input "$T/groups.tsv")|$(tsv_value reorder note "$T/groups.tsv")|$(cat "$T/groups.err")" \
     "0||" "a better order found: kept_input 0, no note, nothing on standard error"
 tau=$(attr tau "$T/groups.tcf.h5")
 case " 0.3 0.5 0.7 0.8 0.9 " in *" $tau "*) r=0 ;; *) r=1 ;; esac
@@ -55,14 +53,14 @@ kept="kept the original order: no tau of 0.3 0.5 0.7 0.8 0.9 reduced the 16x16 B
     > "$T/band.tsv" 2> "$T/band.err"
 ok $? "jaccard on a band"
 is "$(cat "$T/band.err")" "tcreorder: warning: jaccard: $kept" "the input order kept: said on standard error"
-is "$(value reorder kept_input "$T/band.tsv")|$(value reorder note "$T/band.tsv")" "1|$kept" \
+is "$(tsv_value reorder kept_input "$T/band.tsv")|$(tsv_value reorder note "$T/band.tsv")" "1|$kept" \
     "  ... and in the TSV report"
 is "$(awk '$1 != NR - 1 { bad = 1 } END { print NR, bad + 0 }' "$T/band.txt")" "1000 0" \
     "  ... the permutation is the identity"
 is "$(blocks "$T/band.tcf.h5") $(attr tau "$T/band.tcf.h5")" "187 0" \
     "  ... 187 blocks still; tau recorded as 0 (none chosen)"
 "$TCREORDER" --method jaccard --json "$T/band.mtx" > "$T/band.json" 2> /dev/null
-is "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["reorder"]; print(d["kept_input"], d["note"][:24])' "$T/band.json")" \
+is "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]["report"]["reorder"]; print(d["kept_input"], d["note"][:24])' "$T/band.json")" \
     "1 kept the original order:" "  ... and in the JSON report"
 "$TCREORDER" --method jaccard "$T/band.mtx" > "$T/band.out" 2> /dev/null
 grep -q "^  note .*kept the original order: no tau" "$T/band.out"; ok $? "  ... and in the text report"
@@ -72,7 +70,7 @@ is "$(wc -c < "$T/q.err")" 0 "-q: no warning"
 is "$(cat "$T/worse.err")" \
     "tcreorder: warning: jaccard: tau=0.5 gives more 16x16 BCSR blocks than the original order (188 > 187)" \
     "tau=0.5 given: its worse order, said"
-is "$(value reorder kept_input "$T/worse.tsv")" 0 "  ... kept_input 0"
+is "$(tsv_value reorder kept_input "$T/worse.tsv")" 0 "  ... kept_input 0"
 
 run_fails 2 "tcreorder: --param: jaccard: tau=2 is out of range [0, 1]" "tau=2 refused" -- \
     "$TCREORDER" --method jaccard --param tau=2 "$T/band.mtx"

@@ -90,14 +90,39 @@ run_fails() {
     fi
 }
 
-# A python3 that imports h5py and numpy ($PYTHON first), or nothing.
-h5py_python() {
+# python_with MODULE...: a python3 that imports every MODULE ($PYTHON
+# first, then the one on PATH, then Debian's, where setup.sh installs them),
+# or nothing.
+python_with() {
+    _imports=$(echo "$@" | tr ' ' ',')
     for _p in "${PYTHON:-}" python3 /usr/bin/python3; do
-        if [ -n "$_p" ] && "$_p" -c 'import h5py, numpy' >/dev/null 2>&1; then
+        if [ -n "$_p" ] && "$_p" -c "import $_imports" >/dev/null 2>&1; then
             echo "$_p"
             return
         fi
     done
+}
+
+# A python3 that imports h5py and numpy, or nothing.
+h5py_python() { python_with h5py numpy; }
+
+# set_up_installs PACKAGE: true on a Debian machine when setup.sh (which
+# ./check.sh runs) installs the Debian PACKAGE: there, a missing PACKAGE is
+# a failure of the set-up, not a reason to skip.
+set_up_installs() {
+    command -v dpkg-query >/dev/null 2>&1 || return 1
+    # shellcheck disable=SC2086 # the list is words
+    case " $(. "$top_srcdir/setup.sh" && echo $TC_DEB_PACKAGES) " in
+    *" $1 "*) return 0 ;;
+    esac
+    return 1
+}
+
+# tsv_value SECTION KEY FILE: one figure from a tool's --tsv output, whose
+# lines read file<TAB>section<TAB>key<TAB>value (the first file's, where
+# there are several).
+tsv_value() {
+    awk -F'\t' -v s="$1" -v k="$2" '$2 == s && $3 == k { print $4; exit }' "$3"
 }
 
 # The registry's format names as tools list them in messages: "csr, brp".

@@ -68,17 +68,17 @@ is "$(datasets "$T/big.tcf.h5" | grep -c values)" 0 "pattern: no values, no res_
 
 # --- reading back -------------------------------------------------------------
 "$TCSTAT" -f rstile --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f rstile reads the file"
-is "$(awk -F'\t' '$1 == "format.rstile" && $2 !~ /_t[0-9]$/ { printf "%s=%s ", $2, $3 }' "$T/hand.tsv")" \
+is "$(awk -F'\t' '$2 == "format.rstile" && $3 !~ /_t[0-9]$/ { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
     "bytes=472 bytes_vs_csr=1.242105263 threshold=2 min_density=0 split=32 windows=2 tc_windows=2 residual_windows=0 segments=2 split_windows=0 segment_blocks_max=2 blocks=4 tc_nnz=33 tc_share=0.8918918919 residual_rows=3 residual_nnz=4 residual_share=0.1081081081 nnz_per_tcb=8.25 nnz_per_window=16.5 " \
     "tcstat -f rstile: the stored format's figures"
 "$TCCONV" -q -f rstile -p threshold=2 "$T/hand.mtx" -o "$T/hand8.tcf.h5" &&
     "$TCSTAT" -f rstile --tsv "$T/hand8.tcf.h5" > "$T/hand8.tsv"
 ok $? "tcconv -f rstile -p threshold=2 (min_density 8.5), tcstat reads it"
-is "$(awk -F'\t' '$1 == "format.rstile" && $2 ~ /^(min_density|tc_windows|residual_windows|blocks|residual_rows|residual_nnz)$/ { printf "%s=%s ", $2, $3 }' "$T/hand8.tsv")" \
+is "$(awk -F'\t' '$2 == "format.rstile" && $3 ~ /^(min_density|tc_windows|residual_windows|blocks|residual_rows|residual_nnz)$/ { printf "%s=%s ", $3, $4 }' "$T/hand8.tsv")" \
     "min_density=8.5 tc_windows=1 residual_windows=1 blocks=2 residual_rows=4 residual_nnz=20 " \
     "min_density 8.5: window 1 (8 nonzeros per block) sent whole, row 19 of 16 with it; window 0 (8.5) kept"
 is "$(data "$T/hand8.tcf.h5" res_row_id)" "2, 16, 17, 19" "  res_row_id"
-is "$(awk -F'\t' '$1 == "format.rstile" && $2 ~ /^(nnz_per_tcb|residual_rows)_t/ { printf "%s ", $3 }' "$T/hand.tsv")" \
+is "$(awk -F'\t' '$2 == "format.rstile" && $3 ~ /^(nnz_per_tcb|residual_rows)_t/ { printf "%s ", $4 }' "$T/hand.tsv")" \
     "7.4 7 8.25 7.5 7.5 7.5 7.5 7.5 7.5 0 2 3 4 4 4 4 4 4 " \
     "Fig. 14's table: nonzeros per TC block and residual rows at thresholds 0..8"
 "$TCSTAT" -f rstile "$T/hand.mtx" > "$T/hand.txt"

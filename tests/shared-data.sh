@@ -15,7 +15,7 @@ tail -n +2 "$D/MANIFEST.tsv" | while IFS='	' read -r name rows cols stored full 
         "$TCCONV" -q "$T/a.mtx" -o "$T/b.tcf.h5" &&
         h5diff --exclude-path /provenance "$T/a.tcf.h5" "$T/b.tcf.h5" >/dev/null
     ok $? "$name: round trip through .tcf.h5 and .mtx"
-    got=$("$TCSTAT" --tsv "$T/a.tcf.h5" | awk -F'\t' '$1 == "matrix" && ($2 == "rows" || $2 == "cols" || $2 == "nnz") { printf "%s ", $3 }')
+    got=$("$TCSTAT" --tsv "$T/a.tcf.h5" | awk -F'\t' '$2 == "matrix" && ($3 == "rows" || $3 == "cols" || $3 == "nnz") { printf "%s ", $4 }')
     is "$got" "$rows $cols $full " "$name: rows, cols and nonzeros as in the MANIFEST"
     rm -f "$T/a.tcf.h5" "$T/a.mtx" "$T/b.tcf.h5"
 done > "$T/results"

@@ -48,8 +48,8 @@ ok $? "-o naming the input rewrites it safely"
 "$TCCONV" --no-compress "$m" -o "$T/plain.tcf.h5" &&
     h5diff --exclude-path /provenance "$T/plain.tcf.h5" "$T/1138_bus.tcf.h5" >/dev/null
 ok $? "--no-compress stores the same content"
-"$TCCONV" -t mtx "$m" -o "$T/to.txt" && same_entries "$T/to.txt" "$m"
-ok $? "-t mtx converts Matrix Market to Matrix Market"
+"$TCCONV" --to mtx "$m" -o "$T/to.txt" && same_entries "$T/to.txt" "$m"
+ok $? "--to mtx converts Matrix Market to Matrix Market"
 # .mtx.gz: gzip-compressed Matrix Market (not HDF5 under that name), the
 # same bytes as .mtx once decompressed, read back to the same container.
 "$TCCONV" "$T/1138_bus.tcf.h5" -o "$T/back.mtx.gz" &&
@@ -59,10 +59,14 @@ ok $? "-o FILE.mtx.gz writes gzip-compressed Matrix Market, the bytes of -o FILE
 "$TCCONV" "$T/back.mtx.gz" -o "$T/back-gz.tcf.h5" &&
     h5diff --exclude-path /provenance "$T/back-gz.tcf.h5" "$T/1138_bus.tcf.h5" >/dev/null
 ok $? "a written .mtx.gz reads back to the same container"
-"$TCCONV" -t mtx "$DATA/rajat01.mtx.gz" -o "$T/rajat01.gz" &&
+"$TCCONV" --to mtx "$DATA/rajat01.mtx.gz" -o "$T/rajat01.gz" &&
     gzip -t "$T/rajat01.gz" && same_entries "$T/rajat01.gz" "$DATA/rajat01.mtx.gz"
-ok $? "-t mtx -o FILE.gz: a file of many writer buffers, compressed whole"
+ok $? "--to mtx -o FILE.gz: a file of many writer buffers, compressed whole"
 "$TCCONV" -f all "$m" -o "$T/all.tcf.h5"; ok $? "-f all builds every format"
+# "all" in a list is every format too: the error listed it as known
+"$TCCONV" -t 1 -f brp,all "$m" -o "$T/all-list.tcf.h5" &&
+    h5diff --exclude-path /provenance "$T/all.tcf.h5" "$T/all-list.tcf.h5" > /dev/null
+ok $? "-f brp,all builds every format (with -t 1: the same file)"
 "$TCCONV" --list-formats | grep -q '^csr '; ok $? "--list-formats lists csr"
 "$TCCONV" --list-formats | grep -q '^ *threshold=-1  .* \[-1, 2147483647\]$'
 ok $? "--list-formats gives a range's whole numbers in full, not as 2.14748e+09"
@@ -88,14 +92,17 @@ run_fails 1 "tcconv: /nonexistent-dir/x.tcf.h5: cannot create: No such file or d
 run_fails 2 "tcconv: --format: unknown format 'nope' (known: $(known_formats), all)" "unknown format" -- \
     "$TCCONV" -f nope "$m" -o "$T/x.tcf.h5"
 run_fails 2 "tcconv: a .tcf.h5 cannot go to standard output: give -o FILE" ".tcf.h5 to stdout refused" -- \
-    "$TCCONV" -t tcf "$m"
-run_fails 2 "tcconv: a Matrix Market input needs -o FILE.tcf.h5 (or -t mtx)" "no output named" -- \
+    "$TCCONV" --to tcf "$m"
+run_fails 2 "tcconv: a Matrix Market input needs -o FILE.tcf.h5 (or --to mtx)" "no output named" -- \
     "$TCCONV" "$m"
 run_fails 2 "tcconv: no input file" "no input" -- "$TCCONV"
 run_fails 2 "tcconv: unrecognized option '--bogus'" "unknown long option" -- "$TCCONV" --bogus "$m"
 run_fails 2 "tcconv: invalid option -- 'x'" "unknown short option" -- "$TCCONV" -x "$m"
 run_fails 2 "tcconv: option '-o' requires an argument" "missing option argument" -- "$TCCONV" "$m" -o
-run_fails 2 "tcconv: --to: expected tcf or mtx, found 'csv'" "bad --to" -- "$TCCONV" -t csv "$m"
+run_fails 2 "tcconv: --to: expected tcf or mtx, found 'csv'" "bad --to" -- "$TCCONV" --to csv "$m"
+# -t is --threads in every tool: the old short --to is told, not taken
+run_fails 2 "tcconv: --threads: 'mtx' is not a whole number" "-t is --threads" -- \
+    "$TCCONV" -t mtx "$m" -o "$T/x.mtx"
 run_fails 2 "tcconv: --param: no format being built has a parameter 'h'" "parameter of no format" -- \
     "$TCCONV" -p h=16 "$m" -o "$T/x.tcf.h5"
 test ! -e "$T/x.tcf.h5"; ok $? "no output after usage errors"

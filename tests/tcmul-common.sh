@@ -7,18 +7,18 @@ TCMUL=${TCMUL:-$TOOLS/tcmul}
 verify_passes() {
     _vname=$1; shift
     "$TCMUL" --device "$DEVICE" --verify --tsv "$@" > "$T/v.tsv" 2> "$T/v.err" &&
-        grep -q '^verify	result	pass$' "$T/v.tsv"
+        [ "$(figure verify result)" = pass ]
     _vrc=$?
     ok $_vrc "$_vname"
     if [ $_vrc -ne 0 ]; then
         diag "$(cat "$T/v.err")"
-        diag "$(grep '^verify' "$T/v.tsv" | tr '\t' ' ')"
+        diag "$(awk -F'\t' '$2 == "verify"' "$T/v.tsv" | tr '\t' ' ')"
     fi
     return 0
 }
 
 # figure SECTION KEY: a value of the report in $T/v.tsv.
-figure() { awk -F '\t' -v s="$1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$T/v.tsv"; }
+figure() { tsv_value "$1" "$2" "$T/v.tsv"; }
 
 # gen_longrow FILE: 9 x 6000, row 4 with 5000 nonzeros among short rows,
 # values of both signs.

@@ -99,8 +99,14 @@ is "$(figure bench bandwidth_gbs)" 50 "--bandwidth replaces the measured bandwid
 is "$(figure bench floor_bytes)" $(( 1139 * 8 + 4054 * 12 + 4 * 8 * (1138 + 1138) )) \
     "floor bytes: A (int64 rowptr, int32 columns, float64 values) + B + C"
 "$TCMUL" --device cpu --bench --iters 3 --verify --json "$A" --cols 8 > "$T/v.json" &&
-    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["verify"]["result"] != "pass" or d["bench"]["median_ms"] <= 0)' "$T/v.json"
-ok $? "--json is valid JSON with the figures"
+    python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); d = a[0]["report"]; sys.exit(len(a) != 1 or a[0]["file"] != sys.argv[2] or d["verify"]["result"] != "pass" or d["bench"]["median_ms"] <= 0)' "$T/v.json" "$A"
+ok $? "--json is valid JSON with the figures: an array of one {file, report}, as tcstat's"
+run_fails 2 "tcmul: --tsv and --json exclude each other: give one" "--json with --tsv" -- \
+    "$TCMUL" --device cpu --json --tsv "$A" --cols 8 --verify
+TC_THREADS=1 "$TCMUL" --device cpu -t 3 --verify --tsv "$A" --cols 2 > "$T/v.tsv"
+is "$(figure run threads)" 3 "-t 3 runs 3 threads, over \$TC_THREADS"
+# -s is --size in tcplot: tcmul's seed is --seed only
+run_fails 2 "tcmul: invalid option -- 's'" "-s is not --seed" -- "$TCMUL" --device cpu -s 5 "$A" --cols 2 --verify
 
 # --device gpu without a GPU: status 3 and the reason in a user's terms (no
 # driver, a driver too old, no GPU; not the CUDA runtime's "CUDA driver
@@ -153,7 +159,7 @@ run_fails 2 "tcmul: nothing to do: give -o FILE, --verify or --bench" "nothing a
     "$TCMUL" --device cpu "$A" --cols 3
 run_fails 2 "tcmul: --output $T/C.txt: cannot write '.txt': it writes HDF5 (a name ending in .h5 or .hdf5, or FILE:DATASET) or Matrix Market (.mtx, .mtx.gz)" \
     "-o with an unknown kind" -- "$TCMUL" --device cpu "$A" --cols 3 -o "$T/C.txt"
-run_fails 2 "tcmul: --format: unknown format 'nosuch'" "unknown --format" -- \
+run_fails 2 "tcmul: --format: unknown format 'nosuch' (give one of: $(known_formats))" "unknown --format" -- \
     "$TCMUL" --device cpu "$A" --cols 3 --verify --format nosuch
 run_fails 2 "tcmul: --device: expected cpu, gpu or auto, found 'tpu'" "unknown --device" -- \
     "$TCMUL" --device tpu "$A" --cols 3 --verify

@@ -63,6 +63,8 @@ TC_THREADS=1 "$TCPLOT" "$T/big.mtx" -o "$T/t1.png" --blocks "$T/t1b.png" &&
     cmp -s "$T/t1.png" "$T/big.png" && cmp -s "$T/t3.png" "$T/big.png" &&
     cmp -s "$T/t1b.png" "$T/big-b.png" && cmp -s "$T/t3b.png" "$T/big-b.png"
 ok $? "byte-identical on 1 and 3 threads"
+TC_THREADS=1 "$TCPLOT" -t 3 "$T/big.mtx" -o "$T/t3o.png" && cmp -s "$T/t3o.png" "$T/big.png"
+ok $? "  ... and with -t 3 (over \$TC_THREADS)"
 
 # Grid: automatic at zoom (a 16x8 block is 14x7 pixels above), never when
 # blocks are under 4 pixels a side.
@@ -93,6 +95,8 @@ run_fails 1 "tcplot: $T/none.mtx: cannot open: No such file or directory" "missi
 test ! -e "$T/none.png"; ok $? "no picture after a missing input"
 run_fails 2 "tcplot: --size: 0 is out of range [1, 8192]" "--size 0" -- \
     "$TCPLOT" -s 0 "$T/wide.mtx" -o "$T/x.png"
+run_fails 2 "tcplot: --threads: 0 is out of range [1, 4096]" "--threads 0" -- \
+    "$TCPLOT" -t 0 "$T/wide.mtx" -o "$T/x.png"
 run_fails 2 "tcplot: --size: 'big' is not a whole number" "--size big" -- \
     "$TCPLOT" --size big "$T/wide.mtx" -o "$T/x.png"
 run_fails 2 "tcplot: --size: 9000 is out of range [1, 8192]" "--size 9000" -- \
@@ -105,8 +109,17 @@ run_fails 2 "tcplot: nothing to draw: give -o FILE and/or --blocks FILE" "no out
     "$TCPLOT" "$T/wide.mtx"
 run_fails 2 "tcplot: --output and --blocks name the same file '$T/x.png'" "one file for both" -- \
     "$TCPLOT" "$T/wide.mtx" -o "$T/x.png" --blocks "$T/x.png"
-run_fails 2 "tcplot: --format: unknown format 'nope' (known: $(known_formats), all)" "unknown format" -- \
+run_fails 2 "tcplot: --format: unknown format 'nope' (give one of: $(known_formats))" "unknown format" -- \
     "$TCPLOT" -f nope "$T/wide.mtx" -o "$T/x.png"
+# Formats without parts would be drawn as csr under their name.
+for f in bsb hrpb bcsr; do
+    run_fails 2 "tcplot: --format: $f has no tensor-core and CUDA-core parts to draw (tcplot draws csr, brp, rstile)" \
+        "-f $f refused" -- "$TCPLOT" -f $f "$T/wide.mtx" -o "$T/x.png"
+done
+# -b is --block, as in tcstat: it must not take a block shape for a file name
+(cd "$T" && "$TCPLOT" -b 16x16 big.mtx -o b16.png) && [ ! -e "$T/16x16" ] &&
+    "$TCPLOT" --block 16x16 "$T/big.mtx" -o "$T/block16.png" && cmp -s "$T/b16.png" "$T/block16.png"
+ok $? "-b 16x16 is --block 16x16"
 run_fails 2 "tcplot: no input file" "no input" -- "$TCPLOT" -o "$T/x.png"
 run_fails 2 "tcplot: more than one input file" "two inputs" -- "$TCPLOT" -o "$T/x.png" "$T/wide.mtx" "$T/eye.mtx"
 test ! -e "$T/x.png"; ok $? "no picture after usage errors"

@@ -5,8 +5,6 @@
 TCREORDER=$TOOLS/tcreorder
 TCCONV=$TOOLS/tcconv
 
-# value SECTION KEY FILE: a figure from TSV output
-value() { awk -F'\t' -v s="$1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$3"; }
 # is_perm FILE N: FILE holds each of 0..N-1 exactly once
 is_perm() { [ "$(sort -n "$1" | awk '$1 != NR - 1 { bad = 1 } END { print NR, bad + 0 }')" = "$2 0" ]; }
 
@@ -31,12 +29,12 @@ awk 'BEGIN { srand(3); n = 2000
                  if (j >= 0 && j < n) print p[i] + 1, p[j] + 1, i + j + 1 }' > "$T/band.mtx"
 "$TCREORDER" --method rcm --tsv -o "$T/rcm.tcf.h5" --perm-out "$T/rcm.txt" "$T/band.mtx" > "$T/rcm.tsv"
 ok $? "rcm with -o, --perm-out and --tsv"
-is "$(head -n 1 "$T/rcm.tsv")" "$(printf 'section\tkey\tvalue')" "TSV report header"
-before=$(value tc16x8 blocks_before "$T/rcm.tsv"); after=$(value tc16x8 blocks_after "$T/rcm.tsv")
+is "$(head -n 1 "$T/rcm.tsv")" "$(printf 'file\tsection\tkey\tvalue')" "TSV report header: the file first, as tcstat's"
+before=$(tsv_value tc16x8 blocks_before "$T/rcm.tsv"); after=$(tsv_value tc16x8 blocks_after "$T/rcm.tsv")
 # 125 windows of 16 rows spanning at most 20 columns: 3 blocks each
 ok $(( ! (after <= 375 && before > 3 * after) )) "rcm: 16x8 TC blocks $before -> $after (at most 375)"
-is "$(value reorder method "$T/rcm.tsv") $(value reorder rows "$T/rcm.tsv")" "rcm 2000" "report names method and rows"
-awk -v b="$(value tc16x8 nnz_per_tcb_before "$T/rcm.tsv")" -v a="$(value tc16x8 nnz_per_tcb_after "$T/rcm.tsv")" \
+is "$(tsv_value reorder method "$T/rcm.tsv") $(tsv_value reorder rows "$T/rcm.tsv")" "rcm 2000" "report names method and rows"
+awk -v b="$(tsv_value tc16x8 nnz_per_tcb_before "$T/rcm.tsv")" -v a="$(tsv_value tc16x8 nnz_per_tcb_after "$T/rcm.tsv")" \
     'BEGIN { exit !(a > 3 * b && b > 0) }'
 ok $? "rcm: mean nnz per TC block rises"
 is_perm "$T/rcm.txt" 2000; ok $? "--perm-out: a permutation of 0..1999"
@@ -64,7 +62,7 @@ ok $? "deterministic .tcf.h5"
 
 # --symmetric: P*A*P^T brings the scrambled band back to bandwidth 2.
 "$TCREORDER" -q --method rcm --symmetric -o "$T/sym.tcf.h5" "$T/band.mtx"; ok $? "rcm --symmetric"
-is "$("$TOOLS/tcstat" --tsv "$T/sym.tcf.h5" | awk -F'\t' '$2 == "bandwidth" { print $3 }')" 2 \
+is "$("$TOOLS/tcstat" --tsv "$T/sym.tcf.h5" | awk -F'\t' '$3 == "bandwidth" { print $4 }')" 2 \
     "rcm --symmetric: bandwidth back to 2"
 h5dump -d /permutation/col_new_to_old -y -w 0 "$T/sym.tcf.h5" | sed -n 's/^ *\([0-9, ]*\)$/\1/p' | tr -d ' \n' |
     tr ',' '\n' > "$T/colperm.txt"
@@ -72,7 +70,7 @@ h5dump -d /permutation/row_new_to_old -y -w 0 "$T/sym.tcf.h5" | sed -n 's/^ *\([
     tr ',' '\n' > "$T/rowperm.txt"
 cmp -s "$T/colperm.txt" "$T/rowperm.txt" && [ -s "$T/colperm.txt" ]
 ok $? "--symmetric stores the same column permutation"
-"$TCCONV" --original-order "$T/sym.tcf.h5" -o "$T/sym-back.mtx" && "$TCCONV" "$T/band.mtx" -t mtx -o "$T/band-plain.mtx" &&
+"$TCCONV" --original-order "$T/sym.tcf.h5" -o "$T/sym-back.mtx" && "$TCCONV" "$T/band.mtx" --to mtx -o "$T/band-plain.mtx" &&
     cmp -s "$T/sym-back.mtx" "$T/band-plain.mtx"
 ok $? "--original-order undoes rows and columns"
 printf '%%%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 1\n' > "$T/wide.mtx"
@@ -90,8 +88,10 @@ ok $? "undoing the composed /permutation gives the original matrix"
 # Reports: JSON, text on stdout, or on stderr when the permutation is there.
 "$TCREORDER" --method rcm --json "$DATA/rajat01.mtx.gz" > "$T/r.json" && python3 -m json.tool "$T/r.json" > /dev/null
 ok $? "--json is valid JSON"
-is "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["reorder"]["method"], d["reorder"]["rows"], d["tc16x8"]["blocks_after"] > 0)' "$T/r.json")" \
-    "rcm 6833 True" "JSON: sections hold the figures"
+is "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); d=a[0]["report"]; print(len(a), a[0]["file"] == sys.argv[2], d["reorder"]["method"], d["reorder"]["rows"], d["tc16x8"]["blocks_after"] > 0)' "$T/r.json" "$DATA/rajat01.mtx.gz")" \
+    "1 True rcm 6833 True" "JSON: an array of one {file, report}, as tcstat's; sections hold the figures"
+run_fails 2 "tcreorder: --tsv and --json exclude each other: give one" "--tsv with --json" -- \
+    "$TCREORDER" --method rcm --json --tsv "$DATA/rajat01.mtx.gz"
 "$TCREORDER" --method degree "$DATA/cora.mtx.gz" > "$T/text.out" 2> "$T/text.err"
 grep -q '^  blocks_after ' "$T/text.out" && [ ! -s "$T/text.err" ]; ok $? "text report on stdout"
 "$TCREORDER" --method degree --perm-out - "$DATA/cora.mtx.gz" > "$T/p.out" 2> "$T/p.err"
@@ -121,19 +121,22 @@ for kv in k:4 cap:32 rounds:2 floor:0.1; do
 done > "$T/wj-attrs.txt"
 is "$(cat "$T/wj-attrs.txt")" "" "/permutation records k, cap, rounds and floor"
 is_perm "$T/wj.txt" 2708; ok $? "wjaccard: a permutation of cora's 2708 rows"
-before=$(value tc16x8 blocks_before "$T/wj.tsv"); after=$(value tc16x8 blocks_after "$T/wj.tsv")
+before=$(tsv_value tc16x8 blocks_before "$T/wj.tsv"); after=$(tsv_value tc16x8 blocks_after "$T/wj.tsv")
 ok $(( ! (after * 10 < before * 7) )) "wjaccard on cora: 16x8 TC blocks $before -> $after (under 70%)"
-is "$(value reorder kept_input "$T/wj.tsv")" 0 "  ... its own order, not the input's"
+is "$(tsv_value reorder kept_input "$T/wj.tsv")" 0 "  ... its own order, not the input's"
 awk 'BEGIN { srand(11); print "%%MatrixMarket matrix coordinate pattern general"; print 6000, 3000, 30000
              for (k = 0; k < 30000; k++) print 1 + int(rand() * 6000), 1 + int(rand() * 3000) }' > "$T/rand.mtx"
 TC_THREADS=1 "$TCREORDER" -q --method wjaccard --perm-out "$T/wj1.txt" "$T/rand.mtx" &&
     TC_THREADS=3 "$TCREORDER" -q --method wjaccard --perm-out "$T/wj3.txt" "$T/rand.mtx" &&
     cmp -s "$T/wj1.txt" "$T/wj3.txt" && ! seq 0 5999 | cmp -s - "$T/wj1.txt"
 ok $? "wjaccard: the same order, not the input's, on 1 and 3 threads (6000 rows)"
+TC_THREADS=1 "$TCREORDER" -q -t 3 --method wjaccard --perm-out "$T/wj-t3.txt" "$T/rand.mtx" &&
+    cmp -s "$T/wj1.txt" "$T/wj-t3.txt"
+ok $? "  ... and with -t 3 (over \$TC_THREADS)"
 awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 40, 40, 40
              for (i = 1; i <= 40; i++) print i, i }' > "$T/diag.mtx"
 "$TCREORDER" --method wjaccard --tsv --perm-out "$T/diag.txt" "$T/diag.mtx" > "$T/diag.tsv" 2> "$T/diag.err"
-is "$(value reorder kept_input "$T/diag.tsv") $(tr '\n' ' ' < "$T/diag.txt" | cut -d' ' -f1-5)" "1 0 1 2 3 4" \
+is "$(tsv_value reorder kept_input "$T/diag.tsv") $(tr '\n' ' ' < "$T/diag.txt" | cut -d' ' -f1-5)" "1 0 1 2 3 4" \
     "wjaccard on a diagonal (no row shares a column): the input order kept"
 is "$(cat "$T/diag.err")" "tcreorder: warning: wjaccard: kept the original order: the order found gives 5 16x8 TC blocks, the original 5" \
     "  ... with a warning"
@@ -148,7 +151,7 @@ for name in gupta2 fb100_Cornell5 TF18 lp_nug30; do
     "$TCREORDER" --method wjaccard --tsv --perm-out "$T/real.txt" "$m" > "$T/real.tsv" 2> /dev/null &&
         is_perm "$T/real.txt" "$rows"
     ok $? "wjaccard on $name: a permutation of its $rows rows"
-    before=$(value tc16x8 blocks_before "$T/real.tsv"); after=$(value tc16x8 blocks_after "$T/real.tsv")
+    before=$(tsv_value tc16x8 blocks_before "$T/real.tsv"); after=$(tsv_value tc16x8 blocks_after "$T/real.tsv")
     ok $(( ! (after <= before) )) "  ... 16x8 TC blocks $before -> $after"
 done
 run_fails 2 "tcreorder: --param: wjaccard: k=0 is out of range [1, 64]" "wjaccard: k out of range" -- \

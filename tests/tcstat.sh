@@ -5,22 +5,22 @@
 TCSTAT=$TOOLS/tcstat
 TCCONV=$TOOLS/tcconv
 
-# value SECTION KEY FILE: a figure from single-input TSV output
-value() { awk -F'\t' -v s="$1" -v k="$2" '$1 == s && $2 == k { print $3 }' "$3"; }
 
 # The 3x3 of t_stats:  [1 2 .; . . 3; 4 . 5]
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1\n1 2 2\n2 3 3\n3 1 4\n3 3 5\n' > "$T/a.mtx"
 "$TCSTAT" --tsv "$T/a.mtx" > "$T/a.tsv"; ok $? "--tsv runs"
-is "$(head -n 1 "$T/a.tsv")" "$(printf 'section\tkey\tvalue')" "TSV header"
-is "$(awk -F'\t' 'NF != 3' "$T/a.tsv" | wc -l)" "0" "TSV: three fields on every line"
-is "$(value matrix nnz "$T/a.tsv") $(value matrix density "$T/a.tsv")" "5 0.5555555556" "nnz and density"
-is "$(value matrix bandwidth "$T/a.tsv") $(value matrix lower_bandwidth "$T/a.tsv") $(value matrix upper_bandwidth "$T/a.tsv")" \
+# One shape whatever the number of inputs: the file named on every line.
+is "$(head -n 1 "$T/a.tsv")" "$(printf 'file\tsection\tkey\tvalue')" "TSV header, one input too"
+is "$(awk -F'\t' -v f="$T/a.mtx" 'NF != 4 || (NR > 1 && $1 != f)' "$T/a.tsv" | wc -l)" "0" \
+    "TSV: four fields on every line, the file first"
+is "$(tsv_value matrix nnz "$T/a.tsv") $(tsv_value matrix density "$T/a.tsv")" "5 0.5555555556" "nnz and density"
+is "$(tsv_value matrix bandwidth "$T/a.tsv") $(tsv_value matrix lower_bandwidth "$T/a.tsv") $(tsv_value matrix upper_bandwidth "$T/a.tsv")" \
     "2 2 1" "bandwidths"
-is "$(value matrix pattern_symmetric "$T/a.tsv")" "no" "pattern symmetry checked"
-is "$(value rows nnz_mean "$T/a.tsv") $(value rows nnz_p30 "$T/a.tsv") $(value rows nnz_p40 "$T/a.tsv")" \
+is "$(tsv_value matrix pattern_symmetric "$T/a.tsv")" "no" "pattern symmetry checked"
+is "$(tsv_value rows nnz_mean "$T/a.tsv") $(tsv_value rows nnz_p30 "$T/a.tsv") $(tsv_value rows nnz_p40 "$T/a.tsv")" \
     "1.666666667 1 2" "row lengths: mean and nearest-rank deciles"
-is "$(value tc16x8 blocks "$T/a.tsv") $(value tc16x8 fill "$T/a.tsv")" "1 0.0390625" "16x8 tiling: 1 block, fill 5/128"
-is "$(cut -f 1 "$T/a.tsv" | uniq | tr '\n' ' ')" "section matrix rows columns tc16x8 synergy " "sections in order"
+is "$(tsv_value tc16x8 blocks "$T/a.tsv") $(tsv_value tc16x8 fill "$T/a.tsv")" "1 0.0390625" "16x8 tiling: 1 block, fill 5/128"
+is "$(cut -f 2 "$T/a.tsv" | uniq | tr '\n' ' ')" "section matrix rows columns tc16x8 synergy " "sections in order"
 
 "$TCSTAT" "$T/a.mtx" > "$T/a.txt"; ok $? "text output runs"
 is "$(grep -c '^[a-z]' "$T/a.txt")" "5" "text: five section headings"
@@ -29,18 +29,22 @@ ok $? "text: aligned key, value and help"
 
 "$TCSTAT" --json "$T/a.mtx" > "$T/a.json" && python3 -m json.tool "$T/a.json" > /dev/null
 ok $? "--json is valid JSON"
-is "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["tc16x8"]["blocks"], d["matrix"]["symmetry"], d["rows"]["nnz_p100"])' "$T/a.json")" \
-    "1 general 2" "JSON: sections hold the figures"
+is "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); d=a[0]["report"]; print(len(a), a[0]["file"] == sys.argv[2], d["tc16x8"]["blocks"], d["matrix"]["symmetry"], d["rows"]["nnz_p100"])' "$T/a.json" "$T/a.mtx")" \
+    "1 True 1 general 2" "JSON: an array of one {file, report}, one input too; sections hold the figures"
 
 "$TCSTAT" --block 2x2 --tsv "$T/a.mtx" > "$T/b.tsv"
-is "$(value tc2x2 blocks "$T/b.tsv") $(value tc2x2 fill "$T/b.tsv")" "3 0.4166666667" "--block 2x2: 3 blocks, fill 5/12"
+is "$(tsv_value tc2x2 blocks "$T/b.tsv") $(tsv_value tc2x2 fill "$T/b.tsv")" "3 0.4166666667" "--block 2x2: 3 blocks, fill 5/12"
 
-# Several inputs; .mtx.gz and .tcf.h5 give the same figures as .mtx.
+# Several inputs; .mtx.gz and .tcf.h5 give the same figures as .mtx (all
+# but the file column).
 gzip -c "$T/a.mtx" > "$T/a.mtx.gz"
 "$TCCONV" "$T/a.mtx" -o "$T/a.tcf.h5"
-"$TCSTAT" --tsv "$T/a.mtx.gz" | cmp -s - "$T/a.tsv"; ok $? ".mtx.gz: same figures"
-"$TCSTAT" --tsv "$T/a.tcf.h5" | cmp -s - "$T/a.tsv"; ok $? ".tcf.h5: same figures"
-"$TCSTAT" --tsv < "$T/a.mtx" - | cmp -s - "$T/a.tsv"; ok $? "- reads standard input"
+cut -f 2- "$T/a.tsv" > "$T/a-figures.tsv"
+"$TCSTAT" --tsv "$T/a.mtx.gz" | cut -f 2- | cmp -s - "$T/a-figures.tsv"; ok $? ".mtx.gz: same figures"
+"$TCSTAT" --tsv "$T/a.tcf.h5" | cut -f 2- | cmp -s - "$T/a-figures.tsv"; ok $? ".tcf.h5: same figures"
+"$TCSTAT" --tsv < "$T/a.mtx" - > "$T/stdin.tsv" && cut -f 2- "$T/stdin.tsv" | cmp -s - "$T/a-figures.tsv" &&
+    [ "$(cut -f 1 "$T/stdin.tsv" | sort -u | tr '\n' ' ')" = "- file " ]
+ok $? "- reads standard input, named - in the file column"
 "$TCSTAT" --tsv "$T/a.mtx" "$T/a.tcf.h5" > "$T/many.tsv"
 is "$(head -n 1 "$T/many.tsv")" "$(printf 'file\tsection\tkey\tvalue')" "several inputs: TSV gains a file column"
 is "$(awk -F'\t' 'NF != 4' "$T/many.tsv" | wc -l)" "0" "several inputs: four fields on every line"
@@ -54,7 +58,7 @@ is "$(grep -c '^==> ' "$T/many.txt")" "2" "several inputs: text under ==> FILE <
 "$TCSTAT" -o "$T/out.tsv" --tsv "$T/a.mtx" && cmp -s "$T/out.tsv" "$T/a.tsv"; ok $? "-o writes the report to a file"
 
 "$TCSTAT" -f csr --tsv "$T/a.mtx" > "$T/f.tsv"
-is "$(value format.csr bytes "$T/f.tsv")" "56" "-f csr adds the format's figures (16 + 5 * 8 bytes)"
+is "$(tsv_value format.csr bytes "$T/f.tsv")" "56" "-f csr adds the format's figures (16 + 5 * 8 bytes)"
 "$TCSTAT" -f all --json "$T/a.tcf.h5" | python3 -m json.tool > /dev/null; ok $? "-f all on a .tcf.h5"
 
 # Determinism, with a matrix big enough for the tiling to use threads.
@@ -65,16 +69,21 @@ TC_THREADS=1 "$TCSTAT" --tsv "$T/big.mtx" > "$T/big1.tsv" &&
     TC_THREADS=3 "$TCSTAT" --tsv "$T/big.mtx" > "$T/big3.tsv" && cmp -s "$T/big1.tsv" "$T/big3.tsv"
 ok $? "70001 x 3001, 300000 entries: byte-identical with 1 and 3 threads"
 "$TCSTAT" --tsv "$T/big.mtx" | cmp -s - "$T/big1.tsv"; ok $? "  ... and run to run"
+"$TCSTAT" -t 1 --tsv "$T/big.mtx" | cmp -s - "$T/big1.tsv" &&
+    TC_THREADS=1 "$TCSTAT" --threads 3 --tsv "$T/big.mtx" | cmp -s - "$T/big1.tsv"
+ok $? "  ... and with -t 1 and --threads 3 (over \$TC_THREADS)"
+run_fails 2 "tcstat: --threads: 0 is out of range [1, 4096]" "--threads 0" -- \
+    "$TCSTAT" -t 0 "$T/a.mtx"
 
 # Fused3S (seed 003), Table 6: TCB/RW mean and CV, nnz/TCB mean and CV, as
 # printed there (one or two decimals): ours within 0.05 of the means and 0.01
 # of the CVs.
 table6() {   # table6 TSV NAME MEAN CV NNZMEAN NNZCV
     awk -F'\t' -v want="$3 $4 $5 $6" '
-        $1 == "tc16x8" && $2 == "tcb_per_window_mean" { g[1] = $3 }
-        $1 == "tc16x8" && $2 == "tcb_per_window_cv" { g[2] = $3 }
-        $1 == "tc16x8" && $2 == "nnz_per_tcb_mean" { g[3] = $3 }
-        $1 == "tc16x8" && $2 == "nnz_per_tcb_cv" { g[4] = $3 }
+        $2 == "tc16x8" && $3 == "tcb_per_window_mean" { g[1] = $4 }
+        $2 == "tc16x8" && $3 == "tcb_per_window_cv" { g[2] = $4 }
+        $2 == "tc16x8" && $3 == "nnz_per_tcb_mean" { g[3] = $4 }
+        $2 == "tc16x8" && $3 == "nnz_per_tcb_cv" { g[4] = $4 }
         END { split(want, w, " "); bad = 0
               for (i = 1; i <= 4; i++) { d = g[i] - w[i]; if (d < 0) d = -d
                                          if (d > (i % 2 ? 0.05 : 0.01)) bad = 1 }
@@ -82,7 +91,7 @@ table6() {   # table6 TSV NAME MEAN CV NNZMEAN NNZCV
               exit bad }' "$1"
     ok $? "$2: Table 6 of 003 ($3 $4 $5 $6)"
 }
-deciles() { for p in 0 10 20 30 40 50 60 70 80 90 100; do printf '%s ' "$(value tc16x8 tcb_per_window_p$p "$1")"; done; }
+deciles() { for p in 0 10 20 30 40 50 60 70 80 90 100; do printf '%s ' "$(tsv_value tc16x8 tcb_per_window_p$p "$1")"; done; }
 "$TCSTAT" --tsv "$DATA/citeseer.mtx.gz" > "$T/cs.tsv"
 table6 "$T/cs.tsv" citeseer 5.8 0.31 7.7 0.24
 # Table 7 and more of Table 6 on the shared matrices when they are there.
@@ -123,6 +132,8 @@ run_fails 2 "tcstat: --block: 512 is out of range [1, 256]" "--block too tall" -
 known=$("$TCCONV" --list-formats | awk '/^[a-z]/ { printf "%s, ", $1 }')
 run_fails 2 "tcstat: --format: unknown format 'nope' (known: ${known}all)" "unknown format" -- \
     "$TCSTAT" -f nope "$T/a.mtx"
+run_fails 2 "tcstat: --tsv and --json exclude each other: give one" "--tsv with --json" -- \
+    "$TCSTAT" --tsv --json "$T/a.mtx"
 run_fails 2 "tcstat: no input file" "no input" -- "$TCSTAT"
 run_fails 2 "tcstat: standard input (-) given more than once" "stdin twice" -- "$TCSTAT" - -
 done_testing

@@ -109,7 +109,18 @@ noreturn void tool_usage_error(const char *fmt, ...)
 void tool_common_option(int c, char **argv, void (*usage)(void))
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    char threads[16];
     switch (c) {
+    case 't':
+        /* The library takes its thread count from $TC_THREADS
+           (tc_default_threads): the command line overrides it there. */
+        snprintf(threads, sizeof threads, "%ld", tool_parse_long("--threads", optarg, 1, 4096));
+        if (setenv("TC_THREADS", threads, 1) != 0) {
+            tc_error err;
+            tc_error_set(&err, TC_ERR_NOMEM, "out of memory");
+            tool_die(&err);
+        }
+        return;
     case 'q': tool_quiet = 1; return;
     case 'v':
         tool_verbose++;
@@ -178,6 +189,29 @@ double tool_parse_double(const char *opt, const char *s, double min, double max)
         tool_usage_error("%s: %s is out of range [%s, %s]", opt, tc_number_text(v, vt),
                          tc_number_text(min, lo), tc_number_text(max, hi));
     return v;
+}
+
+void tool_format_names(char *buf, size_t size, int (*keep)(const tc_format *))
+{
+    buf[0] = '\0';
+    for (int i = 0; i < tc_format_count(); i++) {
+        const tc_format *f = tc_format_at(i);
+        if (keep && !keep(f))
+            continue;
+        strncat(buf, buf[0] ? ", " : "", size - strlen(buf) - 1);
+        strncat(buf, tc_format_name(f), size - strlen(buf) - 1);
+    }
+}
+
+const tc_format *tool_parse_format(const char *s)
+{
+    const tc_format *f = tc_format_find(s);
+    if (!f) {
+        char names[512];
+        tool_format_names(names, sizeof names, NULL);
+        tool_usage_error("--format: unknown format '%s' (give one of: %s)", s, names);
+    }
+    return f;
 }
 
 tc_perm_convention tool_parse_convention(const char *s)
@@ -462,17 +496,25 @@ static void print_text(FILE *fp, const tc_report *r)
     }
 }
 
-static void print_tsv(FILE *fp, const tc_report *r)
+/* A TSV field: tabs and line breaks become spaces. */
+static void tsv_field(FILE *fp, const char *s, char after)
+{
+    for (; *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, fp);
+    fputc(after, fp);
+}
+
+/* The rows of one report, each behind the file it is about. */
+static void print_tsv_rows(FILE *fp, const char *file, const tc_report *r)
 {
     char val[4096];
-    fputs("section\tkey\tvalue\n", fp);
     for (int i = 0; i < tc_report_count(r); i++) {
         const tc_report_entry *e = tc_report_at(r, i);
         format_value(e, 10, 0, val, sizeof val);
-        for (char *p = val; *p; p++)
-            if (*p == '\t' || *p == '\n')
-                *p = ' ';
-        fprintf(fp, "%s\t%s\t%s\n", e->section, e->key, val);
+        tsv_field(fp, file, '\t');
+        tsv_field(fp, e->section, '\t');
+        tsv_field(fp, e->key, '\t');
+        tsv_field(fp, val, '\n');
     }
 }
 
@@ -500,14 +542,42 @@ static void print_json(FILE *fp, const tc_report *r)
             fputs(val, fp);
         }
     }
-    fputs(section ? "}\n}\n" : "}\n", fp);
+    fputs(section ? "}\n}" : "}", fp);
 }
 
-void tool_print_report(FILE *fp, const tc_report *r, tool_out_style style)
+void tool_print_reports(FILE *fp, const char *const *files, tc_report *const *reports, int n,
+                        tool_out_style style)
 {
-    switch (style) {
-    case TOOL_OUT_TEXT: print_text(fp, r); break;
-    case TOOL_OUT_TSV: print_tsv(fp, r); break;
-    case TOOL_OUT_JSON: print_json(fp, r); break;
+    if (style == TOOL_OUT_TSV)
+        fputs("file\tsection\tkey\tvalue\n", fp);
+    if (style == TOOL_OUT_JSON)
+        fputs("[\n", fp);
+    for (int i = 0; i < n; i++) {
+        switch (style) {
+        case TOOL_OUT_TEXT:
+            /* a heading per file, as head(1) does, only where there are
+               several: text is for people, not for scripts */
+            if (n > 1)
+                fprintf(fp, "%s==> %s <==\n", i ? "\n" : "", files[i]);
+            print_text(fp, reports[i]);
+            break;
+        case TOOL_OUT_TSV: print_tsv_rows(fp, files[i], reports[i]); break;
+        case TOOL_OUT_JSON:
+            fputs("{\"file\": ", fp);
+            tool_json_string(fp, files[i]);
+            fputs(", \"report\": ", fp);
+            print_json(fp, reports[i]);
+            fputs(i + 1 < n ? "},\n" : "}\n", fp);
+            break;
+        }
     }
+    if (style == TOOL_OUT_JSON)
+        fputs("]\n", fp);
+}
+
+void tool_set_out_style(tool_out_style *style, tool_out_style want)
+{
+    if (*style != TOOL_OUT_TEXT && *style != want)
+        tool_usage_error("--tsv and --json exclude each other: give one");
+    *style = want;
 }

@@ -28,18 +28,40 @@ __attribute__((format(printf, 1, 2))) void tool_errorf(const char *fmt, ...);
 noreturn void tool_die(const tc_error *err);
 /* "prog: message" + "Try 'prog --help' for more information.", exit 2. */
 __attribute__((format(printf, 1, 2))) noreturn void tool_usage_error(const char *fmt, ...);
+/* Short options mean one thing across the five tools, so that a letter
+   learnt in one never swallows a different argument in another (the man
+   pages carry the same table):
+
+     -o FILE     --output     all five (tcplot: the spy plot)
+     -f FORMAT   --format     tcconv, tcstat (lists), tcplot, tcmul (one name)
+     -p K=V,...  --param      tcconv (format parameters), tcreorder (method's)
+     -b HxW      --block      tcstat, tcplot
+     -s N        --size       tcplot
+     -m NAME     --method     tcreorder
+     -B FILE     --B          tcmul
+     -n N        --cols       tcmul
+     -d DEV      --device     tcmul
+     -t N        --threads    all five (common)
+     -q -v -h -V              all five (common)
+
+   Long only, so as not to take a letter that means something else
+   elsewhere: tcconv --to, tcplot --blocks, tcmul --seed. */
+
 /* The options every tool has: end a tool's long-option table with
    TOOL_COMMON_LONGOPTS and its getopt string (which starts with ':', so
    that a missing argument is told apart) with TOOL_COMMON_SHORTOPTS, and
    hand every other option character to tool_common_option. */
 #define TOOL_COMMON_LONGOPTS \
+    { "threads", required_argument, NULL, 't' }, \
     { "quiet", no_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' }, \
     { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, \
     { NULL, 0, NULL, 0 }
-#define TOOL_COMMON_SHORTOPTS "qvhV"
-/* -q, -v; -h (usage() on stdout, exit 0); -V; and getopt_long's error
-   returns (tool_init sets opterr = 0): "prog: unrecognized option '--x'",
-   "prog: option '-o' requires an argument", ..., exit 2. */
+#define TOOL_COMMON_SHORTOPTS "t:qvhV"
+/* -t N (every tool runs the library's threads: sets $TC_THREADS, which the
+   library reads, for this process); -q, -v; -h (usage() on stdout, exit 0);
+   -V; and getopt_long's error returns (tool_init sets opterr = 0):
+   "prog: unrecognized option '--x'", "prog: option '-o' requires an
+   argument", ..., exit 2. */
 void tool_common_option(int c, char **argv, void (*usage)(void));
 /* "prog (tcsparse 0.1.0)" on stdout, exit 0. */
 noreturn void tool_version(void);
@@ -52,6 +74,12 @@ __attribute__((format(printf, 1, 2))) void tool_info(const char *fmt, ...);
    the option. */
 long tool_parse_long(const char *opt, const char *s, long min, long max);
 double tool_parse_double(const char *opt, const char *s, double min, double max);
+/* "csr, brp, ...": the registry's format names for which keep (NULL: every
+   one) is true. */
+void tool_format_names(char *buf, size_t size, int (*keep)(const tc_format *));
+/* -f NAME where a tool takes one format: a usage error naming the known
+   ones for anything else (a list included). */
+const tc_format *tool_parse_format(const char *s);
 /* --perm-convention=new2old|old2new */
 tc_perm_convention tool_parse_convention(const char *s);
 
@@ -124,10 +152,18 @@ const tc_progress *tool_progress(const char *label);
 void tool_progress_end(void);
 
 typedef enum { TOOL_OUT_TEXT, TOOL_OUT_TSV, TOOL_OUT_JSON } tool_out_style;
-/* Text: sections as headings, aligned "key  value  (help)" lines. TSV:
-   header "section<TAB>key<TAB>value", one row per figure. JSON: one object,
-   a member per section holding its figures. */
-void tool_print_report(FILE *fp, const tc_report *r, tool_out_style style);
+/* The reports of n files (files[i] is what reports[i] is about), in one
+   shape whatever n, so that a script written for one file works for
+   several. Text: sections as headings, aligned "key  value  (help)" lines,
+   under a "==> FILE <==" heading each when n > 1. TSV: header
+   "file<TAB>section<TAB>key<TAB>value", one row per figure. JSON: an array
+   with one {"file": ..., "report": {...}} per file, the report a member per
+   section holding its figures. */
+void tool_print_reports(FILE *fp, const char *const *files, tc_report *const *reports, int n,
+                        tool_out_style style);
+/* --tsv and --json: *style becomes want; the other one given before is a
+   usage error. */
+void tool_set_out_style(tool_out_style *style, tool_out_style want);
 
 /* The "--list-formats" / "--list-methods" entry of one registry member:
    its name and description, then one line per parameter (default, help,

@@ -13,15 +13,15 @@ static void usage(void)
 ".tcf.h5 container, building tensor-core formats on the way.\n"
 "\n"
 "INPUT is a .mtx, .mtx.gz (read by content, not name) or .tcf.h5 file, or -\n"
-"for Matrix Market on standard input. The output kind follows -t, else the\n"
-"name of OUTPUT (*.mtx: Matrix Market, *.mtx.gz: the same gzip-compressed;\n"
-"*.tcf.h5, *.h5, *.hdf5 or no extension: .tcf.h5; any other name needs -t).\n"
+"for Matrix Market on standard input. The output kind follows --to, else\n"
+"the name of OUTPUT (*.mtx: Matrix Market, *.mtx.gz: the same gzip-compressed;\n"
+"*.tcf.h5, *.h5, *.hdf5 or no extension: .tcf.h5; any other name needs --to).\n"
 "OUTPUT may be INPUT only when of the same kind (updated in place). Without\n"
 "-o, a .tcf.h5 input is written as Matrix Market to standard output.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE        write FILE (- for standard output, Matrix Market only)\n"
-"  -t, --to KIND            output kind: tcf or mtx\n"
+"      --to KIND            output kind: tcf or mtx\n"
 "  -f, --format LIST        tensor-core formats to build into the .tcf.h5\n"
 "                           (comma list or 'all'; default csr); --list-formats\n"
 "                           shows them\n"
@@ -35,6 +35,8 @@ static void usage(void)
 "      --original-order     undo the row permutation of a reordered .tcf.h5\n"
 "                           when writing Matrix Market\n"
 "      --list-formats       list the tensor-core formats and their parameters\n"
+"  -t, --threads N          threads to build formats with (default: $TC_THREADS,\n"
+"                           else all CPUs)\n"
 "  -q, --quiet              no warnings, no progress bar\n"
 "  -v, --verbose            say what was written; show HDF5's own errors\n"
 "  -h, --help               show this help and exit\n"
@@ -57,7 +59,7 @@ static void list_formats(void)
     }
 }
 
-enum { OPT_NO_COMPRESS = 256, OPT_DUPLICATES, OPT_GENERAL, OPT_ORIGINAL, OPT_LIST };
+enum { OPT_TO = 256, OPT_NO_COMPRESS, OPT_DUPLICATES, OPT_GENERAL, OPT_ORIGINAL, OPT_LIST };
 
 typedef struct options {
     const char *input, *output, *to, *formats;
@@ -69,7 +71,7 @@ static void parse_args(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
-        { "to", required_argument, NULL, 't' },
+        { "to", required_argument, NULL, OPT_TO },
         { "format", required_argument, NULL, 'f' },
         { "param", required_argument, NULL, 'p' },
         { "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
@@ -85,10 +87,10 @@ static void parse_args(int argc, char **argv, options *o)
     o->formats = "csr";
     tc_error err;
     int c;
-    while ((c = getopt_long(argc, argv, ":o:t:f:p:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:f:p:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o->output = optarg; break;
-        case 't':
+        case OPT_TO:
             if (strcmp(optarg, "tcf") != 0 && strcmp(optarg, "mtx") != 0)
                 tool_usage_error("--to: expected tcf or mtx, found '%s'", optarg);
             o->to = optarg;
@@ -266,7 +268,7 @@ int main(int argc, char **argv)
 
     int input_is_tcf = tool_is_tcf(o.input);
     if (!input_is_tcf && !o.output && !o.to)
-        tool_usage_error("a Matrix Market input needs -o FILE.tcf.h5 (or -t mtx)");
+        tool_usage_error("a Matrix Market input needs -o FILE.tcf.h5 (or --to mtx)");
     /* Converting a file into the same kind in place is an update: the input
        is read whole first and replaced atomically. */
     const tool_output out = { "--output", o.output, input_is_tcf == !want_mtx };

@@ -27,7 +27,7 @@ static void usage(void)
 "                           Market array file; it must have A's column count\n"
 "                           of rows\n"
 "  -n, --cols N             random B with N columns, uniform in [-1, 1)\n"
-"  -s, --seed S             seed of the random B (default 1)\n"
+"      --seed S             seed of the random B (default 1)\n"
 "  -o, --output FILE[:DATASET]\n"
 "                           write C: FILE.h5 or FILE.hdf5 (float32 dataset,\n"
 "                           default /C) or FILE.mtx (Matrix Market array;\n"
@@ -87,7 +87,7 @@ static void usage(void)
 }
 
 enum {
-    OPT_VARIANT = 256, OPT_GPU, OPT_LIST, OPT_VERIFY, OPT_BENCH, OPT_WARMUP, OPT_ITERS,
+    OPT_SEED = 256, OPT_VARIANT, OPT_GPU, OPT_LIST, OPT_VERIFY, OPT_BENCH, OPT_WARMUP, OPT_ITERS,
     OPT_BANDWIDTH, OPT_DENSE, OPT_TSV, OPT_JSON, OPT_OP, OPT_DIM, OPT_SCALE, OPT_PATH
 };
 
@@ -212,12 +212,11 @@ static void parse_args(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         { "B", required_argument, NULL, 'B' },
         { "cols", required_argument, NULL, 'n' },
-        { "seed", required_argument, NULL, 's' },
+        { "seed", required_argument, NULL, OPT_SEED },
         { "output", required_argument, NULL, 'o' },
         { "device", required_argument, NULL, 'd' },
         { "format", required_argument, NULL, 'f' },
         { "variant", required_argument, NULL, OPT_VARIANT },
-        { "threads", required_argument, NULL, 't' },
         { "gpu", required_argument, NULL, OPT_GPU },
         { "list-devices", no_argument, NULL, OPT_LIST },
         { "verify", no_argument, NULL, OPT_VERIFY },
@@ -240,11 +239,11 @@ static void parse_args(int argc, char **argv, options *o)
     o->warmup = 10;
     o->iters = 100;
     int c;
-    while ((c = getopt_long(argc, argv, ":B:n:s:o:d:f:t:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":B:n:o:d:f:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'B': o->b.spec = optarg; break;
         case 'n': o->cols = (int32_t)tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
-        case 's': o->seed = (uint64_t)tool_parse_long("--seed", optarg, 0, LONG_MAX); break;
+        case OPT_SEED: o->seed = (uint64_t)tool_parse_long("--seed", optarg, 0, LONG_MAX); break;
         case 'o': o->output = optarg; break;
         case 'd':
             if (strcmp(optarg, "cpu") == 0)
@@ -258,7 +257,6 @@ static void parse_args(int argc, char **argv, options *o)
             break;
         case 'f': o->format = optarg; break;
         case OPT_VARIANT: o->variant = optarg; break;
-        case 't': o->threads = (int)tool_parse_long("--threads", optarg, 1, 4096); break;
         case OPT_GPU: o->gpu = (int)tool_parse_long("--gpu", optarg, 0, 1023); break;
         case OPT_LIST: o->list_devices = 1; break;
         case OPT_VERIFY: o->verify = 1; break;
@@ -269,8 +267,8 @@ static void parse_args(int argc, char **argv, options *o)
             o->bandwidth = tool_parse_double("--bandwidth", optarg, 1e-3, 1e6);
             break;
         case OPT_DENSE: o->dense = 1; break;
-        case OPT_TSV: o->style = TOOL_OUT_TSV; break;
-        case OPT_JSON: o->style = TOOL_OUT_JSON; break;
+        case OPT_TSV: tool_set_out_style(&o->style, TOOL_OUT_TSV); break;
+        case OPT_JSON: tool_set_out_style(&o->style, TOOL_OUT_JSON); break;
         case OPT_OP: o->op = parse_op(optarg); break;
         case OPT_DIM: o->dim = (int32_t)tool_parse_long("--dim", optarg, 1, INT32_MAX); break;
         case OPT_SCALE: o->scale = tool_parse_double("--scale", optarg, 1e-30, 1e30); break;
@@ -301,8 +299,7 @@ static void parse_args(int argc, char **argv, options *o)
         tool_usage_error("nothing to do: give -o FILE, --verify or --bench");
     if (o->output)
         parse_output(o->output, o);
-    if (!tc_format_find(o->format))
-        tool_usage_error("--format: unknown format '%s'", o->format);
+    tool_parse_format(o->format);
     if (o->dense && o->device == DEVICE_CPU)
         tool_usage_error("--dense: cuBLAS runs on the GPU, not with --device cpu");
 }
@@ -466,7 +463,7 @@ static tc_status cpu_once(void *arg, tc_error *err)
 static tc_status run_cpu(const options *o, run *r, tc_error *err)
 {
     const tc_csr *a = r->a;
-    cpu_ctx c = { r, o->threads > 0 ? o->threads : tc_default_threads() };
+    cpu_ctx c = { r, tc_default_threads() };
     snprintf(r->device, sizeof r->device, "cpu");
     r->implementation = "threaded CSR SpMM (fp32)";
     r->precision = "fp32";
@@ -810,7 +807,8 @@ static tc_status verify(const options *o, const run *r, const double *bd, tc_com
     double *ref = tc_malloc_array(len, sizeof *ref, err);
     if (!ref)
         return TC_ERR_NOMEM;
-    tc_status st = tc_spmm_ref_f64(r->a, bd, r->n, r->n, ref, r->n, o->threads, err);
+    /* 0 threads: the library's default, $TC_THREADS, which --threads sets */
+    tc_status st = tc_spmm_ref_f64(r->a, bd, r->n, r->n, ref, r->n, 0, err);
     if (!st)
         tc_compare_f32(r->C, ref, r->a->rows, r->n, r->n, c);
     free(ref);
@@ -839,7 +837,7 @@ static tc_status print_report(const options *o, const tool_matrix *in, const run
     if (!st && r->kernel && !o->variant && r->kernel->nvariants > 1)
         st = report_variants(rep, r);
     if (!st)
-        tool_print_report(stdout, rep, o->style);
+        tool_print_reports(stdout, &o->input, &rep, 1, o->style);
     tc_report_free(rep);
     return st;
 }

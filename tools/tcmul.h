@@ -34,7 +34,7 @@ typedef struct options {
     tc_attn_path path;          /* --path */
     uint64_t seed;
     device_kind device;
-    int gpu, threads, list_devices;
+    int gpu, list_devices;
     int verify, bench, warmup, iters, dense;
     double bandwidth;           /* GB/s; 0: measure */
     tool_out_style style;

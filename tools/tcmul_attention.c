@@ -186,9 +186,10 @@ static tc_status reference(const options *o, const attn_run *r, int rounded, dou
             x[i] = round_half(r->qkv[i]);
     }
     const double *K = x + r->q_rows * r->d, *V = K + r->kv_rows * r->d;
+    /* 0 threads: the library's default, $TC_THREADS, which --threads sets */
     tc_status st = o->op == OP_ATTENTION
-                       ? tc_attention_ref_f64(r->a, x, K, V, r->d, r->scale, ref, o->threads, err)
-                       : tc_sddmm_ref_f64(r->a, x, K, r->d, r->scale, ref, o->threads, err);
+                       ? tc_attention_ref_f64(r->a, x, K, V, r->d, r->scale, ref, 0, err)
+                       : tc_sddmm_ref_f64(r->a, x, K, r->d, r->scale, ref, 0, err);
     if (x != r->qkv)
         free(x);
     return st;
@@ -458,7 +459,7 @@ static tc_status print_report(const options *o, const tool_matrix *in, const att
     if (!st && r->width)
         st = report_memory(rep, r);
     if (!st)
-        tool_print_report(stdout, rep, o->style);
+        tool_print_reports(stdout, &o->input, &rep, 1, o->style);
     tc_report_free(rep);
     return st;
 }

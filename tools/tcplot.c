@@ -32,17 +32,18 @@ static void usage(void)
 "\n"
 "Options:\n"
 "  -o, --output FILE    write the spy plot to FILE (- for standard output)\n"
-"  -b, --blocks FILE    write the block-density plot to FILE (- for standard output)\n"
+"      --blocks FILE    write the block-density plot to FILE (- for standard output)\n"
 "  -s, --size N         longest side of the matrix area in pixels, 1 to %d\n"
 "                       (default 1024)\n"
 "      --grid           always draw the block grid (light grey, on empty pixels)\n"
 "      --no-grid        never draw it (default: drawn when a block spans at least\n"
 "                       4 pixels a side)\n"
-"      --block HxW      block shape for the grid and the block plot (default 16x8)\n"
+"  -b, --block HxW      block shape for the grid and the block plot (default 16x8)\n"
 "  -f, --format NAME    csr (default): --blocks draws the aligned HxW grid;\n"
 "                       brp, rstile: the spy plot shows its two parts (the copy\n"
 "                       stored in a .tcf.h5 MATRIX, else built with default\n"
 "                       parameters)\n"
+"  -t, --threads N      threads to draw with (default: $TC_THREADS, else all CPUs)\n"
 "  -q, --quiet          no progress bar\n"
 "  -v, --verbose        say what was drawn\n"
 "  -h, --help           show this help and exit\n"
@@ -55,7 +56,7 @@ static void usage(void)
         tool_name, MAX_SIZE, tool_name, tool_name, tool_name);
 }
 
-enum { OPT_GRID = 256, OPT_NO_GRID, OPT_BLOCK };
+enum { OPT_GRID = 256, OPT_NO_GRID, OPT_BLOCKS };
 
 typedef struct options {
     const char *input, *spy, *blocks;
@@ -80,15 +81,31 @@ static void parse_block(const char *s, tc_plot_opts *p)
     p->block_w = (int)w;
 }
 
+/* What -f can show: csr's aligned blocks, or a format's tensor-core and
+   CUDA-core parts. Any other format would give csr's picture under its
+   name. */
+static int drawable(const tc_format *f)
+{
+    return tc_format_is_canonical(f) || tc_format_has_parts(f);
+}
+
+static noreturn void refuse_format(const tc_format *f)
+{
+    char names[512];
+    tool_format_names(names, sizeof names, drawable);
+    tool_usage_error("--format: %s has no tensor-core and CUDA-core parts to draw "
+                     "(tcplot draws %s)", tc_format_name(f), names);
+}
+
 static void parse_args(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
-        { "blocks", required_argument, NULL, 'b' },
+        { "blocks", required_argument, NULL, OPT_BLOCKS },
         { "size", required_argument, NULL, 's' },
         { "grid", no_argument, NULL, OPT_GRID },
         { "no-grid", no_argument, NULL, OPT_NO_GRID },
-        { "block", required_argument, NULL, OPT_BLOCK },
+        { "block", required_argument, NULL, 'b' },
         { "format", required_argument, NULL, 'f' },
         TOOL_COMMON_LONGOPTS
     };
@@ -100,11 +117,11 @@ static void parse_args(int argc, char **argv, options *o)
     while ((c = getopt_long(argc, argv, ":o:b:s:f:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o->spy = optarg; break;
-        case 'b': o->blocks = optarg; break;
+        case OPT_BLOCKS: o->blocks = optarg; break;
         case 's': o->plot.size = (int32_t)tool_parse_long("--size", optarg, 1, MAX_SIZE); break;
         case OPT_GRID: o->plot.grid = 1; break;
         case OPT_NO_GRID: o->plot.grid = 0; break;
-        case OPT_BLOCK: parse_block(optarg, &o->plot); break;
+        case 'b': parse_block(optarg, &o->plot); break;
         case 'f': format = optarg; break;
         default: tool_common_option(c, argv, usage);
         }
@@ -122,14 +139,9 @@ static void parse_args(int argc, char **argv, options *o)
                                    TOOL_NAMES(TOOL_NAME_PLAIN) | TOOL_NAMES(TOOL_NAME_PNG),
                                    "PNG (a name ending in .png, or without an extension)");
     tool_check_outputs(outs, 2, (const char *const *)&o->input, 1);
-    const tc_format *list[8];
-    int n;
-    tc_error err;
-    if (tc_format_list_parse(format, list, 8, &n, &err))
-        tool_usage_error("--format: %s", err.msg);
-    if (n != 1)
-        tool_usage_error("--format: give one format, found '%s'", format);
-    o->plot.format = list[0];
+    o->plot.format = tool_parse_format(format);
+    if (!drawable(o->plot.format))
+        refuse_format(o->plot.format);
 }
 
 /* Draws one picture (spy or blocks) into *img. */

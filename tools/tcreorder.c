@@ -44,6 +44,8 @@ static void usage(void)
 "      --no-compress        store .tcf.h5 datasets uncompressed\n"
 "      --tsv                report as section, key, value lines\n"
 "      --json               report as JSON\n"
+"  -t, --threads N          threads for the methods that use them and for the\n"
+"                           report (default: $TC_THREADS, else all CPUs)\n"
 "  -q, --quiet              no report text, no warnings, no progress bar\n"
 "  -v, --verbose            say what was written; show HDF5's own errors\n"
 "  -h, --help               show this help and exit\n"
@@ -118,8 +120,8 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_LIST: list_methods(); exit(0);
         case OPT_NO_COMPRESS: o->compress = 0; break;
         case OPT_SYMMETRIC: o->symmetric = 1; break;
-        case OPT_TSV: o->style = TOOL_OUT_TSV; break;
-        case OPT_JSON: o->style = TOOL_OUT_JSON; break;
+        case OPT_TSV: tool_set_out_style(&o->style, TOOL_OUT_TSV); break;
+        case OPT_JSON: tool_set_out_style(&o->style, TOOL_OUT_JSON); break;
         default: tool_common_option(c, argv, usage);
         }
     }
@@ -410,10 +412,10 @@ int main(int argc, char **argv)
         tool_die(&err);
 
     if (o.style != TOOL_OUT_TEXT)
-        tool_print_report(stdout, r, o.style);
+        tool_print_reports(stdout, &o.input, &r, 1, o.style);
     else if (!tool_quiet)
-        tool_print_report(o.perm_out && strcmp(o.perm_out, "-") == 0 ? stderr : stdout, r,
-                          TOOL_OUT_TEXT);
+        tool_print_reports(o.perm_out && strcmp(o.perm_out, "-") == 0 ? stderr : stdout,
+                           &o.input, &r, 1, TOOL_OUT_TEXT);
     tc_report_free(r);
     tc_perm_free(perm);
     tool_matrix_free(&in);

@@ -28,10 +28,10 @@ static void usage(void)
 "  -b, --block HxW          tiling of H-row windows into H x W blocks\n"
 "                           (default 16x8; H and W in 1..256)\n"
 "  -o, --output FILE        write the report to FILE (default: standard output)\n"
-"      --tsv                section, key, value lines (a leading file column\n"
-"                           with several inputs)\n"
-"      --json               a JSON object (an array of {file, report} objects\n"
-"                           with several inputs)\n"
+"      --tsv                file, section, key, value lines\n"
+"      --json               a JSON array of {file, report} objects\n"
+"  -t, --threads N          threads to count with (default: $TC_THREADS, else\n"
+"                           all CPUs)\n"
 "  -q, --quiet              no warnings, no progress bar\n"
 "  -v, --verbose            say how long each step took; show HDF5's own errors\n"
 "  -h, --help               show this help and exit\n"
@@ -95,8 +95,8 @@ static void parse_args(int argc, char **argv, options *o)
             break;
         case 'b': parse_block(optarg, &o->h, &o->w); break;
         case 'o': o->output = optarg; break;
-        case OPT_TSV: o->style = TOOL_OUT_TSV; break;
-        case OPT_JSON: o->style = TOOL_OUT_JSON; break;
+        case OPT_TSV: tool_set_out_style(&o->style, TOOL_OUT_TSV); break;
+        case OPT_JSON: tool_set_out_style(&o->style, TOOL_OUT_JSON); break;
         default: tool_common_option(c, argv, usage);
         }
     }
@@ -170,61 +170,6 @@ static tc_report *stat_one(const options *o, const char *path)
     return r;
 }
 
-/* One report as text in memory, so that several can be framed. */
-static void render(const tc_report *r, tool_out_style style, char **text, size_t *len)
-{
-    FILE *fp = open_memstream(text, len);
-    if (!fp) {
-        tc_error err;
-        tc_error_set(&err, TC_ERR_NOMEM, "out of memory");
-        tool_die(&err);
-    }
-    tool_print_report(fp, r, style);
-    fclose(fp);
-}
-
-/* A file name as a TSV field: tabs and newlines become spaces. */
-static void tsv_field(FILE *fp, const char *s)
-{
-    for (; *s; s++)
-        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, fp);
-}
-
-/* Several reports: text under "==> FILE <==" headings (as head(1) does),
-   TSV with a leading file column, JSON as an array of {file, report}. */
-static void print_many(FILE *fp, const options *o, tc_report **reports)
-{
-    if (o->style == TOOL_OUT_TSV)
-        fputs("file\tsection\tkey\tvalue\n", fp);
-    if (o->style == TOOL_OUT_JSON)
-        fputs("[\n", fp);
-    for (int i = 0; i < o->ninputs; i++) {
-        char *text = NULL;
-        size_t len = 0;
-        render(reports[i], o->style, &text, &len);
-        if (o->style == TOOL_OUT_TEXT) {
-            fprintf(fp, "%s==> %s <==\n%s", i ? "\n" : "", o->inputs[i], text);
-        } else if (o->style == TOOL_OUT_TSV) {
-            /* each line after the report's own header, behind the file */
-            for (char *line = strchr(text, '\n') + 1; *line;) {
-                char *end = strchr(line, '\n');
-                tsv_field(fp, o->inputs[i]);
-                fprintf(fp, "\t%.*s\n", (int)(end - line), line);
-                line = end + 1;
-            }
-        } else {
-            if (len && text[len - 1] == '\n')
-                text[len - 1] = '\0';
-            fputs("{\"file\": ", fp);
-            tool_json_string(fp, o->inputs[i]);
-            fprintf(fp, ", \"report\": %s}%s\n", text, i + 1 < o->ninputs ? "," : "");
-        }
-        free(text);
-    }
-    if (o->style == TOOL_OUT_JSON)
-        fputs("]\n", fp);
-}
-
 int main(int argc, char **argv)
 {
     tool_init("tcstat", argc, argv);
@@ -243,10 +188,7 @@ int main(int argc, char **argv)
     tc_atomic out;
     if (tc_atomic_open(&out, o.output, 1, &err))
         tool_die(&err);
-    if (o.ninputs == 1)
-        tool_print_report(out.fp, reports[0], o.style);
-    else
-        print_many(out.fp, &o, reports);
+    tool_print_reports(out.fp, (const char *const *)o.inputs, reports, o.ninputs, o.style);
     if (tc_atomic_commit(&out, &err))
         tool_die(&err);
     for (int i = 0; i < o.ninputs; i++)

@@ -614,7 +614,7 @@ static tc_status read_provenance(hid_t file, const char *fname, tc_provenance *p
     return st;
 }
 
-tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
+tc_status tc_h5_read_unguarded(const char *path, int formats, tc_tcf **out, tc_error *err)
 {
     tc_h5_quiet();
     *out = NULL;
@@ -643,4 +643,23 @@ tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
     }
     *out = f;
     return TC_OK;
+}
+
+struct read_args {
+    const char *path;
+    int formats;
+    tc_tcf **out;
+};
+
+static tc_status read_guarded(void *ctx, tc_error *err)
+{
+    struct read_args *a = ctx;
+    return tc_h5_read_unguarded(a->path, a->formats, a->out, err);
+}
+
+tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
+{
+    struct read_args a = { path, formats, out };
+    *out = NULL;
+    return tc_h5_guard(path, read_guarded, &a, err);
 }

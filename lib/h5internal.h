@@ -116,6 +116,16 @@ tc_status tc_h5attr_read_str(const tc_h5grp *g, const char *name, int optional, 
 /* Opens path read-only, with a plain error when it cannot be read or is
    not HDF5 at all (HDF5's own messages for those are obscure). */
 tc_status tc_h5_file_open(const char *path, hid_t *out, tc_error *err);
+/* A whole read of one file, as tc_h5_guard runs it (twice). */
+typedef tc_status (*tc_h5_guarded_fn)(void *ctx, tc_error *err);
+/* fn(ctx, err), the read of `path`, done first in a child process
+   (h5guard.c): when that one dies, fn is not run here and the result is
+   "PATH: corrupt file (...)" (TC_ERR_FORMAT); otherwise fn's own. fn must
+   leave no trace but in ctx and what it allocates. */
+tc_status tc_h5_guard(const char *path, tc_h5_guarded_fn fn, void *ctx, tc_error *err);
+/* tc_h5_read without the guard: for the fuzzer, which must see a fault
+   (and its coverage) in its own process. */
+tc_status tc_h5_read_unguarded(const char *path, int formats, tc_tcf **out, tc_error *err);
 /* Fills file, the new HDF5 file that will become target. */
 typedef tc_status (*tc_h5_fill_fn)(hid_t file, const char *target, void *ctx, tc_error *err);
 /* Writes target as a new HDF5 file, atomically: fill(file, target, ctx,

@@ -54,8 +54,8 @@ static tc_status dense_extent(const tc_h5grp *g, const char *leaf, hid_t ds, int
     return st;
 }
 
-static tc_status read_dense(const char *path, const char *dataset, int32_t *rows,
-                            int32_t *cols, double **data, tc_error *err)
+tc_status tc_h5_read_dense(const char *path, const char *dataset, int32_t *rows,
+                           int32_t *cols, double **data, tc_error *err)
 {
     tc_h5_quiet();
     *data = NULL;
@@ -92,26 +92,6 @@ static tc_status read_dense(const char *path, const char *dataset, int32_t *rows
     *rows = (int32_t)dims[0];
     *cols = (int32_t)dims[1];
     return TC_OK;
-}
-
-struct dense_args {
-    const char *path, *dataset;
-    int32_t *rows, *cols;
-    double **data;
-};
-
-static tc_status read_dense_guarded(void *ctx, tc_error *err)
-{
-    struct dense_args *a = ctx;
-    return read_dense(a->path, a->dataset, a->rows, a->cols, a->data, err);
-}
-
-tc_status tc_h5_read_dense(const char *path, const char *dataset, int32_t *rows,
-                           int32_t *cols, double **data, tc_error *err)
-{
-    struct dense_args a = { path, dataset, rows, cols, data };
-    *data = NULL;
-    return tc_h5_guard(path, read_dense_guarded, &a, err);
 }
 
 /* Creates the groups along `parent` ("/a/b") that do not exist yet. */

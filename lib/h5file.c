@@ -402,6 +402,13 @@ static tc_status read_matrix(hid_t file, const char *fname, tc_csr **out, tc_err
         a->symmetry = sym;
         st = tc_csr_validate(a, g.where, err);
     }
+    if (st == TC_OK && sym != TC_SYM_GENERAL) {
+        /* tools write one triangle of such a matrix: it must be the whole */
+        char why[WHERE_MAX + 64];
+        snprintf(why, sizeof why, "%s: not %s as its symmetry attribute says", g.where,
+                 tc_symmetry_name(sym));
+        st = tc_csr_check_symmetry(a, sym, why, err);
+    }
     if (st == TC_OK && a->field == TC_FIELD_INTEGER)
         st = check_integer_values(a, g.where, err);
     for (int i = 0; i < 3; i++)
@@ -614,7 +621,7 @@ static tc_status read_provenance(hid_t file, const char *fname, tc_provenance *p
     return st;
 }
 
-tc_status tc_h5_read_unguarded(const char *path, int formats, tc_tcf **out, tc_error *err)
+tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
 {
     tc_h5_quiet();
     *out = NULL;
@@ -643,23 +650,4 @@ tc_status tc_h5_read_unguarded(const char *path, int formats, tc_tcf **out, tc_e
     }
     *out = f;
     return TC_OK;
-}
-
-struct read_args {
-    const char *path;
-    int formats;
-    tc_tcf **out;
-};
-
-static tc_status read_guarded(void *ctx, tc_error *err)
-{
-    struct read_args *a = ctx;
-    return tc_h5_read_unguarded(a->path, a->formats, a->out, err);
-}
-
-tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
-{
-    struct read_args a = { path, formats, out };
-    *out = NULL;
-    return tc_h5_guard(path, read_guarded, &a, err);
 }

@@ -111,21 +111,28 @@ tc_status tc_h5attr_read_num(const tc_h5grp *g, const char *name, hssize_t count
 tc_status tc_h5attr_read_str(const tc_h5grp *g, const char *name, int optional, char **v,
                              tc_error *err);
 
+/* The value of string attribute a (variable-length or not) into a
+   malloc'ed copy (*v NULL when out of memory). For the guard's child only
+   when variable-length: see tc_h5attr_read_str. */
+herr_t tc_h5attr_str_value(hid_t a, int variable, char **v);
+
 /* Files */
 
 /* Opens path read-only, with a plain error when it cannot be read or is
-   not HDF5 at all (HDF5's own messages for those are obscure). */
+   not HDF5 at all (HDF5's own messages for those are obscure), after
+   tc_h5_guard has walked it in a child process. */
 tc_status tc_h5_file_open(const char *path, hid_t *out, tc_error *err);
-/* A whole read of one file, as tc_h5_guard runs it (twice). */
-typedef tc_status (*tc_h5_guarded_fn)(void *ctx, tc_error *err);
-/* fn(ctx, err), the read of `path`, done first in a child process
-   (h5guard.c): when that one dies, fn is not run here and the result is
-   "PATH: corrupt file (...)" (TC_ERR_FORMAT); otherwise fn's own. fn must
-   leave no trace but in ctx and what it allocates. */
-tc_status tc_h5_guard(const char *path, tc_h5_guarded_fn fn, void *ctx, tc_error *err);
-/* tc_h5_read without the guard: for the fuzzer, which must see a fault
-   (and its coverage) in its own process. */
-tc_status tc_h5_read_unguarded(const char *path, int formats, tc_tcf **out, tc_error *err);
+/* H5Fopen, read-only, with a strong close degree; no checks. */
+hid_t tc_h5_fopen(const char *path);
+/* Opens path in a child process and asks HDF5 for all its metadata
+   (h5guard.c): TC_OK when that finished, "PATH: corrupt file (...)"
+   (TC_ERR_FORMAT) when the child died or looped. */
+tc_status tc_h5_guard(const char *path, tc_error *err);
+/* The value of variable-length string attribute `attr` of object `obj`
+   ("/matrix") of the file last guarded under the name `path`, as the
+   guard's child read it: 1 and *value, or 0 when it has none. */
+int tc_h5_guard_string(const char *path, const char *obj, const char *attr,
+                       const char **value);
 /* Fills file, the new HDF5 file that will become target. */
 typedef tc_status (*tc_h5_fill_fn)(hid_t file, const char *target, void *ctx, tc_error *err);
 /* Writes target as a new HDF5 file, atomically: fill(file, target, ctx,

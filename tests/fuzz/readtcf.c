@@ -1,13 +1,8 @@
 /*
  * readtcf.c: what the .tcf.h5 harnesses (fuzz_validate, fuzz_tcf) check on
- * a file they made: it is read as the tools read it, with its formats, and
- * either refused with a message naming it or accepted whole and sound.
- *
- * Replayed by `make check` (FUZZ_TARGET set), the read is the tools' own
- * tc_h5_read, whose guard turns a fault inside libhdf5 into "corrupt
- * file". Under libFuzzer it is the same read without the guard, in this
- * process, so that the fuzzer sees every fault and the coverage of the
- * whole read.
+ * a file they made: it is read as the tools read it (tc_h5_read, whose
+ * guard walks its metadata in a child process first), with its formats,
+ * and either refused with a message naming it or accepted whole and sound.
  */
 #include "config.h"
 
@@ -15,7 +10,6 @@
 
 #include "tcsparse.h"
 #include "formats.h"
-#include "h5internal.h"
 #include "fuzz.h"
 
 enum { SPMM_N = 3 };   /* columns of B: odd */
@@ -62,11 +56,7 @@ void fuzz_read_tcf(const char *path)
 {
     tc_tcf *t;
     tc_error err;
-#ifdef FUZZ_TARGET
     tc_status st = tc_h5_read(path, 1, &t, &err);
-#else
-    tc_status st = tc_h5_read_unguarded(path, 1, &t, &err);
-#endif
     if (st != TC_OK) {
         fuzz_check_message(err.msg, path);
         return;

@@ -507,7 +507,7 @@ tc_status tc_h5ds_extent(const tc_h5grp *g, const char *name, hid_t ds, int rank
                             "%s: claims %" PRId64 " bytes of data but the file holds only "
                             "%llu bytes for it (unwritten or corrupt)", what, bytes,
                             (unsigned long long)storage);
-    return TC_OK;
+    return tc_h5ds_check_chunks(ds, what, fsize, err);
 }
 
 /* Conversion exceptions (overflow, truncation, NaN or Inf into an integer)
@@ -831,8 +831,8 @@ tc_status tc_h5attr_read_str(const tc_h5grp *g, const char *name, int optional, 
             st = tc_h5_fail(err, TC_ERR_FORMAT, "%s: attribute %s: cannot read", g->where, name);
         else if (!tc_h5_guard_string(file, obj, name, &value))
             st = tc_error_set(err, TC_ERR_FORMAT,
-                              "%s: attribute %s: cannot read (not found when the file was "
-                              "checked)", g->where, name);
+                              "%s: attribute %s: cannot read its variable-length value",
+                              g->where, name);
         else if (!(*v = strdup(value)))
             st = tc_error_set(err, TC_ERR_NOMEM, "%s: attribute %s: out of memory", g->where,
                               name);

@@ -105,9 +105,9 @@ static void probe_dataset(hid_t file, const char *name)
         hsize_t nchunks = 0, offset[H5S_MAX_RANK], size;
         unsigned mask;
         haddr_t addr;
-        H5Dget_num_chunks(ds, H5S_ALL, &nchunks);
+        H5Dget_num_chunks(ds, space, &nchunks);
         for (hsize_t i = 0; i < nchunks; i++)
-            H5Dget_chunk_info(ds, H5S_ALL, i, offset, &mask, &addr, &size);
+            H5Dget_chunk_info(ds, space, i, offset, &mask, &addr, &size);
     }
     H5Pclose(dcpl);
     H5Sclose(space);

@@ -84,6 +84,10 @@ tc_status tc_h5ds_open(const tc_h5grp *g, const char *name, tc_dtype t, int opti
    allocated for a size that the file does not back. */
 tc_status tc_h5ds_extent(const tc_h5grp *g, const char *name, hid_t ds, int rank,
                          int64_t *dims, tc_error *err);
+/* Each chunk of ds, when it is compressed, inside the file of fsize bytes
+   and inflating to exactly its size (h5chunks.c); only the deflate and
+   shuffle filters are accepted. Called by tc_h5ds_extent. */
+tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_error *err);
 /* Reads all of ds into buf (already sized from tc_h5ds_extent) as type t. */
 tc_status tc_h5ds_read(const tc_h5grp *g, const char *name, hid_t ds, tc_dtype t,
                        void *buf, tc_error *err);

@@ -40,9 +40,10 @@ static int64_t inflated_size(const unsigned char *in, size_t size, unsigned char
     return got;
 }
 
-/* The filters of dcpl: *deflate set when it has deflate; an error for
-   any filter but deflate and shuffle. */
-static tc_status filters(hid_t dcpl, const char *what, int *deflate, tc_error *err)
+/* The filters of dcpl: *deflate the bit of deflate in a chunk's filter
+   mask (0 without deflate); an error for any filter but deflate and
+   shuffle. */
+static tc_status filters(hid_t dcpl, const char *what, unsigned *deflate, tc_error *err)
 {
     int n = H5Pget_nfilters(dcpl);
     *deflate = 0;
@@ -55,7 +56,7 @@ static tc_status filters(hid_t dcpl, const char *what, int *deflate, tc_error *e
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name,
                                          name, NULL);
         if (id == H5Z_FILTER_DEFLATE)
-            *deflate = 1;
+            *deflate = 1u << i;
         else if (id != H5Z_FILTER_SHUFFLE)
             return tc_error_set(err, TC_ERR_UNSUPPORTED,
                                 "%s: compressed with filter %d%s%s%s (only deflate and "
@@ -70,7 +71,7 @@ tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_er
     hid_t dcpl = H5Dget_create_plist(ds);
     if (dcpl < 0)
         return tc_h5_fail(err, TC_ERR_FORMAT, "%s: cannot read its layout", what);
-    int deflate = 0;
+    unsigned deflate = 0;
     tc_status st = H5Pget_layout(dcpl) == H5D_CHUNKED ? filters(dcpl, what, &deflate, err)
                                                         : TC_OK;
     hsize_t cdims[H5S_MAX_RANK];
@@ -101,14 +102,24 @@ tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_er
                             (unsigned long long)i);
             break;
         }
-        if (addr == HADDR_UNDEF || addr > fsize || size > fsize - addr || mask != 0) {
+        if (addr == HADDR_UNDEF || addr > fsize || size > fsize - addr) {
             st = tc_error_set(err, TC_ERR_FORMAT,
-                              "%s: chunk %llu: %llu bytes at %llu%s in a file of %llu bytes",
+                              "%s: chunk %llu: %llu bytes at %llu in a file of %llu bytes",
                               what, (unsigned long long)i, (unsigned long long)size,
-                              (unsigned long long)addr, mask ? ", filters skipped," : "",
-                              (unsigned long long)fsize);
+                              (unsigned long long)addr, (unsigned long long)fsize);
             break;
         }
+        /* HDF5 stores a chunk that deflate cannot shrink as it is, with
+           deflate's bit set in its mask: then it must be the whole chunk */
+        if ((mask & ~deflate) || ((mask & deflate) && size != (hsize_t)want)) {
+            st = tc_error_set(err, TC_ERR_FORMAT,
+                              "%s: chunk %llu: %llu bytes stored with filter mask %u, for a "
+                              "chunk of %" PRId64, what, (unsigned long long)i,
+                              (unsigned long long)size, mask, want);
+            break;
+        }
+        if (mask & deflate)
+            continue;
         if (size > raw_cap) {
             unsigned char *more = realloc(raw, size);
             if (!more) {

@@ -47,7 +47,8 @@ seed=8
 rand() { seed=$(( (seed * 1103515245 + 12345) % 2147483648 )); }
 
 # run_tool NAME PROG FILE ARGS...: runs PROG ARGS, which reads FILE; it
-# must exit 0, or 1 with "PROG: FILE: message" on stderr and no sanitizer
+# must exit 0, or 1 with "PROG: FILE: message" (or "PROG: FILE:LINE:
+# message", when a flipped signature makes it Matrix Market) on stderr and no sanitizer
 # report. A signal is rerun under gdb to show where. Leaves the status in
 # $rc.
 run_tool() {
@@ -64,7 +65,7 @@ run_tool() {
     fi
     case $rc:$_first in
     0:*) ;;
-    1:"$_prog: $_file: "*) ;;
+    1:"$_prog: $_file:"*) ;;   # "FILE: ..." or, read as Matrix Market, "FILE:LINE: ..."
     *) ok 1 "$_name: $_prog exited $rc"; diag "stderr: $_first"; return ;;
     esac
     ok 0 "$_name: $_prog exit $rc"

@@ -8,7 +8,8 @@
 #   ./check.sh --sanitize                   in _build-sanitize/: everything
 #       built with AddressSanitizer and UndefinedBehaviorSanitizer (no CUDA:
 #       the sanitizers do not see into device code), any report fails the
-#       test that triggered it, leaks included
+#       test that triggered it, leaks included but for HDF5's own that
+#       tests/lsan.supp lists
 #   ./check.sh --valgrind                   in _build-valgrind/ (no CUDA, -O1
 #       -g): every tool run of the tool tests (TC_RUN_WRAPPER, tests/lib.sh)
 #       and every C unit test under valgrind memcheck; an error or a
@@ -21,7 +22,9 @@ if [ "${1:-}" = "--sanitize" ]; then
     shift
     export TC_BUILD=_build-sanitize
     san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+    # whole stacks on malloc, for the suppressions of HDF5's own leaks
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0 \
+        UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
     set -- --without-cuda CFLAGS="-O1 -g $san" LDFLAGS="$san" "$@"
 fi
 make_args=

@@ -499,6 +499,37 @@ static tc_status read_perm(hid_t file, const char *fname, tc_tcf *f, tc_error *e
     return st;
 }
 
+/* /matrix's symmetry attribute is the source's: in the source's order
+   (the permutations undone) the matrix must have it, since tools write
+   one triangle of it back. */
+static tc_status check_symmetry(const tc_tcf *f, const char *fname, tc_error *err)
+{
+    const tc_csr *a = f->matrix;
+    if (a->symmetry == TC_SYM_GENERAL)
+        return TC_OK;
+    tc_perm *rinv = NULL, *cinv = NULL;
+    tc_csr *orig = NULL;
+    tc_status st = TC_OK;
+    if (f->row_perm)
+        st = tc_perm_from_array(&rinv, f->row_perm->n, f->row_perm->old2new, TC_PERM_NEW2OLD,
+                                "permutation", err);
+    if (st == TC_OK && f->col_perm)
+        st = tc_perm_from_array(&cinv, f->col_perm->n, f->col_perm->old2new, TC_PERM_NEW2OLD,
+                                "permutation", err);
+    if (st == TC_OK && (rinv || cinv))
+        st = tc_csr_permute(a, rinv, cinv, &orig, err);
+    if (st == TC_OK) {
+        char why[WHERE_MAX + 64];
+        snprintf(why, sizeof why, "%s: /matrix: not %s as its symmetry attribute says%s", fname,
+                 tc_symmetry_name(a->symmetry), orig ? " (in the original order)" : "");
+        st = tc_csr_check_symmetry(orig ? orig : a, a->symmetry, why, err);
+    }
+    tc_csr_free(orig);
+    tc_perm_free(rinv);
+    tc_perm_free(cinv);
+    return st;
+}
+
 /* The generic header of a format group: rows, cols, nnz, has_values must
    describe /matrix; each parameter of the format is read when present (a
    file from before a parameter existed gets its default) and range
@@ -636,6 +667,8 @@ tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
         st = read_matrix(file, path, &f->matrix, err);
     if (st == TC_OK)
         st = read_perm(file, path, f, err);
+    if (st == TC_OK)
+        st = check_symmetry(f, path, err);
     if (st == TC_OK && formats)
         st = read_formats(file, path, f, err);
     if (st == TC_OK)

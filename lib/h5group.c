@@ -507,7 +507,7 @@ tc_status tc_h5ds_extent(const tc_h5grp *g, const char *name, hid_t ds, int rank
                             "%s: claims %" PRId64 " bytes of data but the file holds only "
                             "%llu bytes for it (unwritten or corrupt)", what, bytes,
                             (unsigned long long)storage);
-    return TC_OK;
+    return tc_h5ds_check_chunks(ds, what, fsize, err);
 }
 
 /* Conversion exceptions (overflow, truncation, NaN or Inf into an integer)
@@ -789,6 +789,24 @@ static herr_t read_fixed_str(hid_t a, hid_t mt, size_t size, char **v)
     return 0;
 }
 
+herr_t tc_h5attr_str_value(hid_t a, int variable, char **v)
+{
+    *v = NULL;
+    hid_t ft = H5Aget_type(a);
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    /* the file's character set: HDF5 does not convert between ASCII and UTF-8 */
+    herr_t r = ft < 0 || mt < 0 || H5Tset_cset(mt, H5Tget_cset(ft)) < 0 ? -1
+               : variable ? read_vlen_str(a, mt, v)
+                          : read_fixed_str(a, mt, H5Tget_size(ft), v);
+    tc_h5_close(mt);
+    tc_h5_close(ft);
+    return r;
+}
+
+/* A variable-length value is never read from the heap here: HDF5 trusts
+   the lengths stored there, and a corrupted one makes it write past its
+   buffer. The guard's child read it (tc_h5_guard_string); a fixed-size
+   value lives in the object header and is read directly. */
 tc_status tc_h5attr_read_str(const tc_h5grp *g, const char *name, int optional, char **v,
                              tc_error *err)
 {
@@ -804,18 +822,24 @@ tc_status tc_h5attr_read_str(const tc_h5grp *g, const char *name, int optional, 
                             g->where, name, tc_h5_class_name(cls));
     }
     hid_t ft = H5Aget_type(a);
-    hid_t mt = H5Tcopy(H5T_C_S1);
     htri_t var = ft < 0 ? -1 : H5Tis_variable_str(ft);
-    /* the file's character set: HDF5 does not convert between ASCII and UTF-8 */
-    herr_t r = ft < 0 || mt < 0 || var < 0 || H5Tset_cset(mt, H5Tget_cset(ft)) < 0 ? -1
-               : var ? read_vlen_str(a, mt, v)
-                     : read_fixed_str(a, mt, H5Tget_size(ft), v);
-    if (r < 0)
+    tc_h5_close(ft);
+    char file[4096], obj[WHERE_MAX];
+    const char *value;
+    if (var > 0) {
+        if (H5Fget_name(g->id, file, sizeof file) < 0 || H5Iget_name(g->id, obj, sizeof obj) < 0)
+            st = tc_h5_fail(err, TC_ERR_FORMAT, "%s: attribute %s: cannot read", g->where, name);
+        else if (!tc_h5_guard_string(file, obj, name, &value))
+            st = tc_error_set(err, TC_ERR_FORMAT,
+                              "%s: attribute %s: cannot read its variable-length value",
+                              g->where, name);
+        else if (!(*v = strdup(value)))
+            st = tc_error_set(err, TC_ERR_NOMEM, "%s: attribute %s: out of memory", g->where,
+                              name);
+    } else if (var < 0 || tc_h5attr_str_value(a, 0, v) < 0)
         st = tc_h5_fail(err, TC_ERR_FORMAT, "%s: attribute %s: cannot read", g->where, name);
     else if (!*v)
         st = tc_error_set(err, TC_ERR_NOMEM, "%s: attribute %s: out of memory", g->where, name);
-    tc_h5_close(mt);
-    tc_h5_close(ft);
     tc_h5_close(a);
     return st;
 }
@@ -858,6 +882,17 @@ int tc_h5_is_hdf5(const char *path)
     return r == 1;
 }
 
+hid_t tc_h5_fopen(const char *path)
+{
+    hid_t file = -1, fapl = H5Pcreate(H5P_FILE_ACCESS);
+    /* strong close: closing the file also closes whatever an error path
+       left open in it */
+    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
+        file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    tc_h5_close(fapl);
+    return file;
+}
+
 tc_status tc_h5_file_open(const char *path, hid_t *out, tc_error *err)
 {
     *out = -1;
@@ -871,12 +906,10 @@ tc_status tc_h5_file_open(const char *path, hid_t *out, tc_error *err)
         return tc_error_errno(err, TC_ERR_IO, errnum, "%s", path);
     if (sig == 0)
         return tc_error_set(err, TC_ERR_FORMAT, "%s: not an HDF5 file", path);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    /* strong close: closing the file also closes whatever an error path
-       left open in it */
-    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
-        *out = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    tc_h5_close(fapl);
+    tc_status st = tc_h5_guard(path, err);
+    if (st != TC_OK)
+        return st;
+    *out = tc_h5_fopen(path);
     if (*out < 0)
         return tc_h5_fail(err, TC_ERR_FORMAT, "%s: cannot open as HDF5", path);
     return TC_OK;

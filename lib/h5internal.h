@@ -84,6 +84,10 @@ tc_status tc_h5ds_open(const tc_h5grp *g, const char *name, tc_dtype t, int opti
    allocated for a size that the file does not back. */
 tc_status tc_h5ds_extent(const tc_h5grp *g, const char *name, hid_t ds, int rank,
                          int64_t *dims, tc_error *err);
+/* Each chunk of ds, when it is compressed, inside the file of fsize bytes
+   and inflating to exactly its size (h5chunks.c); only the deflate and
+   shuffle filters are accepted. Called by tc_h5ds_extent. */
+tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_error *err);
 /* Reads all of ds into buf (already sized from tc_h5ds_extent) as type t. */
 tc_status tc_h5ds_read(const tc_h5grp *g, const char *name, hid_t ds, tc_dtype t,
                        void *buf, tc_error *err);
@@ -111,11 +115,28 @@ tc_status tc_h5attr_read_num(const tc_h5grp *g, const char *name, hssize_t count
 tc_status tc_h5attr_read_str(const tc_h5grp *g, const char *name, int optional, char **v,
                              tc_error *err);
 
+/* The value of string attribute a (variable-length or not) into a
+   malloc'ed copy (*v NULL when out of memory). For the guard's child only
+   when variable-length: see tc_h5attr_read_str. */
+herr_t tc_h5attr_str_value(hid_t a, int variable, char **v);
+
 /* Files */
 
 /* Opens path read-only, with a plain error when it cannot be read or is
-   not HDF5 at all (HDF5's own messages for those are obscure). */
+   not HDF5 at all (HDF5's own messages for those are obscure), after
+   tc_h5_guard has walked it in a child process. */
 tc_status tc_h5_file_open(const char *path, hid_t *out, tc_error *err);
+/* H5Fopen, read-only, with a strong close degree; no checks. */
+hid_t tc_h5_fopen(const char *path);
+/* Opens path in a child process and asks HDF5 for all its metadata
+   (h5guard.c): TC_OK when that finished, "PATH: corrupt file (...)"
+   (TC_ERR_FORMAT) when the child died or looped. */
+tc_status tc_h5_guard(const char *path, tc_error *err);
+/* The value of variable-length string attribute `attr` of object `obj`
+   ("/matrix") of the file last guarded under the name `path`, as the
+   guard's child read it: 1 and *value, or 0 when it has none. */
+int tc_h5_guard_string(const char *path, const char *obj, const char *attr,
+                       const char **value);
 /* Fills file, the new HDF5 file that will become target. */
 typedef tc_status (*tc_h5_fill_fn)(hid_t file, const char *target, void *ctx, tc_error *err);
 /* Writes target as a new HDF5 file, atomically: fill(file, target, ctx,

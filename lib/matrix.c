@@ -2,6 +2,7 @@
    transposing and permuting. Passes are count / prefix-sum / fill passes,
    O(nnz + rows + cols); the only sort is of rows given out of order. */
 #include "config.h"
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcsparse.h"
@@ -413,6 +414,50 @@ int tc_csr_equal(const tc_csr *a, const tc_csr *b)
     if (memcmp(a->colidx, b->colidx, (size_t)a->nnz * sizeof *a->colidx) != 0)
         return 0;
     return !a->val || memcmp(a->val, b->val, (size_t)a->nnz * sizeof *a->val) == 0;
+}
+
+/* Compares a with its transpose entry by entry (values bit for bit, so
+   that mirrored entries written as one triangle read back identical). */
+tc_status tc_csr_check_symmetry(const tc_csr *a, tc_symmetry sym, const char *why,
+                                tc_error *err)
+{
+    if (a->rows != a->cols)
+        return tc_error_set(err, TC_ERR_INVALID, "%s: it is %" PRId32 " x %" PRId32
+                            ", not square", why, a->rows, a->cols);
+    tc_csr *t;
+    tc_status st = tc_csr_transpose(a, &t, err);
+    if (st)
+        return st;
+    int skew = sym == TC_SYM_SKEW;
+    for (int32_t i = 0; i < a->rows && !st; i++) {
+        int64_t p = a->rowptr[i], q = t->rowptr[i];
+        int64_t pe = a->rowptr[i + 1], qe = t->rowptr[i + 1];
+        for (; (p < pe || q < qe) && !st; p++, q++) {
+            /* row i of t lists the j with a(j, i) stored */
+            int32_t ja = p < pe ? a->colidx[p] : INT32_MAX;
+            int32_t jt = q < qe ? t->colidx[q] : INT32_MAX;
+            if (ja != jt) {
+                int32_t j = ja < jt ? ja : jt;
+                int32_t si = ja < jt ? i : j, sj = ja < jt ? j : i;
+                st = tc_error_set(err, TC_ERR_INVALID,
+                                  "%s: entry (%" PRId32 ", %" PRId32 ") is stored but (%"
+                                  PRId32 ", %" PRId32 ") is not", why, si + 1, sj + 1, sj + 1, si + 1);
+            } else if (a->val && skew && ja == i && a->val[p] != 0.0) {
+                st = tc_error_set(err, TC_ERR_INVALID,
+                                  "%s: diagonal entry (%" PRId32 ", %" PRId32 ") = %.17g "
+                                  "is not zero", why, i + 1, i + 1,
+                                  a->val[p]);
+            } else if (a->val && ja != i) {
+                double want = skew ? -t->val[q] : t->val[q];
+                if (memcmp(&a->val[p], &want, sizeof want) != 0)
+                    st = tc_error_set(err, TC_ERR_INVALID,
+                                      "%s: entry (%" PRId32 ", %" PRId32 ") = %.17g but (%"
+                                      PRId32 ", %" PRId32 ") = %.17g", why, i + 1, ja + 1, a->val[p], ja + 1, i + 1, t->val[q]);
+            }
+        }
+    }
+    tc_csr_free(t);
+    return st;
 }
 
 tc_status tc_csr_transpose(const tc_csr *a, tc_csr **out, tc_error *err)

@@ -202,55 +202,6 @@ static int is_integer_value(double v)
     return v == trunc(v) && v >= -0x1p63 && v < 0x1p63;
 }
 
-/* Checks that a has the symmetry it is to be written with, by comparing it
-   with its transpose entry by entry (values bit for bit, so that the
-   mirrored entries read back identical). */
-static tc_status check_symmetry(const tc_csr *a, tc_symmetry sym, const char *name,
-                                tc_error *err)
-{
-    const char *what = tc_symmetry_name(sym);
-    if (a->rows != a->cols)
-        return tc_error_set(err, TC_ERR_INVALID,
-                            "%s: cannot write a %" PRId32 " x %" PRId32 " matrix as %s: it is "
-                            "not square", name, a->rows, a->cols, what);
-    tc_csr *t;
-    tc_status st = tc_csr_transpose(a, &t, err);
-    if (st)
-        return st;
-    int skew = sym == TC_SYM_SKEW;
-    for (int32_t i = 0; i < a->rows && !st; i++) {
-        int64_t p = a->rowptr[i], q = t->rowptr[i];
-        int64_t pe = a->rowptr[i + 1], qe = t->rowptr[i + 1];
-        for (; (p < pe || q < qe) && !st; p++, q++) {
-            /* row i of t lists the j with a(j, i) stored */
-            int32_t ja = p < pe ? a->colidx[p] : INT32_MAX;
-            int32_t jt = q < qe ? t->colidx[q] : INT32_MAX;
-            if (ja != jt) {
-                int32_t j = ja < jt ? ja : jt;
-                int32_t si = ja < jt ? i : j, sj = ja < jt ? j : i;
-                st = tc_error_set(err, TC_ERR_INVALID,
-                                  "%s: cannot write as %s: entry (%" PRId32 ", %" PRId32
-                                  ") is stored but (%" PRId32 ", %" PRId32 ") is not",
-                                  name, what, si + 1, sj + 1, sj + 1, si + 1);
-            } else if (a->val && skew && ja == i && a->val[p] != 0.0) {
-                st = tc_error_set(err, TC_ERR_INVALID,
-                                  "%s: cannot write as %s: diagonal entry (%" PRId32 ", %"
-                                  PRId32 ") = %.17g is not zero", name, what, i + 1, i + 1,
-                                  a->val[p]);
-            } else if (a->val && ja != i) {
-                double want = skew ? -t->val[q] : t->val[q];
-                if (memcmp(&a->val[p], &want, sizeof want) != 0)
-                    st = tc_error_set(err, TC_ERR_INVALID,
-                                      "%s: cannot write as %s: entry (%" PRId32 ", %" PRId32
-                                      ") = %.17g but (%" PRId32 ", %" PRId32 ") = %.17g", name,
-                                      what, i + 1, ja + 1, a->val[p], ja + 1, i + 1, t->val[q]);
-            }
-        }
-    }
-    tc_csr_free(t);
-    return st;
-}
-
 /* Entries written: every one, or the lower triangle and diagonal. */
 static int64_t count_written(const tc_csr *a, tc_symmetry sym)
 {
@@ -348,8 +299,13 @@ tc_status tc_mtx_write(const char *path, const tc_csr *a, tc_symmetry symmetry,
                             "%s: cannot write a pattern matrix as skew-symmetric (the signs "
                             "of the mirrored entries would be lost)", name);
     tc_status st = TC_OK;
-    if (symmetry != TC_SYM_GENERAL &&
-        (st = check_symmetry(a, symmetry, name, err)))
+    if (symmetry != TC_SYM_GENERAL && a->rows != a->cols)
+        return tc_error_set(err, TC_ERR_INVALID,
+                            "%s: cannot write a %" PRId32 " x %" PRId32 " matrix as %s: it is "
+                            "not square", name, a->rows, a->cols, tc_symmetry_name(symmetry));
+    char why[4200];   /* a path and the words around it */
+    snprintf(why, sizeof why, "%s: cannot write as %s", name, tc_symmetry_name(symmetry));
+    if (symmetry != TC_SYM_GENERAL && (st = tc_csr_check_symmetry(a, symmetry, why, err)))
         return st;
     mtx_out o;
     if ((st = out_open(&o, path, err)))

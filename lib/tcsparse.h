@@ -145,6 +145,12 @@ tc_status tc_csr_validate(const tc_csr *a, const char *what, tc_error *err);
 /* The same checks on rows r0 .. r1 - 1 alone, for matrices produced piece
    by piece: rowptr is the whole matrix's, colidx holds entries rowptr[r0]
    .. rowptr[r1] - 1 (colidx[0] is entry rowptr[r0]). */
+/* Checks that a (square) has symmetry sym (symmetric or hermitian: a
+   equals its transpose; skew-symmetric: its negation, with a zero
+   diagonal), values compared bit for bit; a message starts with `why`
+   ("m.tcf.h5: /matrix: not symmetric as its attribute says"). */
+tc_status tc_csr_check_symmetry(const tc_csr *a, tc_symmetry sym, const char *why,
+                                tc_error *err);
 tc_status tc_csr_validate_rows(const int64_t *rowptr, const int32_t *colidx, int32_t r0,
                                int32_t r1, int32_t cols, int64_t nnz, const char *what,
                                tc_error *err);

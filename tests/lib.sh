@@ -125,6 +125,13 @@ tsv_value() {
     awk -F'\t' -v s="$1" -v k="$2" '$2 == s && $3 == k { print $4; exit }' "$3"
 }
 
+# set_byte FILE OFFSET VALUE: overwrites one byte of FILE in place (VALUE
+# 0 to 255), for tests that corrupt a file at a known place.
+set_byte() {
+    # shellcheck disable=SC2059
+    printf "\\$(printf %03o "$3")" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
 # The registry's format names as tools list them in messages: "csr, brp".
 known_formats() {
     "$TOOLS/tcconv" --list-formats | awk '/^[^ ]/ { printf "%s%s", n++ ? ", " : "", $1 }'

@@ -1,8 +1,11 @@
 /* fuzz.c: the checks the harnesses share (fuzz.h). */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 
@@ -22,4 +25,24 @@ void fuzz_check_message(const char *msg, const char *name)
     size_t n = strlen(name);
     if (strncmp(msg, name, n) != 0 || msg[n] != ':')
         fuzz_fail("error message does not start with \"%s:\": \"%s\"", name, msg);
+}
+
+static char dir[4096], path[4200];
+
+static void cleanup(void)
+{
+    unlink(path);
+    rmdir(dir);
+}
+
+const char *fuzz_temp_path(const char *name)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/tcfuzz.XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        fuzz_fail("cannot create a directory %s", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    atexit(cleanup);
+    return path;
 }

@@ -22,4 +22,13 @@ void fuzz_fail(const char *fmt, ...);
 /* The library's error message must name the input it read: "NAME:..." */
 void fuzz_check_message(const char *msg, const char *name);
 
+/* A path named `name` in a new private directory on /dev/shm (tmpfs) when
+   there is one, else $TMPDIR or /tmp; both are removed at exit. */
+const char *fuzz_temp_path(const char *name);
+
+/* Reads the .tcf.h5 at path with its formats (readtcf.c): refused with a
+   message naming it, or accepted with a valid /matrix and formats that
+   decode to it and can be used. */
+void fuzz_read_tcf(const char *path);
+
 #endif

@@ -29,8 +29,8 @@
  * The only structures of the harness's own are the list of edit targets
  * and one array being edited; nothing mirrors a format's struct, so there
  * is nothing to keep in step when a format changes or is added. The file
- * lives in a private directory on /dev/shm (tmpfs) when there is one:
- * tc_h5_write and tc_h5_read take paths.
+ * lives in a private directory on /dev/shm (tmpfs) when there is one
+ * (fuzz_temp_path): tc_h5_write and tc_h5_read take paths.
  *
  * What must hold: a refusal is a message naming the file; a file that is
  * accepted has a valid /matrix, and each format in it passes validate
@@ -45,7 +45,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <hdf5.h>
 
@@ -58,27 +57,14 @@ enum {
     MAX_ENTRIES = 255 + 2 * MAX_DIM,    /* random ones, a dense row, a dense column */
     MAX_TARGETS = 64,   /* datasets and attributes of one file */
     MAX_EDITS = 16,
-    EDIT_BYTES = 8,     /* target, op, position (2), value (4) */
-    SPMM_N = 3          /* columns of B: odd */
+    EDIT_BYTES = 8      /* target, op, position (2), value (4) */
 };
 
-static char dir[4096], path[4200];
-
-static void cleanup(void)
-{
-    unlink(path);
-    rmdir(dir);
-}
+static const char *path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/tcfuzz.XXXXXX",
-             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        fuzz_fail("cannot create a directory %s", dir);
-    snprintf(path, sizeof path, "%s/f.tcf.h5", dir);
-    atexit(cleanup);
+    path = fuzz_temp_path("f.tcf.h5");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     return 0;
 }
@@ -468,60 +454,7 @@ static void edit_file(cursor *c)
     H5Fclose(file);
 }
 
-/* ------------------------------------------------------------ the checks */
-
-/* What a format that tc_h5_read accepted must allow. */
-static void check_format(const tc_fmt *m, const tc_csr *a)
-{
-    const char *name = tc_format_name(tc_fmt_format(m));
-    tc_error err;
-    tc_csr *back;
-    if (m->kind->validate(m, NULL, name, &err) != TC_OK)
-        fuzz_fail("%s: accepted against /matrix, refused alone: %s", name, err.msg);
-    if (tc_fmt_to_csr(m, &back, &err) != TC_OK)
-        fuzz_fail("%s: to_csr: %s", name, err.msg);
-    /* a binary format (bsb values=0) decodes to the pattern of /matrix */
-    tc_csr pattern = *a;
-    if (!back->val)
-        pattern.val = NULL;
-    if (!tc_csr_equal(back, &pattern))
-        fuzz_fail("%s: accepted, but does not decode to /matrix", name);
-    tc_csr_free(back);
-    double *B = calloc((size_t)a->cols * SPMM_N + 1, sizeof *B);
-    double *C = calloc((size_t)a->rows * SPMM_N + 1, sizeof *C);
-    uint8_t *part = calloc((size_t)a->nnz + 1, 1);
-    if (!B || !C || !part)
-        fuzz_fail("out of memory");
-    for (int64_t k = 0; k < (int64_t)a->cols * SPMM_N; k++)
-        B[k] = k % 7 - 3;
-    if (tc_fmt_spmm_ref(m, B, SPMM_N, SPMM_N, C, SPMM_N, &err) != TC_OK)
-        fuzz_fail("%s: spmm_ref: %s", name, err.msg);
-    tc_report *r = tc_report_new();
-    if (!r || tc_format_stats_report(m, a, r, &err) != TC_OK)
-        fuzz_fail("%s: stats: %s", name, r ? err.msg : "out of memory");
-    tc_report_free(r);
-    if (tc_format_has_parts(m->kind) && tc_fmt_nnz_part(m, a, part, &err) != TC_OK)
-        fuzz_fail("%s: nnz_part: %s", name, err.msg);
-    free(B);
-    free(C);
-    free(part);
-}
-
-static void read_back(void)
-{
-    tc_tcf *t;
-    tc_error err;
-    if (tc_h5_read(path, 1, &t, &err) != TC_OK) {
-        fuzz_check_message(err.msg, path);
-        return;
-    }
-    const tc_csr *a = t->matrix;
-    if (tc_csr_validate(a, path, &err) != TC_OK)
-        fuzz_fail("accepted /matrix is invalid: %s", err.msg);
-    for (int i = 0; i < t->nformats; i++)
-        check_format(t->formats[i], a);
-    tc_tcf_free(t);
-}
+/* ------------------------------------------------------------ the harness */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -536,6 +469,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!write_file(f, &p, a, flags))
         return 0;
     edit_file(&c);
-    read_back();
+    fuzz_read_tcf(path);
     return 0;
 }

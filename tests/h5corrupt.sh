@@ -39,7 +39,12 @@ each_tool() {
     ls "$T"/o.* > /dev/null 2>&1; ok $(( ! $? )) "${1##*/}: no output written"
 }
 for f in "$top_srcdir"/tests/fuzz/regressions/tcf/*; do
-    case $f in *-loop) continue ;; esac   # 10 s of CPU a run: t_fuzz_tcf replays it
+    # A loop costs 10 s of CPU a run, and fuzz-* are fuzz_tcf's findings
+    # kept whole, some of them files that read correctly once HDF5 is kept
+    # from faulting (leaks only) or not HDF5 at all: t_fuzz_tcf replays
+    # them all through the same guarded read; the files named here are
+    # one of each kind, refused by every tool.
+    case ${f##*/} in *-loop|fuzz-*) continue ;; esac
     each_tool "$f"
 done
 

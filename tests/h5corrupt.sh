@@ -29,7 +29,8 @@ each_tool() {
                 "tcreorder --method rcm $1 --output $T/o.tcf.h5" "tcmul $1 --device cpu --cols 2 --verify"; do
         _prog=${_run%% *}
         # shellcheck disable=SC2086
-        "$TOOLS"/$_run > /dev/null 2> "$T/err"; _rc=$?
+        "$TOOLS"/$_run > /dev/null 2> "$T/err.raw"; _rc=$?
+        tool_stderr "$T/err.raw" > "$T/err"
         case $_rc:$(head -n 1 "$T/err") in
         1:"$_prog: $1: "*) ok 0 "$_prog ${1##*/}: refused" ;;
         *) ok 1 "$_prog ${1##*/}: exit $_rc"; sed 's/^/# /' "$T/err" | head -n 20 ;;

@@ -53,7 +53,8 @@ rand() { seed=$(( (seed * 1103515245 + 12345) % 2147483648 )); }
 # $rc.
 run_tool() {
     _name=$1 _prog=$2 _file=$3; shift 3
-    timeout 60 "$TOOLS/$_prog" "$@" > /dev/null 2> "$T/err"; rc=$?
+    timeout 60 "$TOOLS/$_prog" "$@" > /dev/null 2> "$T/err.raw"; rc=$?
+    tool_stderr "$T/err.raw" > "$T/err"
     _first=$(head -n 1 "$T/err")
     if grep -q -e 'Sanitizer' -e 'runtime error' "$T/err"; then
         ok 1 "$_name: $_prog: sanitizer report"; sed 's/^/# /' "$T/err" | head -n 40

@@ -1,0 +1,33 @@
+/*
+ * model.h: the planner's model, which needs no GPU (plan/model.c).
+ *
+ * From figures the library already computes (tc_stats: tensor-core blocks
+ * per row window and nonzeros per block, in the given order and after each
+ * reordering; TCU-Synergy; row-length spread; n), it predicts each GPU
+ * candidate's speedup over cuSPARSE's best CSR algorithm. The timed effort
+ * levels time only the candidates it ranks near the top; ESTIMATE takes its
+ * first. Fitted on part of bench/results and measured on the rest
+ * (bench/NOTES.md, "The planner's model").
+ */
+#ifndef TC_PLAN_MODEL_H
+#define TC_PLAN_MODEL_H
+
+#include "tcsparse.h"
+
+typedef struct tc_model_candidate {
+    const char *order;          /* "given" or a reordering method's name */
+    const tc_format *format;    /* whose GPU kernel; the canonical (csr) one
+                                   is cuSPARSE, predicted 1 */
+    double predicted_speedup;   /* over cuSPARSE at this n, in this order */
+    char reason[256];           /* the figures behind it, for people */
+} tc_model_candidate;
+
+/* Every (order, format with a GPU kernel) candidate for a and n, best
+   first, into *out (malloc'ed, *count entries). orders 0: the given order
+   only; 1: also each reordering the model knows to help tensor-core
+   formats (it runs them, which takes seconds on large matrices; progress
+   counts them). */
+tc_status tc_model_rank(const tc_csr *a, int32_t n, int orders, tc_model_candidate **out,
+                        int *count, const tc_progress *progress, tc_error *err);
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * tcsparse_plan.h: plans and the multiply API of libtcsparse (plan/).
+ *
+ * A plan says, for one matrix, one n, one accuracy and one device, how to
+ * multiply it fastest: where (CPU or GPU), in which row order, in which
+ * format with which parameters, with which kernel variant; and it keeps
+ * the measured time of every candidate it considered, cuSPARSE's among
+ * them. Planning follows FFTW's planner: effort levels decide how much is
+ * measured, and plans are reused through plan files and a cache directory
+ * keyed by a hash of the matrix (never stored in the .tcf.h5, which stays
+ * deterministic and device-free). Executing follows cuSPARSE's generic
+ * API: the caller's buffers, on the caller's CUDA stream.
+ *
+ * Callers always see their own row and column order: a plan that reorders
+ * applies the permutation to B and undoes it on C itself.
+ *
+ * The GPU side (CUDA, cuSPARSE, cuBLAS) is a separate library that this
+ * one loads with dlopen the first time a plan needs a GPU, so a program
+ * that never multiplies on the GPU never loads CUDA (libtcsparse(3),
+ * GPU LIBRARY).
+ */
+#ifndef TCSPARSE_PLAN_H
+#define TCSPARSE_PLAN_H
+
+#include "tcsparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    TC_DEVICE_AUTO = 0,     /* the planner chooses (a GPU only if one is there) */
+    TC_DEVICE_CPU,
+    TC_DEVICE_GPU           /* TC_ERR_NODEVICE when there is none */
+} tc_device;
+
+/* How much planning measures (FFTW's ESTIMATE / MEASURE / PATIENT). */
+typedef enum {
+    TC_EFFORT_DEFAULT = -1, /* ESTIMATE for a one-off product (calls <= 1),
+                               MEASURE otherwise */
+    TC_EFFORT_ESTIMATE = 0, /* the model alone: nothing is timed */
+    TC_EFFORT_MEASURE = 1,  /* times the model's candidates in the matrix's
+                               given order, and cuSPARSE */
+    TC_EFFORT_PATIENT = 2   /* also the reorderings */
+} tc_effort;
+
+typedef enum { TC_OP_SPMM = 0, TC_OP_SDDMM, TC_OP_ATTENTION } tc_op;
+
+typedef struct tc_plan_opts {
+    tc_op op;
+    int32_t n;              /* SpMM: columns of B and C; SDDMM and attention:
+                               d, the columns of Q, K, V */
+    tc_device device;
+    int gpu;                /* which GPU (default 0) */
+    tc_effort effort;
+    const char *format;     /* NULL or "auto": the planner's choice; else the
+                               kernel of this format (tc_format_find names) */
+    const char *variant;    /* NULL: the fastest (or the model's); else this
+                               variant of the format's kernel */
+    const char *order;      /* NULL or "auto": the planner's choice; "given":
+                               the matrix's own order; else a reordering
+                               method (tc_reorder_find names) */
+    const char *accuracy;   /* NULL: any; "fp32", "tf32" or "fp16": only paths
+                               whose tolerance (tc_tolerance) is at most that
+                               precision's */
+    int64_t calls;          /* products the caller expects to run with the
+                               plan (1: a one-off product, judged end to end;
+                               the MKL inspector-executor's hint) */
+    double b_max_abs;       /* the largest |B| the caller will pass; 0:
+                               unknown, each execute checks B where the
+                               path's precision needs it */
+    double scale;           /* SDDMM and attention: scores times this; 0:
+                               the operation's default */
+    int threads;            /* CPU threads; 0: tc_default_threads() */
+    int warmup, iters;      /* each timed candidate: untimed then timed runs
+                               (defaults 10 and 100) */
+    const char *plan_file;  /* NULL: none; else reuse this plan file when it
+                               matches, and write it after planning */
+    const char *cache_dir;  /* NULL: the default cache (libtcsparse(3),
+                               PLAN CACHE: $TC_PLAN_CACHE, else
+                               $XDG_CACHE_HOME/tcsparse/plans, else
+                               ~/.cache/tcsparse/plans); "": no cache */
+    const tc_progress *progress;
+} tc_plan_opts;
+
+/* The defaults above. */
+void tc_plan_opts_init(tc_plan_opts *o);
+
+typedef struct tc_plan tc_plan;
+
+/* Plans the product for a (in the caller's order). The plan keeps what it
+   needs of a (it may be freed after). */
+tc_status tc_plan_create(const tc_csr *a, const tc_plan_opts *o, tc_plan **out,
+                         tc_error *err);
+/* The same from a .tcf.h5 already read: its stored formats are used as
+   built, and the caller's order is the file's original order (/matrix is
+   multiplied as stored, its /permutation applied and undone). */
+tc_status tc_plan_create_tcf(const tc_tcf *f, const tc_plan_opts *o, tc_plan **out,
+                             tc_error *err);
+
+/* C = A*B, float32 row-major, B cols x n (ldb >= n), C rows x n (ldc >= n),
+   in the caller's order. For a GPU plan B and C are device pointers and the
+   work is queued on `stream` (a cudaStream_t; NULL: the default stream)
+   without waiting; for a CPU plan they are host arrays and stream must be
+   NULL. */
+tc_status tc_plan_execute(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
+                          void *stream, tc_error *err);
+/* The same with host arrays for any plan (a GPU plan copies B in and C out,
+   and returns when C is complete). */
+tc_status tc_plan_execute_host(tc_plan *p, const float *B, int64_t ldb, float *C,
+                               int64_t ldc, tc_error *err);
+/* SDDMM plans: S[k] = scale * (Q K^T)[i, j] for the k-th nonzero (i, j) of
+   A in the caller's CSR order; Q rows x d, K cols x d. Attention plans:
+   O = softmax(scale * Q K^T masked by A) V, V cols x d, O rows x d. Device
+   pointers and stream as tc_plan_execute, or host arrays with stream NULL
+   for a CPU plan. */
+tc_status tc_plan_sddmm(tc_plan *p, const float *Q, const float *K, float *S, void *stream,
+                        tc_error *err);
+tc_status tc_plan_attention(tc_plan *p, const float *Q, const float *K, const float *V,
+                            float *O, void *stream, tc_error *err);
+
+/* What the plan chose and what planning cost. */
+typedef struct tc_plan_info {
+    tc_op op;
+    int32_t n;
+    tc_device device;
+    char device_name[256];          /* "cpu" or the GPU's name */
+    tc_effort effort;               /* the level that planned it */
+    char order[64];                 /* "given" or the reordering method */
+    char format[32];                /* "csr" on the GPU is cuSPARSE */
+    char variant[32];
+    char precision[8];              /* "fp32", "tf32" or "fp16" */
+    double tolerance;               /* its relative Frobenius error bound */
+    int b_scaled;                   /* 1: B is scaled by a power of two so that
+                                       fp16 holds it (exact, undone on C) */
+    double ms;                      /* measured median of the chosen path
+                                       (-1: not timed) */
+    double cusparse_ms;             /* cuSPARSE in the same run (-1: not timed) */
+    double predicted_speedup;       /* the model's, over cuSPARSE */
+    /* planning cost, seconds */
+    double reorder_s, build_s, upload_s, tune_s, plan_s;
+    /* products after which planning has paid back against cuSPARSE
+       (INFINITY: never; 0: nothing to pay back) */
+    double payback_calls;
+    int reused;                     /* 1: taken from a stored plan, nothing tuned */
+    char stale[256];                /* why a stored plan was not reused ("" none) */
+    char plan_file[4096];           /* where it was stored or found ("" none) */
+} tc_plan_info;
+void tc_plan_get_info(const tc_plan *p, tc_plan_info *out);
+
+/* Every candidate the planner considered, best first. */
+typedef struct tc_plan_candidate {
+    tc_device device;
+    const char *order, *format, *variant, *precision;
+    double predicted_speedup;       /* the model's, over cuSPARSE (0: none) */
+    double ms;                      /* measured median (-1: not timed) */
+    const char *note;               /* why it was left out or not timed, or "" */
+} tc_plan_candidate;
+int tc_plan_candidate_count(const tc_plan *p);
+const tc_plan_candidate *tc_plan_candidate_at(const tc_plan *p, int i);
+
+/* The plan's choices, costs and candidates as report sections "plan" and
+   "candidates" (tcmul prints them). */
+tc_status tc_plan_report(const tc_plan *p, tc_report *r, tc_error *err);
+
+/* Writes the plan (its key and choices, not the matrix) to path
+   atomically. */
+tc_status tc_plan_save(const tc_plan *p, const char *path, tc_error *err);
+
+void tc_plan_free(tc_plan *p);
+
+/* The model alone, with no GPU and nothing timed (what TC_EFFORT_ESTIMATE
+   plans from and the timed levels prune with): every (order, format)
+   candidate for a and n, best first, with predicted speedup over cuSPARSE
+   and its reasons, as report sections "advice" (tcstat --advise). */
+tc_status tc_plan_advise(const tc_csr *a, int32_t n, const char *accuracy, tc_report *r,
+                         const tc_progress *progress, tc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TCSPARSE_PLAN_H */

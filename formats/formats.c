@@ -1,25 +1,18 @@
 /* formats.c: the registry of tensor-core formats and the generic calls that
-   dispatch through each format's vtable (formats/formats.h). Adding a format
-   is one line in `registry` below. */
+   dispatch through each format's vtable (formats/formats.h). The list is
+   formats/format_registry.h, which the GPU library expands too. */
 #include "config.h"
 #include <string.h>
 #include "formats.h"
+#include "format_registry.h"
 
-extern const tc_format tc_format_csr;
-extern const tc_format tc_format_brp;
-extern const tc_format tc_format_rstile;
-extern const tc_format tc_format_hrpb;
-extern const tc_format tc_format_bsb;
-extern const tc_format tc_format_bcsr;
+#define DECLARE(name) extern const tc_format tc_format_##name;
+TC_FORMAT_REGISTRY(DECLARE, DECLARE)
+#undef DECLARE
 
-static const tc_format *const registry[] = {
-    &tc_format_csr,
-    &tc_format_brp,
-    &tc_format_rstile,
-    &tc_format_hrpb,
-    &tc_format_bsb,
-    &tc_format_bcsr,
-};
+#define ENTRY(name) &tc_format_##name,
+static const tc_format *const registry[] = { TC_FORMAT_REGISTRY(ENTRY, ENTRY) };
+#undef ENTRY
 #define NFORMATS ((int)(sizeof registry / sizeof registry[0]))
 
 int tc_format_count(void) { return NFORMATS; }

@@ -9,33 +9,6 @@
 #include "gpu_internal.h"
 
 /* ------------------------------------------------------------------------ */
-/* Errors                                                                    */
-/* ------------------------------------------------------------------------ */
-
-/* Length of the function name at the start of a call's source text. */
-static int call_name_len(const char *call)
-{
-    const char *paren = strchr(call, '(');
-    return paren ? (int)(paren - call) : (int)strlen(call);
-}
-
-tc_status tc_cuda_check(cudaError_t e, const char *call, tc_error *err)
-{
-    if (e == cudaSuccess)
-        return TC_OK;
-    return tc_error_set(err, TC_ERR_CUDA, "%.*s: %s (%s)", call_name_len(call), call,
-                        cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-tc_status tc_cusparse_check(cusparseStatus_t s, const char *call, tc_error *err)
-{
-    if (s == CUSPARSE_STATUS_SUCCESS)
-        return TC_OK;
-    return tc_error_set(err, TC_ERR_CUDA, "%.*s: %s", call_name_len(call), call,
-                        cusparseGetErrorString(s));
-}
-
-/* ------------------------------------------------------------------------ */
 /* Devices                                                                   */
 /* ------------------------------------------------------------------------ */
 

@@ -2,15 +2,27 @@
  * kernels.h: the GPU side of libtcsparse, callable from C.
  *
  * Devices and their properties, device memory, a CSR matrix on the device,
- * the dense operands of C = A*B, timing with CUDA events, and the kernel
- * registry: one tc_kernel per tensor-core format (kernels/NAME.cu, one line
- * in kernels/registry.c), with cuSPARSE on CSR as the baseline every kernel
- * is timed against (DESIGN.md, GPU).
+ * the dense operands of C = A*B, timing with CUDA events, and the kernels:
+ * one tc_kernel per tensor-core format, with cuSPARSE on CSR as the
+ * baseline every kernel is timed against (DESIGN.md, GPU).
  *
- * Built from kernels/gpu.cu, cusparse.cu and registry.c when configure finds
- * CUDA; otherwise kernels/nocuda.c supplies the same functions, which fail
- * with TC_ERR_NODEVICE. Every CUDA and cuSPARSE error becomes TC_ERR_CUDA
- * with the call and the error string in the message.
+ * Adding a format is one file formats/NAME.c (its tc_format), one file
+ * kernels/NAME.cu (`const tc_kernel tc_kernel_NAME`, added to
+ * CUDA_SOURCES in Makefile.am) and one entry in formats/format_registry.h
+ * that names both; a format without a kernel has a CPU-only entry. The
+ * lookups below iterate that registry.
+ *
+ * The GPU side is its own library, libtcsparse-gpu (the kernels/.cu files,
+ * registry.c, gpu_api.c; linked against CUDA, cuSPARSE and cuBLAS), built
+ * when configure finds CUDA. libtcsparse does not link CUDA: there, every
+ * function below is a trampoline (plan/gpucalls.c, plan/kernelcalls.c)
+ * that loads the GPU library with dlopen on first use (plan/gpuload.c;
+ * libtcsparse(3), GPU LIBRARY) and calls it through its table
+ * (kernels/gpu_api.h). When it cannot be loaded (built without CUDA, the
+ * library not found or of another version), calls that need the GPU fail
+ * with TC_ERR_NODEVICE saying why, the lookups find no kernel, and the
+ * functions that free or close do nothing. Every CUDA and cuSPARSE error
+ * becomes TC_ERR_CUDA with the call and the error string in the message.
  *
  * Dense matrices on the device are float32, row-major, leading dimension
  * equal to their column count n.
@@ -125,7 +137,7 @@ tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warm
 tc_status tc_gpu_copy_bandwidth(tc_gpu *g, double *gbs, tc_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Kernels (registry in kernels/registry.c)                                  */
+/* Kernels (one per format of formats/format_registry.h that has one)        */
 /* ------------------------------------------------------------------------ */
 
 #define TC_KERNEL_MAX_VARIANTS 8
@@ -190,8 +202,12 @@ struct tc_kernel {
     tc_status (*run_part)(tc_kplan *p, int part, const float *B, float *C, tc_error *err);
 };
 
+/* The kernels, in format registry order (0 and NULL without the GPU
+   library). */
 int tc_kernel_count(void);
 const tc_kernel *tc_kernel_at(int i);
+/* Format f's kernel (its registry entry's GPU side), or NULL. */
+const tc_kernel *tc_kernel_for(const tc_format *f);
 /* The kernel for a format name, or NULL. */
 const tc_kernel *tc_kernel_find(const char *format);
 /* cuSPARSE SpMM on CSR, the fastest of its algorithms. */

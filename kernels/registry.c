@@ -1,61 +1,17 @@
 /*
- * registry.c: the GPU kernels, one per tensor-core format, and what every
- * kernel gets done the same way: preparing, choosing a variant, running and
- * timing over the operand sets.
- *
- * A new format's kernel is kernels/NAME.cu defining `const tc_kernel
- * tc_kernel_NAME`, plus its declaration and its entry in the list below.
+ * registry.c: what every GPU kernel gets done the same way: preparing,
+ * choosing a variant, running and timing over the operand sets. Part of
+ * the GPU library. The kernels themselves are listed once, by the format
+ * registry (formats/format_registry.h), whose entry for a format names its
+ * kernel (kernels/NAME.cu defining `const tc_kernel tc_kernel_NAME`);
+ * kernels/gpu_api.c expands it, and libtcsparse's tc_kernel_find,
+ * tc_kernel_at and tc_kernel_count iterate it (plan/gpucalls.c).
  */
 #include <config.h>
 
 #include <string.h>
 
 #include "kernels.h"
-
-extern const tc_kernel tc_kernel_csr;
-extern const tc_kernel tc_kernel_brp;
-extern const tc_kernel tc_kernel_rstile;
-extern const tc_kernel tc_kernel_bcsr;
-extern const tc_kernel tc_kernel_hrpb;
-extern const tc_kernel tc_kernel_bsb;
-extern const tc_kernel tc_kernel_gemm;
-
-static const tc_kernel *const kernels[] = {
-    &tc_kernel_csr,
-    &tc_kernel_brp,
-    &tc_kernel_rstile,
-    &tc_kernel_bcsr,
-    &tc_kernel_hrpb,
-    &tc_kernel_bsb,
-};
-
-int tc_kernel_count(void)
-{
-    return (int)(sizeof kernels / sizeof kernels[0]);
-}
-
-const tc_kernel *tc_kernel_at(int i)
-{
-    return i >= 0 && i < tc_kernel_count() ? kernels[i] : NULL;
-}
-
-const tc_kernel *tc_kernel_find(const char *format)
-{
-    for (int i = 0; i < tc_kernel_count(); i++)
-        if (strcmp(kernels[i]->format, format) == 0)
-            return kernels[i];
-    return NULL;
-}
-
-const tc_kernel *tc_kernel_baseline(void)
-{
-    return &tc_kernel_csr;
-}
-
-const tc_kernel *tc_kernel_dense(void)
-{
-    return &tc_kernel_gemm;
-}
 
 int tc_kernel_variant_find(const tc_kernel *k, const char *name)
 {

@@ -159,4 +159,26 @@ tc_status tc_h5_matrix_attrs(tc_h5grp *g, const tc_csr *a, tc_error *err);
 tc_status tc_h5_write_provenance(hid_t file, const char *fname, const tc_provenance *p,
                                  tc_error *err);
 
+/* The parts of tc_h5_write and tc_h5_read (formats/tcf_formats.c) below
+   /formats, which the formats layer adds. */
+
+/* What f must satisfy, but for its formats, for readers to accept the file
+   it writes: a valid /matrix, permutations of its size. */
+tc_status tc_h5_check_base(const char *path, const tc_tcf *f, tc_error *err);
+/* The layout version, /matrix and /permutation of f. */
+tc_status tc_h5_write_base(hid_t file, const char *fname, const tc_tcf *f, int compress,
+                           tc_error *err);
+/* Parameters as attributes of g: whole ones as int64 (h5dump shows h=16,
+   not 1.6e+01), others as float64. */
+tc_status tc_h5_put_params(tc_h5grp *g, const tc_params *p, tc_error *err);
+/* Appends name = v to p; `where` names the group in messages. */
+tc_status tc_h5_params_add(tc_params *p, const char *name, double v, const char *where,
+                           tc_error *err);
+/* Checks the layout version, reads /matrix and /permutation into f and
+   checks /matrix against its symmetry attribute. */
+tc_status tc_h5_read_base(hid_t file, const char *fname, tc_tcf *f, tc_error *err);
+/* Reads /provenance, when present, into p. */
+tc_status tc_h5_read_provenance(hid_t file, const char *fname, tc_provenance *p,
+                                tc_error *err);
+
 #endif

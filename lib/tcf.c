@@ -1,7 +1,7 @@
 /*
- * tcf.c: the .tcf.h5 container in memory (tc_tcf): its formats kept in
- * registry order, and its provenance (creator, time, command line). No
- * HDF5 here: h5file.c reads and writes it.
+ * tcf.c: the provenance of a .tcf.h5 (creator, time, command line). The
+ * container in memory (tc_tcf), whose formats are the formats layer's, is
+ * formats/tcf_formats.c. No HDF5 here: h5file.c reads and writes it.
  */
 #include "config.h"
 
@@ -12,12 +12,6 @@
 #include <time.h>
 
 #include "tcsparse.h"
-#include "formats.h"
-
-tc_tcf *tc_tcf_new(void)
-{
-    return calloc(1, sizeof(tc_tcf));
-}
 
 void tc_provenance_clear(tc_provenance *p)
 {
@@ -28,47 +22,6 @@ void tc_provenance_clear(tc_provenance *p)
     free(p->banner);
     free(p->comments);
     memset(p, 0, sizeof *p);
-}
-
-void tc_tcf_free(tc_tcf *f)
-{
-    if (!f)
-        return;
-    tc_csr_free(f->matrix);
-    tc_perm_free(f->row_perm);
-    tc_perm_free(f->col_perm);
-    free(f->perm_method);
-    for (int i = 0; i < f->nformats; i++)
-        tc_fmt_free(f->formats[i]);
-    free(f->formats);
-    tc_provenance_clear(&f->prov);
-    free(f);
-}
-
-tc_status tc_tcf_add_format(tc_tcf *f, tc_fmt *m, tc_error *err)
-{
-    for (int i = 0; i < f->nformats; i++)
-        if (f->formats[i]->kind == m->kind) {
-            tc_status st = tc_error_set(err, TC_ERR_ARG, "format %s added twice",
-                                        m->kind->name);
-            tc_fmt_free(m);
-            return st;
-        }
-    /* keep registry order: m goes after the formats that precede it there */
-    int at = 0;
-    for (int r = 0; r < tc_format_count() && tc_format_at(r) != m->kind; r++)
-        for (int i = 0; i < f->nformats; i++)
-            at += f->formats[i]->kind == tc_format_at(r);
-    tc_fmt **grown = realloc(f->formats, (size_t)(f->nformats + 1) * sizeof *grown);
-    if (!grown) {
-        tc_fmt_free(m);
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory adding format");
-    }
-    memmove(grown + at + 1, grown + at, (size_t)(f->nformats - at) * sizeof *grown);
-    grown[at] = m;
-    f->formats = grown;
-    f->nformats++;
-    return TC_OK;
 }
 
 /* Whether a command-line word needs quoting to be pasted back into sh. */

@@ -1,38 +1,11 @@
-/* reorder.c: the registry of row reordering methods and the generic calls
-   that dispatch through each method's vtable (reorder.h). Adding a method is
-   one line in `registry` below. */
+/* reorder.c: the generic calls that dispatch through each row reordering
+   method's vtable (reorder.h). The registry of methods is
+   formats/reorder_registry.c. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "reorder.h"
-
-extern const tc_reorder_method tc_reorder_degree, tc_reorder_rcm, tc_reorder_wjaccard,
-    tc_reorder_jaccard, tc_reorder_tcbsort;
-
-static const tc_reorder_method *const registry[] = {
-    &tc_reorder_degree,
-    &tc_reorder_rcm,
-    &tc_reorder_wjaccard,
-    &tc_reorder_jaccard,
-    &tc_reorder_tcbsort,
-};
-#define NMETHODS ((int)(sizeof registry / sizeof registry[0]))
-
-int tc_reorder_count(void) { return NMETHODS; }
-
-const tc_reorder_method *tc_reorder_at(int i)
-{
-    return i >= 0 && i < NMETHODS ? registry[i] : NULL;
-}
-
-const tc_reorder_method *tc_reorder_find(const char *name)
-{
-    for (int i = 0; i < NMETHODS; i++)
-        if (strcmp(registry[i]->name, name) == 0)
-            return registry[i];
-    return NULL;
-}
 
 const char *tc_reorder_name(const tc_reorder_method *m) { return m->name; }
 const char *tc_reorder_description(const tc_reorder_method *m) { return m->description; }

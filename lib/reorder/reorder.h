@@ -2,8 +2,9 @@
  * reorder.h: the vtable every row reordering method fills in.
  *
  * A method is one file lib/reorder/NAME.c that defines `const
- * tc_reorder_method tc_reorder_NAME` and one line in the registry of
- * lib/reorder/reorder.c. Internal to the library; not installed.
+ * tc_reorder_method tc_reorder_NAME` (formats/NAME.c for a method that
+ * builds on a format, as tcbsort does) and one line in the registry of
+ * formats/reorder_registry.c. Internal to the library; not installed.
  */
 #ifndef TC_REORDER_H
 #define TC_REORDER_H

@@ -18,7 +18,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include "bsb.h"
-#include "reorder.h"
+#include "reorder/reorder.h"
 
 static tc_status tcbsort_run(const tc_csr *a, const tc_params *p, int32_t *new2old,
                              const tc_progress *prog, tc_error *err)

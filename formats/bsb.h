@@ -1,7 +1,7 @@
 /*
  * bsb.h: the in-memory layout of the `bsb` format (Binary Sparse Block of
  * Fused3S, seed 003, Section 3.1 and Fig. 1), shared by formats/bsb.c
- * (build, decode, files), lib/reorder/tcbsort.c (the window order) and the
+ * (build, decode, files), formats/tcbsort.c (the window order) and the
  * GPU kernels (kernels/bsb.cu, kernels/attention.cu), which read the same
  * arrays.
  *

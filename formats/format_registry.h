@@ -8,7 +8,7 @@
  *     TC_FORMAT_CPU(NAME)         no kernel
  *
  * formats/formats.c expands it into the formats registry (libtcsparse) and
- * kernels/registry.c into the kernels of the GPU library, in the same
+ * kernels/gpu_api.c into the kernels of the GPU library, in the same
  * order, so that format i's kernel is entry i of the GPU library's table
  * and nothing matches a format to its kernel by name. The order is the
  * registry order tools list and store formats in.

@@ -1,10 +1,15 @@
 /*
  * formats.h: the vtable every tensor-core format fills in, and the registry.
  *
- * A format is one file formats/NAME.c that defines `const tc_format
- * tc_format_NAME` and one line in formats/formats.c; its kernel is one file
- * kernels/NAME.cu with one line in kernels/registry.c. Nothing else in the
- * tree names a format.
+ * A format is one file formats/NAME.c (plus its header) that defines
+ * `const tc_format tc_format_NAME`, one file kernels/NAME.cu that defines
+ * its kernel `const tc_kernel tc_kernel_NAME`, and one entry in
+ * formats/format_registry.h that names both (TC_FORMAT_CPU_GPU(NAME), or
+ * TC_FORMAT_CPU(NAME) for a format without a kernel). formats/formats.c
+ * builds the formats registry from that entry and the GPU library its
+ * kernel table, so nothing else in the tree names a format; in a build
+ * without CUDA, or where the GPU library cannot be loaded, the GPU side is
+ * empty (kernels.h).
  */
 #ifndef TC_FORMATS_H
 #define TC_FORMATS_H

@@ -11,8 +11,9 @@
 # BUILD_DIR's tools/.libs (not libtool's wrapper scripts, whose shell would
 # be timed too) and appends one row per program to bench/results/startup.tsv:
 # host, date, commit, LABEL (the build: "cuda", "nocuda", ...), program, the
-# median seconds, the largest max RSS (KiB) and the command. Needs GNU time
-# (/usr/bin/time; Debian: apt-get install time).
+# median wall-clock seconds (GNU time's own start included: a millisecond),
+# the largest max RSS (KiB) and the command. Needs GNU time (/usr/bin/time;
+# Debian: apt-get install time).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
@@ -39,16 +40,19 @@ measure() {
     : > "$tmp/runs"
     i=0
     while [ $i -lt "$runs" ]; do
+        t0=$(date +%s%N)
         LD_LIBRARY_PATH=$build/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-            /usr/bin/time -f '%e %M' -o "$tmp/one" "$bin" "$@" > /dev/null 2>&1 ||
+            /usr/bin/time -f '%M' -o "$tmp/rss" "$bin" "$@" > /dev/null 2>&1 ||
             { echo "$0: $prog $*: failed" >&2; exit 1; }
-        cat "$tmp/one" >> "$tmp/runs"
+        t1=$(date +%s%N)
+        echo "$(((t1 - t0) / 1000)) $(cat "$tmp/rss")" >> "$tmp/runs"
         i=$((i + 1))
     done
-    seconds=$(sort -n "$tmp/runs" | awk '{ s[NR] = $1 } END { print s[int((NR + 1) / 2)] }')
+    seconds=$(sort -n "$tmp/runs" |
+        awk '{ s[NR] = $1 } END { printf "%.4f", s[int((NR + 1) / 2)] / 1e6 }')
     rss=$(sort -k2,2n "$tmp/runs" | tail -n 1 | cut -d' ' -f2)
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(bench_host)" "$(bench_date)" \
-        "$(bench_commit)" "$label" "$prog" "$seconds" "$rss" "$prog $*" >> "$out"
+        "$(bench_commit)" "$label" "$prog" "$seconds" "$rss" "$prog $(echo "$*" | sed "s|$data/||")" >> "$out"
     echo "$label $prog: ${seconds} s, ${rss} KiB"
 }
 

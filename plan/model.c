@@ -123,8 +123,11 @@ static void fill(tc_model_candidate *c, const char *order, const tc_format *f,
     c->order = order;
     c->format = f;
     c->predicted_speedup = tc_model_predict(f, feat, n);
-    const char *where = strcmp(order, "given") == 0 ? "in the given order" : "after";
-    const char *what = strcmp(order, "given") == 0 ? "" : order;
+    char where[96];
+    if (strcmp(order, "given") == 0)
+        snprintf(where, sizeof where, "in the given order");
+    else
+        snprintf(where, sizeof where, "after %s", order);
     if (tc_format_is_canonical(f))
         snprintf(c->reason, sizeof c->reason,
                  "cuSPARSE's best CSR algorithm, the baseline every prediction is relative to");
@@ -133,14 +136,13 @@ static void fill(tc_model_candidate *c, const char *order, const tc_format *f,
                  "not modelled: no fitted row for %s (the timed levels try it when asked for all)",
                  tc_format_name(f));
     else if (feat->nnz == 0)
-        snprintf(c->reason, sizeof c->reason, "no nonzeros: nothing for tensor cores");
+        snprintf(c->reason, sizeof c->reason, "no nonzeros %s: nothing for tensor cores", where);
     else
         snprintf(c->reason, sizeof c->reason,
-                 "%.1f nnz per 16x8 block %s%s%s, blocks per window CV %.2f, row length CV "
-                 "%.2f, synergy alpha %.2f, n %d: %s predicted %.2fx",
-                 feat->nnz_per_block, where, *what ? " " : "", what,
-                 feat->blocks_per_window_cv, feat->row_length_cv, feat->synergy_alpha,
-                 (int)n, tc_format_name(f), c->predicted_speedup);
+                 "%.1f nnz per 16x8 block %s, blocks per window CV %.2f, row length CV %.2f, "
+                 "synergy alpha %.2f, n %d: %s predicted %.2fx",
+                 feat->nnz_per_block, where, feat->blocks_per_window_cv, feat->row_length_cv,
+                 feat->synergy_alpha, (int)n, tc_format_name(f), c->predicted_speedup);
 }
 
 /* Best first; ties by order of appearance, so the ranking never depends on

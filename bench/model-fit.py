@@ -159,7 +159,9 @@ def regressors(feat, n):
 
 
 def fit(meas, feats, matrices, ridge):
-    """format -> coefficients, from the rows of `matrices`."""
+    """format -> coefficients, from the rows of `matrices`; and under key
+    None the range (lowest, highest) of each regressor over those rows,
+    to which a prediction clamps, so that the model never extrapolates."""
     by_format = {}
     for (m, n, order, f), s in meas.items():
         if m in matrices:
@@ -171,11 +173,14 @@ def fit(meas, feats, matrices, ridge):
         penalty = ridge * np.eye(x.shape[1])
         penalty[0, 0] = 0  # the intercept is not shrunk
         coef[f] = np.linalg.solve(x.T @ x + penalty, x.T @ y)
+    x = np.array([r[0] for rows in by_format.values() for r in rows])
+    coef[None] = (x.min(axis=0), x.max(axis=0))
     return coef
 
 
 def predict(coef, f, feat, n):
-    return math.exp(float(regressors(feat, n) @ coef[f])) if f in coef else 0.0
+    lo, hi = coef[None]
+    return math.exp(float(np.clip(regressors(feat, n), lo, hi) @ coef[f])) if f in coef else 0.0
 
 
 def groups(meas, orders):
@@ -266,8 +271,13 @@ def header(coef, orders, source):
                  ['"%s"' % o for o in orders] + ["NULL"]),
              "/* ln speedup = coef . (1, ln nnz/block, blocks/window CV, row length CV,",
              "   synergy alpha, log2 n, log10 nnz, ln nnz/rows) */",
+             "/* each regressor's range in the fit: predictions clamp to it */",
+             "static const double tc_model_lo[TC_MODEL_NCOEF] = { %s };" % ", ".join(
+                 "%.6g" % v for v in coef[None][0]),
+             "static const double tc_model_hi[TC_MODEL_NCOEF] = { %s };" % ", ".join(
+                 "%.6g" % v for v in coef[None][1]),
              "static const tc_model_row tc_model_rows[] = {"]
-    for f, c in sorted(coef.items()):
+    for f, c in sorted((f, c) for f, c in coef.items() if f is not None):
         if f not in prec:
             die("no kernels/%s.cu declaring the kernel's precision" % f)
         lines.append("    { \"%s\", \"%s\", { %s } }," % (f, prec[f], ", ".join(

@@ -22,7 +22,10 @@
    (bench/model-fit.py computes the same from the figures tcstat --advise
    reports): 1, ln nnz per block, blocks per window CV, row length CV,
    synergy alpha, log2 n, log10 nnz, ln mean row length. Logs of counts
-   below 1 are taken at 1, so an empty or tiny matrix gives finite values. */
+   below 1 are taken at 1, so an empty or tiny matrix gives finite values,
+   and each regressor is clamped to the range it had in the fit, so that a
+   matrix unlike any measured (a 1 x 1) gets the prediction of the nearest
+   measured one rather than an extrapolation. */
 static void regressors(const tc_model_features *f, int32_t n, double x[TC_MODEL_NCOEF])
 {
     double row_len = f->rows > 0 ? (double)f->nnz / (double)f->rows : 0;
@@ -34,6 +37,8 @@ static void regressors(const tc_model_features *f, int32_t n, double x[TC_MODEL_
     x[5] = log2(fmax((double)n, 1));
     x[6] = log10(fmax((double)f->nnz, 1));
     x[7] = log(fmax(row_len, 1));
+    for (int k = 0; k < TC_MODEL_NCOEF; k++)
+        x[k] = fmin(fmax(x[k], tc_model_lo[k]), tc_model_hi[k]);
 }
 
 tc_status tc_model_features_compute(const tc_csr *a, tc_model_features *out, tc_error *err)

@@ -215,6 +215,11 @@ def score(meas, feats, orders, coef_of, matrices, fixed=None):
                                                predict(coef, c[1], feats[(m, c[0])], n)))
         best = max(c[2] for c in cands)
         pos = [i for i, c in enumerate(ranked) if c[2] == best][0]
+        cost = best / ranked[0][2]
+        if cost > res.get("worst", (1.0,))[0]:
+            chosen = [c for c in cands if c[2] == best][0]
+            res["worst"] = (cost, "%s at n = %d: chose %s %s, the best was %s %s" % (
+                m, n, ranked[0][0], ranked[0][1], chosen[0], chosen[1]))
         for key in (n, "all"):
             r = res.setdefault(key, [0, 0, [], 0, 0])
             r[0] += 1
@@ -229,11 +234,14 @@ def table(title, res):
     lines = ["**%s**" % title, "",
              "| n | (matrix, n) measured | hit rate | cost: geomean | cost: worst | best in top 2 | best in top 3 |",
              "|---|---|---|---|---|---|---|"]
+    worst = res.pop("worst", None)
     for key in sorted(res, key=lambda k: (k == "all", k if k != "all" else 0)):
         g, hits, cost, t2, t3 = res[key]
         lines.append("| %s | %d | %.0f%% | %.3f | %.2f | %.0f%% | %.0f%% |" % (
             key, g, 100 * hits / g, math.exp(sum(map(math.log, cost)) / g), max(cost),
             100 * t2 / g, 100 * t3 / g))
+    if worst:
+        lines += ["", "Worst mistake (%.2fx): %s." % worst]
     return "\n".join(lines) + "\n"
 
 

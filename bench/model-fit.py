@@ -81,13 +81,14 @@ def load_measurements(paths, names):
     """(matrix, n, order, format) -> speedup over cuSPARSE, from each file."""
     out = {}
     for path in paths:
-        rows = read_tsv(path)
-        if not rows:
-            continue
-        long = "format" in rows[0] and "ms" in rows[0]
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f, delimiter="\t")
+            columns = reader.fieldnames or []
+            rows = list(reader)
+        long = "format" in columns
         need = ["matrix", "n", "cusparse_ms"] + (["order", "format", "ms"] if long
                                                  else ["median_ms"])
-        missing = [c for c in need if c not in rows[0]]
+        missing = [c for c in need if c not in columns]
         if missing:
             die("%s: expected columns %s, missing %s" % (path, ", ".join(need),
                                                           ", ".join(missing)))

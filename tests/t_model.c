@@ -120,8 +120,24 @@ static void check_accuracy(const tc_csr *a)
     ok(fp32_only && n_fp32 == 1, "accuracy fp32: cuSPARSE alone (%d advised)", n_fp32);
     int model_count = 0;
     tc_model_candidate *c = rank_with(a, 32, "2", &model_count);
-    free(c);
     is_int(n_any, model_count, "no accuracy: every candidate of the ranking");
+    /* advice.R is the R-th of tc_model_rank's ranking: what tcstat --advise
+       prints is the model's ranking */
+    int same = c != NULL;
+    for (int i = 0; same && i < tc_report_count(any); i++) {
+        const tc_report_entry *e = tc_report_at(any, i);
+        int rank = strncmp(e->section, "advice.", 7) == 0 ? atoi(e->section + 7) : 0;
+        if (rank < 1 || rank > model_count)
+            continue;
+        if (strcmp(e->key, "format") == 0)
+            same &= strcmp(e->str, tc_format_name(c[rank - 1].format)) == 0;
+        if (strcmp(e->key, "order") == 0)
+            same &= strcmp(e->str, c[rank - 1].order) == 0;
+        if (strcmp(e->key, "reason") == 0)
+            same &= strcmp(e->str, c[rank - 1].reason) == 0;
+    }
+    ok(same, "tc_plan_advise reports tc_model_rank's ranking, in its order");
+    free(c);
     tc_report *bad = tc_report_new();
     ok(tc_plan_advise(a, 32, "fp8", bad, NULL, &err) == TC_ERR_ARG && strstr(err.msg, "fp8"),
        "an unknown accuracy is refused, naming it");

@@ -5,14 +5,14 @@
    tensor-core block, the spread of blocks over row windows and of row
    lengths, TCU-Synergy's alpha, n and the size. The figures are counting
    passes (tc_tiling_stats_compute, tc_synergy_compute), so the model in
-   the given order costs about one read of the matrix; the reorderings it
+   the given order costs a fraction of reading the matrix (bench/NOTES.md,
+   "The planner's model"); the reorderings it
    also tries are those model_coef.h names, the ones the fit found to pay.
    The code knows no format by name: every format of the registry is a
    candidate, those without a fitted row are "not modelled". */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "model.h"
 #include "model_internal.h"
@@ -150,8 +150,9 @@ static void fill(tc_model_candidate *c, const char *order, const tc_format *f,
                  feat->synergy_alpha, (int)n, tc_format_name(f), c->predicted_speedup);
 }
 
-/* Best first; ties by order of appearance, so the ranking never depends on
-   qsort's handling of equal keys. */
+/* > 0 when a ranks after b: best first. Equal predictions compare equal,
+   and the stable sort below keeps them in the order they were listed
+   (given order first, then registry order). */
 static int by_speedup(const void *pa, const void *pb)
 {
     const tc_model_candidate *a = pa, *b = pb;

@@ -54,7 +54,7 @@ static void usage(void)
 
 enum { OPT_TSV = 256, OPT_JSON, OPT_ADVISE, OPT_ACCURACY };
 
-/* --cols without --advise: the n the model advises for. 32 is the
+/* --advise without --cols: the n the model advises for. 32 is the
    narrowest B the benchmarks time, where tensor cores gain least over
    cuSPARSE, so a format advised at 32 is not advised on wide B alone. */
 #define DEFAULT_COLS 32

@@ -1,13 +1,14 @@
 /* tcstat: density statistics of sparse matrices: the figures the papers
    tabulate, for your matrix. All figures come from the library
-   (tc_stats_report, tc_format_stats_report); this file parses options and
-   prints. */
+   (tc_stats_report, tc_format_stats_report) and, with --advise, from the
+   planner's model (tc_plan_advise); this file parses options and prints. */
 #include "config.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "common.h"
+#include "tcsparse_plan.h"
 
 static void usage(void)
 {
@@ -30,6 +31,12 @@ static void usage(void)
 "  -o, --output FILE        write the report to FILE (default: standard output)\n"
 "      --tsv                file, section, key, value lines\n"
 "      --json               a JSON array of {file, report} objects\n"
+"      --advise             instead of the statistics, the planner's model: every\n"
+"                           (row order, GPU format) candidate ranked by its\n"
+"                           predicted speedup over cuSPARSE, with its reasons\n"
+"  -n, --cols N             --advise: the columns of B to advise for (default 32)\n"
+"      --accuracy P         --advise: only paths whose tolerance is at most\n"
+"                           precision P's (fp32, tf32 or fp16)\n"
 "  -t, --threads N          threads to count with (default: $TC_THREADS, else\n"
 "                           all CPUs)\n"
 "  -q, --quiet              no warnings, no progress bar\n"
@@ -40,16 +47,25 @@ static void usage(void)
 "Examples:\n"
 "  %s graph.mtx.gz\n"
 "  %s --json -f all graph.tcf.h5\n"
-"  %s --tsv *.mtx.gz | awk -F'\\t' '$3 == \"blocks\"'\n",
-        tool_name, tool_name, tool_name, tool_name);
+"  %s --tsv *.mtx.gz | awk -F'\\t' '$3 == \"blocks\"'\n"
+"  %s --advise --cols 128 graph.mtx.gz\n",
+        tool_name, tool_name, tool_name, tool_name, tool_name);
 }
 
-enum { OPT_TSV = 256, OPT_JSON };
+enum { OPT_TSV = 256, OPT_JSON, OPT_ADVISE, OPT_ACCURACY };
+
+/* --advise without --cols: the n the model advises for. 32 is the
+   narrowest B the benchmarks time, where tensor cores gain least over
+   cuSPARSE, so a format advised at 32 is not advised on wide B alone. */
+#define DEFAULT_COLS 32
 
 typedef struct options {
     const tc_format *formats[32];
     int nformats;
     int h, w;
+    int advise;
+    long cols;              /* 0: not given */
+    const char *accuracy;
     const char *output;
     tool_out_style style;
     char **inputs;
@@ -70,6 +86,19 @@ static void parse_block(const char *s, int *h, int *w)
     *w = (int)tool_parse_long("--block", ws, 1, 256);
 }
 
+/* --cols and --accuracy belong to --advise, and -f and --block to the
+   statistics it replaces. */
+static void check_advise_options(options *o, int block_given)
+{
+    if (!o->advise && (o->cols || o->accuracy))
+        tool_usage_error("%s: only with --advise", o->cols ? "--cols" : "--accuracy");
+    if (o->advise && (o->nformats || block_given))
+        tool_usage_error("--advise: %s does not apply (the model ranks every format)",
+                         o->nformats ? "--format" : "--block");
+    if (!o->cols)
+        o->cols = DEFAULT_COLS;
+}
+
 static void parse_args(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -78,6 +107,9 @@ static void parse_args(int argc, char **argv, options *o)
         { "output", required_argument, NULL, 'o' },
         { "tsv", no_argument, NULL, OPT_TSV },
         { "json", no_argument, NULL, OPT_JSON },
+        { "advise", no_argument, NULL, OPT_ADVISE },
+        { "cols", required_argument, NULL, 'n' },
+        { "accuracy", required_argument, NULL, OPT_ACCURACY },
         TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
@@ -86,20 +118,28 @@ static void parse_args(int argc, char **argv, options *o)
     o->output = "-";
     o->style = TOOL_OUT_TEXT;
     tc_error err;
-    int c;
-    while ((c = getopt_long(argc, argv, ":f:b:o:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    int c, block_given = 0;
+    while ((c = getopt_long(argc, argv, ":f:b:o:n:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (tc_format_list_parse(optarg, o->formats, 32, &o->nformats, &err))
                 tool_usage_error("--format: %s", err.msg);
             break;
-        case 'b': parse_block(optarg, &o->h, &o->w); break;
+        case 'b': parse_block(optarg, &o->h, &o->w); block_given = 1; break;
         case 'o': o->output = optarg; break;
         case OPT_TSV: tool_set_out_style(&o->style, TOOL_OUT_TSV); break;
         case OPT_JSON: tool_set_out_style(&o->style, TOOL_OUT_JSON); break;
+        case OPT_ADVISE: o->advise = 1; break;
+        case 'n': o->cols = tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
+        case OPT_ACCURACY:
+            if (tc_tolerance(optarg) == 0)
+                tool_usage_error("--accuracy: expected fp32, tf32 or fp16, found '%s'", optarg);
+            o->accuracy = optarg;
+            break;
         default: tool_common_option(c, argv, usage);
         }
     }
+    check_advise_options(o, block_given);
     if (optind == argc)
         tool_usage_error("no input file");
     o->inputs = argv + optind;
@@ -152,9 +192,18 @@ static tc_report *stat_one(const options *o, const char *path)
               (long long)m.a->nnz, seconds_since(&t0));
     clock_gettime(CLOCK_MONOTONIC, &t0);
     tc_report *r = tc_report_new();
-    tc_status st = r ? tc_stats_report(m.a, o->h, o->w, r, &err)
-                     : tc_error_set(&err, TC_ERR_NOMEM, "out of memory");
-    tool_info("%s: statistics in %.3f s", path, seconds_since(&t0));
+    tc_status st;
+    if (!r) {
+        st = tc_error_set(&err, TC_ERR_NOMEM, "out of memory");
+    } else if (o->advise) {
+        st = tc_plan_advise(m.a, (int32_t)o->cols, o->accuracy, r, tool_progress("advise"),
+                            &err);
+        tool_progress_end();
+    } else {
+        st = tc_stats_report(m.a, o->h, o->w, r, &err);
+    }
+    tool_info("%s: %s in %.3f s", path, o->advise ? "advice" : "statistics",
+              seconds_since(&t0));
     for (int i = 0; !st && i < o->nformats; i++) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
         st = add_format(&m, o->formats[i], r, &err);
@@ -168,6 +217,67 @@ static tc_report *stat_one(const options *o, const char *path)
         tool_die(&err);
     }
     return r;
+}
+
+/* The value of entry e as text, for the advice table. */
+static void entry_text(const tc_report_entry *e, char *buf, size_t n)
+{
+    if (e->is_str)
+        snprintf(buf, n, "%s", e->str);
+    else if (e->is_int)
+        snprintf(buf, n, "%lld", (long long)e->ival);
+    else
+        snprintf(buf, n, "%.2f", e->num);
+}
+
+/* One advice report as people read it: its "advice" figures as "key:
+   value" lines, then an aligned table of the candidates ("advice.R"
+   sections), best first. The figures behind each are in its reason; --tsv
+   and --json give them all. */
+static void print_advice_table(FILE *fp, const tc_report *r)
+{
+    enum { COLS = 4 };
+    static const char *const keys[COLS] = { "order", "format", "predicted_speedup", "reason" };
+    int width[COLS] = { 5, 6, 7, 0 };
+    char val[512];
+    /* pass 0 prints the heading lines and measures the columns; pass 1
+       prints the table */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            fprintf(fp, "\n%4s  %-*s  %-*s  %*s  %s\n", "rank", width[0], "order", width[1],
+                    "format", width[2], "speedup", "reason");
+        for (int i = 0; i < tc_report_count(r); i++) {
+            const tc_report_entry *e = tc_report_at(r, i);
+            entry_text(e, val, sizeof val);
+            if (!pass && strcmp(e->section, "advice") == 0)
+                fprintf(fp, "%s: %s\n", e->key, val);
+            if (strncmp(e->section, "advice.", 7) != 0)
+                continue;
+            int k = 0;
+            while (k < COLS && strcmp(e->key, keys[k]) != 0)
+                k++;
+            if (k == COLS)
+                continue;
+            int len = (int)strlen(val);
+            if (!pass && len > width[k])
+                width[k] = len;
+            else if (pass && k == 0)
+                fprintf(fp, "%4s  %-*s", e->section + 7, width[0], val);
+            else if (pass && k == 3)
+                fprintf(fp, "  %s\n", val);
+            else if (pass)
+                fprintf(fp, k == 2 ? "  %*s" : "  %-*s", width[k], val);
+        }
+    }
+}
+
+static void print_advice(FILE *fp, const char *const *files, tc_report *const *reports, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (n > 1)
+            fprintf(fp, "%s==> %s <==\n", i ? "\n" : "", files[i]);
+        print_advice_table(fp, reports[i]);
+    }
 }
 
 int main(int argc, char **argv)
@@ -188,7 +298,11 @@ int main(int argc, char **argv)
     tc_atomic out;
     if (tc_atomic_open(&out, o.output, 1, &err))
         tool_die(&err);
-    tool_print_reports(out.fp, (const char *const *)o.inputs, reports, o.ninputs, o.style);
+    if (o.advise && o.style == TOOL_OUT_TEXT)
+        print_advice(out.fp, (const char *const *)o.inputs, reports, o.ninputs);
+    else
+        tool_print_reports(out.fp, (const char *const *)o.inputs, reports, o.ninputs,
+                           o.style);
     if (tc_atomic_commit(&out, &err))
         tool_die(&err);
     for (int i = 0; i < o.ninputs; i++)

@@ -203,3 +203,28 @@ int tc_attn_width(const tc_attn *p)
 void tc_attn_free(tc_attn *p)
 {
 }
+
+tc_status tc_gpu_gather_rows(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                             int64_t rows, int32_t n, const float *maxabs, float *dst,
+                             int64_t ldd, tc_error *err)
+{
+    return no_cuda(err);
+}
+
+tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                              int64_t rows, int32_t n, const float *maxabs, float *dst,
+                              int64_t ldd, tc_error *err)
+{
+    return no_cuda(err);
+}
+
+tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
+                         float *out, tc_error *err)
+{
+    return no_cuda(err);
+}
+
+tc_status tc_gpu_set_stream(tc_gpu *g, void *stream, void **previous, tc_error *err)
+{
+    return no_cuda(err);
+}

@@ -26,9 +26,14 @@ static tc_status copy_perm(const tc_perm *src, tc_perm **dst, tc_error *err)
                : TC_OK;
 }
 
-tc_status tc_plan_set_order(tc_plan *p, const tc_csr *given, const char *order,
-                            const tc_params *params, tc_error *err)
+tc_status tc_plan_set_order(tc_plan *p, const tc_csr *given, const char *order_arg,
+                            const tc_params *params_arg, tc_error *err)
 {
+    /* the arguments may be p->path's own, which this resets */
+    char order[sizeof p->path.order];
+    snprintf(order, sizeof order, "%s", order_arg);
+    tc_params kept;
+    const tc_params *params = params_arg ? (kept = *params_arg, &kept) : NULL;
     tc_csr_free(p->a);
     tc_perm_free(p->row);
     tc_perm_free(p->col);

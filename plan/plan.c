@@ -147,8 +147,8 @@ static tc_status plan_spmm(tc_plan *p, const tc_csr *given, const tc_plan_opts *
                            tc_error *err)
 {
     const double t0 = tc_plan_now();
-    char why[256] = "";
-    tc_status st = tc_plan_choose_device(p, why, sizeof why, err);
+    char *why = p->device_why;
+    tc_status st = tc_plan_choose_device(p, why, sizeof p->device_why, err);
     p->fp16_a_ok = tc_plan_fp16_holds_a(given);
     int found = 0;
     if (!st) {

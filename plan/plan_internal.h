@@ -45,6 +45,7 @@ struct tc_plan {
                                    formats), valid during create only */
     plan_path path;
     char why[512];              /* what was chosen and why, for people */
+    char device_why[256];       /* why that device, when the planner chose */
     /* the chosen kernel's variants as planning tuned them (TC_VARIANT_*
        marks; all TC_VARIANT_UNTIMED when nothing was tuned) */
     double variant_ms[TC_KERNEL_MAX_VARIANTS];

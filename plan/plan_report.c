@@ -31,6 +31,8 @@ static tc_status report_plan(const tc_plan *p, tc_report *r)
            (st = tc_report_str(r, "plan", "b_scaled", i->b_scaled ? "yes" : "no",
                                "B scaled by a power of two that fp16 holds, undone on C")) ||
            (st = tc_report_str(r, "plan", "why", p->why, NULL)) ||
+           (st = tc_report_str(r, "plan", "device_why", p->device_why,
+                               "why this device (\"\": as asked)")) ||
            (st = tc_report_num(r, "plan", "ms", i->ms, "measured median (-1: not timed)")) ||
            (st = tc_report_num(r, "plan", "cusparse_ms", i->cusparse_ms,
                                "cuSPARSE in the same planning (-1: not timed)")) ||

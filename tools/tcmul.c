@@ -1,5 +1,6 @@
 /* tcmul: C = A*B on the CPU or the GPU, with checks and timing. */
 #include "config.h"
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -10,7 +11,9 @@
 
 static void usage(void)
 {
-    printf(
+    /* longer than stdio's buffer: a write that fails is caught here, where
+       errno still says why */
+    if (printf(
 "Usage: %s [OPTIONS] A (-B FILE[:DATASET] | --cols N) [-o C]\n"
 "       %s --op attention [OPTIONS] A (Q K V | --dim D) [-o O]\n"
 "       %s --op sddmm [OPTIONS] A (Q K | --dim D) [-o S.mtx|S.tcf.h5]\n"
@@ -100,7 +103,8 @@ static void usage(void)
 "  %s --op attention graph.tcf.h5 --dim 64 --verify --bench\n"
 "  %s --op attention graph.mtx x.h5:/Q x.h5:/K x.h5:/V -o out.h5:/O\n",
         tool_name, tool_name, tool_name, tool_name, tool_name, tool_name, tool_name, tool_name,
-        tool_name);
+        tool_name) < 0 || fflush(stdout) != 0)
+        tool_stdout_failed(errno);
 }
 
 enum {

@@ -99,7 +99,6 @@ static void fill_info_head(tc_plan *p, const tc_plan_opts *o)
     tc_plan_info *i = &p->info;
     i->op = o->op;
     i->n = o->n;
-    i->effort = p->o.effort;
     i->ms = i->cusparse_ms = -1;
     snprintf(i->order, sizeof i->order, "given");
     if (o->plan_file)
@@ -186,6 +185,7 @@ static tc_status create(const tc_csr *a, const tc_tcf *f, const tc_plan_opts *o,
     for (int v = 0; v < TC_KERNEL_MAX_VARIANTS; v++)
         p->variant_ms[v] = TC_VARIANT_UNTIMED;
     tc_status st = check_opts(p, o, err);
+    p->info.effort = p->o.effort;   /* the default resolved */
     if (!st && o->op != TC_OP_SPMM) {
         const tc_fmt *bsb = NULL;
         for (int i = 0; f && i < f->nformats; i++)

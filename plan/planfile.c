@@ -73,6 +73,7 @@ static void key_of(const tc_plan *p, const tc_csr *given, tc_stored_plan *s)
     s->cols = given->cols;
     s->nnz = given->nnz;
     s->n = p->o.n;
+    snprintf(s->effort, sizeof s->effort, "%s", tc_plan_effort_name(p->o.effort));
 }
 
 const char *tc_plan_cache_dir(const tc_plan_opts *o, char *buf, size_t len)
@@ -103,7 +104,15 @@ static void cache_path(const tc_plan *p, const tc_stored_plan *key, char *buf, s
              key->accuracy);
 }
 
-/* Why stored plan s does not serve key k ("" when it does). */
+static tc_effort effort_of(const char *name)
+{
+    return strcmp(name, "patient") == 0   ? TC_EFFORT_PATIENT
+           : strcmp(name, "measure") == 0 ? TC_EFFORT_MEASURE
+                                          : TC_EFFORT_ESTIMATE;
+}
+
+/* Why stored plan s does not serve key k ("" when it does). A plan of a
+   lower effort than asked does not serve (FFTW's wisdom neither). */
 static void why_stale(const tc_stored_plan *s, const tc_stored_plan *k, char *why, size_t len)
 {
     why[0] = '\0';
@@ -120,6 +129,8 @@ static void why_stale(const tc_stored_plan *s, const tc_stored_plan *k, char *wh
         snprintf(why, len, "planned for accuracy %s, now %s", s->accuracy, k->accuracy);
     else if (strcmp(s->device, k->device) != 0)
         snprintf(why, len, "planned for device '%.100s', this is '%.100s'", s->device, k->device);
+    else if (effort_of(s->effort) < effort_of(k->effort))
+        snprintf(why, len, "planned with effort %s, %s asked for", s->effort, k->effort);
 }
 
 /* The stored choices into p->path and p->info; 0 (with why) when they name
@@ -151,6 +162,7 @@ static int take_path(tc_plan *p, const tc_stored_plan *s, char *why, size_t len)
                         s->format, s->variant, s->order), 0;
     tc_plan_info *i = &p->info;
     i->reused = 1;
+    i->effort = effort_of(s->effort);
     i->ms = s->ms;
     i->cusparse_ms = s->cusparse_ms;
     i->predicted_speedup = s->predicted;

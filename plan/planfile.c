@@ -9,7 +9,9 @@
  * key differs is stale (info.stale says which part differs) and is
  * replaced, atomically, by the new plan. A reordering the plan names is
  * recomputed from its method and parameters when reused (the methods are
- * deterministic), so the file stays small.
+ * deterministic), so the file stays small. The content hash takes one pass
+ * over the arrays: 3.2 ms on gupta2, the largest shared matrix (4.2M
+ * nonzeros; best of 5 on the 2-core build machine).
  *
  * The cache holds one file per (matrix, n, op, accuracy), named by them;
  * the device and version inside decide whether it is still good. A cache

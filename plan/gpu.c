@@ -119,6 +119,10 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
         if (p->o.variant && tc_kernel_variant_find(k, p->o.variant) < 0)
             return tc_error_set(err, TC_ERR_ARG, "the %s kernel has no variant '%s'", k->format,
                                 p->o.variant);
+        char note[160];
+        if (!kernel_allowed(p, k, note, sizeof note))
+            return tc_error_set(err, TC_ERR_ARG, "format %s (%s): %s", k->format, k->precision,
+                                note + strlen("left out: "));
         const char *orders[32] = { p->o.order ? p->o.order : "given" };
         int no = 1;
         if (!p->o.order && p->o.effort == TC_EFFORT_PATIENT)
@@ -190,6 +194,19 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
             st = tc_plan_set_order(p, given, gc[i].order, NULL, err);
         if (!st)
             st = time_cand(p, &gc[i], &ops, err);
+        /* a kernel that cannot take this matrix (its format refuses it, its
+           device memory runs short) is a candidate left out, unless it is
+           cuSPARSE or the format asked for */
+        const int must = gc[i].k == tc_kernel_baseline() ||
+                         (p->o.format && strcmp(gc[i].k->format, p->o.format) == 0);
+        if ((st == TC_ERR_UNSUPPORTED || st == TC_ERR_NOMEM || st == TC_ERR_INVALID) && !must) {
+            char note[160];
+            snprintf(note, sizeof note, "left out: %.140s", err ? err->msg : "failed");
+            tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, "",
+                             gc[i].k->precision, gc[i].predicted, -1, note);
+            gc[i].ms = -2;
+            st = TC_OK;
+        }
     }
     tc_gpu_operands_free(p->gpu, &ops);
     return st;
@@ -271,8 +288,10 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         if (!other && (!best || gc[i].ms < best->ms))
             best = &gc[i];
     }
+    if (!best && timed)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "plan: no candidate could be timed");
     if (!best)
-        best = timed ? &gc[0] : estimate(p, gc, n);
+        best = estimate(p, gc, n);
     if (!timed)
         tc_plan_add_cand(p, TC_DEVICE_GPU, best->order, best->k->format, "", best->k->precision,
                          best->predicted, -1, "the model's choice");

@@ -340,5 +340,6 @@ void tc_plan_free(tc_plan *p)
     tc_perm_free(p->col);
     tc_perm_free(p->given_row);
     tc_perm_free(p->given_col);
+    free(p->key);
     free(p);
 }

@@ -27,6 +27,8 @@ typedef struct plan_path {
     int variant;                /* kernel variant index (GPU) */
 } plan_path;
 
+typedef struct tc_stored_plan tc_stored_plan;
+
 struct tc_plan {
     tc_plan_opts o;
     char format_opt[32], variant_opt[32], order_opt[64], accuracy_opt[8];
@@ -66,6 +68,7 @@ struct tc_plan {
 
     int ncand;
     plan_cand cand[64];
+    tc_stored_plan *key;        /* the plan file key (matrix hash, n, ...) */
 };
 
 /* ---- device choice (plan/device.c) ---- */
@@ -114,12 +117,12 @@ void tc_plan_set_b_scaling(tc_plan *p);
 /* ---- plan files and the cache (plan/planfile.c, planfile_io.c) ---- */
 
 /* The key and the choices of a plan, as a file holds them. */
-typedef struct tc_stored_plan {
+struct tc_stored_plan {
     char version[32], matrix[32], op[16], accuracy[8], device[256], effort[16];
     char order[64], order_params[512], format[32], variant[32], precision[8];
     int64_t rows, cols, nnz, n;
     double ms, cusparse_ms, predicted;
-} tc_stored_plan;
+};
 /* Parses a plan file; *missing 1 (and TC_ERR_IO) when it does not exist.
    Errors name the file and line. */
 tc_status tc_plan_read_file(const char *path, tc_stored_plan *s, int *missing, tc_error *err);

@@ -203,10 +203,12 @@ static tc_status try_file(tc_plan *p, const tc_stored_plan *key, const char *pat
 
 tc_status tc_plan_lookup(tc_plan *p, const tc_csr *given, int *found, tc_error *err)
 {
-    tc_stored_plan key;
     char path[4096];
     *found = 0;
-    key_of(p, given, &key);
+    if (!p->key && !(p->key = malloc(sizeof *p->key)))
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    key_of(p, given, p->key);
+    const tc_stored_plan key = *p->key;
     if (p->o.plan_file)
         return try_file(p, &key, p->o.plan_file, 1, found, err);
     cache_path(p, &key, path, sizeof path);
@@ -228,16 +230,23 @@ static int make_dirs(const char *dir)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+tc_status tc_plan_save(const tc_plan *p, const char *path, tc_error *err)
+{
+    if (p->attn || !p->key)
+        return tc_error_set(err, TC_ERR_ARG, "plan: only SpMM plans are saved");
+    return tc_plan_write_file(p, p->key, path, err);
+}
+
 tc_status tc_plan_store(tc_plan *p, tc_error *err)
 {
-    tc_stored_plan key;
     char path[4096];
-    key_of(p, p->given, &key);
+    /* the key as of planning: the effort that planned it */
+    snprintf(p->key->effort, sizeof p->key->effort, "%s", tc_plan_effort_name(p->info.effort));
     if (p->o.plan_file) {
         snprintf(p->info.plan_file, sizeof p->info.plan_file, "%s", p->o.plan_file);
-        return tc_plan_write_file(p, &key, p->o.plan_file, err);
+        return tc_plan_write_file(p, p->key, p->o.plan_file, err);
     }
-    cache_path(p, &key, path, sizeof path);
+    cache_path(p, p->key, path, sizeof path);
     if (!path[0])
         return TC_OK;
     char dir[4096];
@@ -246,7 +255,7 @@ tc_status tc_plan_store(tc_plan *p, tc_error *err)
     /* the cache is an optimisation: a cache that cannot be written leaves
        the plan unstored, which info.plan_file ("") shows */
     tc_error ignored;
-    if (make_dirs(dir) == 0 && tc_plan_write_file(p, &key, path, &ignored) == TC_OK)
+    if (make_dirs(dir) == 0 && tc_plan_write_file(p, p->key, path, &ignored) == TC_OK)
         snprintf(p->info.plan_file, sizeof p->info.plan_file, "%s", path);
     return TC_OK;
 }

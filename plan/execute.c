@@ -9,6 +9,7 @@
  */
 #include <config.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,9 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
     if (!st)
         st = upload_perm(p, p->col, &p->d_col, err);
     tc_plan_set_b_scaling(p);
-    if (!st && p->b_scale)
+    if (!st)
+        tc_plan_set_nonfinite_guard(p);
+    if (!st && (p->b_scale || p->check_finite))
         st = tc_gpu_alloc(p->gpu, sizeof *p->d_max, (void **)&p->d_max, err);
     if (!st && p->b_scale && !p->b_measure) {
         const float given = (float)p->o.b_max_abs;
@@ -98,13 +101,28 @@ static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int6
     const float *kb = b_moves ? p->ops.B[0] : B;
     float *kc = c_moves ? p->ops.C[0] : C;
     tc_status st = TC_OK;
-    if (p->b_measure)
+    if (p->b_measure || p->check_finite)
         st = tc_gpu_max_abs(p->gpu, B, p->a->cols, n, ldb, p->d_max, err);
+    int swapped = 0;
+    if (!st && p->check_finite) {
+        float max;
+        st = tc_gpu_download(p->gpu, &max, p->d_max, sizeof max, err);
+        swapped = !st && !isfinite(max);
+        if (swapped)
+            st = tc_kernel_select(p->kp, p->safe_variant, err);
+    }
     if (!st && b_moves)
         st = tc_gpu_gather_rows(p->gpu, B, ldb, p->d_col, p->a->cols, n,
                                 p->b_scale ? p->d_max : NULL, p->ops.B[0], n, err);
     if (!st)
         st = p->kp->kind->run(p->kp, kb, kc, err);
+    if (swapped) {
+        tc_error e2;
+        const tc_status back = tc_kernel_select(p->kp, p->path.variant, &e2);
+        if (!st && back && err)
+            *err = e2;
+        st = st ? st : back;
+    }
     if (!st && c_moves)
         st = tc_gpu_scatter_rows(p->gpu, kc, n, p->d_row, p->a->rows, n,
                                  p->b_scale ? p->d_max : NULL, C, ldc, err);

@@ -5,7 +5,9 @@
  * one, so a timed plan is never slower than cuSPARSE beyond timer noise.
  *
  *   ESTIMATE  the model's first allowed candidate (cuSPARSE when the model
- *             predicts no speedup over it); nothing is timed.
+ *             predicts no speedup over it); no other format is timed, but
+ *             the model ranks formats, not variants, so the chosen kernel's
+ *             variants are tuned (unless one is forced).
  *   MEASURE   the model's top few in the given order, and cuSPARSE, each
  *             built, uploaded and tuned (tc_kernel_tune over operand sets
  *             rotated through L2); the fastest wins.
@@ -93,7 +95,7 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, tc_
     if (!st && forced)
         st = tc_kernel_time(kp, ops, p->o.warmup, p->o.iters, &t, err);
     else if (!st)
-        st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, 1, err);
+        st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p), err);
     if (!st) {
         c->variant = kp->variant;
         c->ms = forced ? t.ms.decile[5] : kp->variant_ms[kp->variant];
@@ -290,11 +292,22 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
     }
     if (!best && timed)
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "plan: no candidate could be timed");
-    if (!best)
-        best = estimate(p, gc, n);
-    if (!timed)
-        tc_plan_add_cand(p, TC_DEVICE_GPU, best->order, best->k->format, "", best->k->precision,
-                         best->predicted, -1, "the model's choice");
+    /* the model ranks formats, not variants: the chosen kernel's variants
+       are tuned unless one is forced, as tcmul always did */
+    gcand one;
+    if (!best) {
+        one = *estimate(p, gc, n);
+        one.ms = -1;
+        if (!p->o.variant)
+            st = time_cands(p, given, &one, 1, err);
+        if (st)
+            return st;
+        best = &one;
+        tc_plan_add_cand(p, TC_DEVICE_GPU, best->order, best->k->format,
+                         best->variant >= 0 ? best->k->variant_names[best->variant] : "",
+                         best->k->precision, best->predicted, best->ms,
+                         "the model's choice, its variants tuned");
+    }
     set_path(p, best);
     if (strcmp(p->path.order, best->order) != 0)
         st = tc_plan_set_order(p, given, best->order, NULL, err);

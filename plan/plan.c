@@ -127,6 +127,9 @@ static void explain(tc_plan *p, const char *device_why)
         snprintf(what, sizeof what, "reused the stored plan %.200s: nothing tuned", i->plan_file);
     else if (p->o.format && (p->o.order || i->device == TC_DEVICE_CPU))
         snprintf(what, sizeof what, "format and order as asked");
+    else if (i->device == TC_DEVICE_GPU && i->effort == TC_EFFORT_ESTIMATE)
+        snprintf(what, sizeof what, "the model's choice (estimate effort: no other format "
+                 "timed)");
     else if (timed)
         snprintf(what, sizeof what, "the fastest of %d timed candidates (%s effort)", timed,
                  tc_plan_effort_name(i->effort));
@@ -134,7 +137,7 @@ static void explain(tc_plan *p, const char *device_why)
         snprintf(what, sizeof what, "the CPU's one kernel in the given order, nothing timed "
                  "(%s effort)", tc_plan_effort_name(i->effort));
     else
-        snprintf(what, sizeof what, "the model's choice, nothing timed (estimate effort)");
+        snprintf(what, sizeof what, "the model's choice, nothing timed");
     snprintf(p->why, sizeof p->why, "%s on the %s: %s; device: %s", i->format,
              i->device == TC_DEVICE_CPU ? "CPU" : "GPU", what,
              device_why[0] ? device_why : "as asked");

@@ -65,6 +65,11 @@ struct tc_plan {
     int b_scale;                /* 0: B as given; 1: scaled by 2^e with e from
                                    *d_max (measured each execute or given) */
     int b_measure;              /* 1: *d_max is measured before each execute */
+    /* the chosen variant spreads a NaN or Inf of B to other rows and B is
+       not known to be finite: each execute checks B (one synchronisation)
+       and runs safe_variant, one that does not, when B is not finite */
+    int check_finite;
+    int safe_variant;
 
     int ncand;
     plan_cand cand[64];
@@ -113,6 +118,11 @@ int tc_plan_fp16_holds_a(const tc_csr *a);
 /* Sets p->b_scale / b_measure for the chosen kernel's precision and
    opts.b_max_abs, and info.b_scaled. */
 void tc_plan_set_b_scaling(tc_plan *p);
+/* 0 when opts.b_max_abs says B holds a NaN or Inf (it is NaN or infinite),
+   else 1: what tuning passes as finite_b. */
+int tc_plan_b_finite(const tc_plan *p);
+/* Sets p->check_finite and p->safe_variant for the prepared kernel. */
+void tc_plan_set_nonfinite_guard(tc_plan *p);
 
 /* ---- plan files and the cache (plan/planfile.c, planfile_io.c) ---- */
 

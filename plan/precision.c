@@ -14,6 +14,13 @@
  * (opts.b_max_abs) within that range, each execute measures max|B| on the
  * device and B is multiplied by the power of two of plan/fp16_scale.h into
  * a scratch buffer, C by its inverse: exact.
+ *
+ * NaN and Inf: some variants multiply padding zeros by B's rows, so a NaN or
+ * Inf of B reaches C rows that do not use it (kernels.h,
+ * variant_spreads_nonfinite). A caller who says B holds one (b_max_abs NaN
+ * or infinite) gets a plan tuned without those variants; one who says
+ * nothing gets the fastest, and each execute checks B and runs the fastest
+ * variant that does not spread when B is not finite.
  */
 #include <config.h>
 
@@ -56,4 +63,33 @@ void tc_plan_set_b_scaling(tc_plan *p)
         p->b_measure = p->b_scale && !(given > 0);
     }
     p->info.b_scaled = p->b_scale;
+}
+
+int tc_plan_b_finite(const tc_plan *p)
+{
+    return !isnan(p->o.b_max_abs) && !isinf(p->o.b_max_abs);
+}
+
+static int spreads(const tc_kernel *k, int v)
+{
+    return k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v];
+}
+
+void tc_plan_set_nonfinite_guard(tc_plan *p)
+{
+    const tc_kernel *k = p->path.kernel;
+    const int v = p->kp->variant;
+    const int known = p->o.b_max_abs > 0 && isfinite(p->o.b_max_abs);
+    p->safe_variant = v;
+    p->check_finite = 0;
+    if (!spreads(k, v) || known || p->o.variant)
+        return;
+    int best = -1;
+    for (int i = 0; i < k->nvariants; i++)
+        if (!spreads(k, i) && (best < 0 || (p->variant_ms[i] >= 0 &&
+                                            (p->variant_ms[best] < 0 ||
+                                             p->variant_ms[i] < p->variant_ms[best]))))
+            best = i;
+    p->check_finite = best >= 0;
+    p->safe_variant = best >= 0 ? best : v;
 }

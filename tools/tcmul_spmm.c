@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,22 @@ static tc_status load_b(const options *o, const tc_csr *a, int32_t *ncols, float
     return st;
 }
 
-static tc_plan_opts plan_opts(const options *o, int32_t n)
+/* The largest |B|: the plan then need not measure it on the device, and
+   knows whether B holds a NaN or Inf (NaN or INFINITY here), which some
+   variants spread (0 for an all-zero B: unknown). */
+static double max_abs(const float *B, int64_t len)
+{
+    double m = 0;
+    for (int64_t i = 0; i < len; i++) {
+        if (isnan(B[i]))
+            return NAN;
+        if (fabs(B[i]) > m)
+            m = fabs(B[i]);
+    }
+    return m;
+}
+
+static tc_plan_opts plan_opts(const options *o, int32_t n, double b_max_abs)
 {
     tc_plan_opts po;
     tc_plan_opts_init(&po);
@@ -62,6 +78,7 @@ static tc_plan_opts plan_opts(const options *o, int32_t n)
     po.iters = o->iters;
     po.plan_file = o->plan_file;
     po.cache_dir = o->no_plan_cache ? "" : NULL;
+    po.b_max_abs = b_max_abs;
     return po;
 }
 
@@ -189,7 +206,7 @@ static tc_status write_c(const options *o, const float *C, int32_t rows, int32_t
 static tc_status run(const options *o, const tool_matrix *in, const float *B, int32_t n,
                      float *C, tc_error *err)
 {
-    const tc_plan_opts po = plan_opts(o, n);
+    const tc_plan_opts po = plan_opts(o, n, max_abs(B, (int64_t)in->a->cols * n));
     tc_plan *p = NULL;
     tc_report *bench = tc_report_new();
     tc_compare cmp;

@@ -78,10 +78,10 @@ static tc_status check_opts(tc_plan *p, const tc_plan_opts *o, tc_error *err)
     if (p->o.accuracy && tc_tolerance(p->o.accuracy) == 0)
         return tc_error_set(err, TC_ERR_ARG, "plan: accuracy '%s': expected fp32, tf32 or fp16",
                             p->o.accuracy);
-    if (o->device == TC_DEVICE_CPU &&
+    if (o->op == TC_OP_SPMM && o->device == TC_DEVICE_CPU &&
         ((p->o.format && !tc_format_is_canonical(tc_format_find(p->o.format))) || p->o.variant))
         return tc_error_set(err, TC_ERR_ARG, "the CPU runs the csr format only, with no variants");
-    if (p->o.variant && !p->o.format)
+    if (o->op == TC_OP_SPMM && p->o.variant && !p->o.format)
         return tc_error_set(err, TC_ERR_ARG, "plan: variant '%s' names no format's: give the "
                                              "format too", p->o.variant);
     if (o->warmup < 0 || o->iters < 1)

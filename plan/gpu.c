@@ -223,7 +223,9 @@ static void choose_timed(tc_plan *p, gcand *gc, int n, int timed)
         char note[160] = "";
         const int base = gc[i].k == tc_kernel_baseline() && strcmp(gc[i].order, "given") == 0;
         const int allowed = kernel_allowed(p, gc[i].k, note, sizeof note);
-        if (!allowed || (!base && (!timed || kept >= TOP_TIMED))) {
+        /* a forced format is timed in every order asked for */
+        const int past_top = kept >= TOP_TIMED && !p->o.format;
+        if (!allowed || (!base && (!timed || past_top))) {
             if (allowed)
                 snprintf(note, sizeof note, timed ? "not timed: below the model's top %d"
                                                   : "not timed (estimate)", TOP_TIMED);

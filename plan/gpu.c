@@ -165,8 +165,9 @@ static int by_order(const void *x, const void *y)
     return ga != gb ? gb - ga : strcmp(a->order, b->order);
 }
 
-/* Times the first `top` allowed candidates (and cuSPARSE), grouped by
-   order so each reordering runs once. */
+/* Times the candidates not marked out (ms -2), grouped by order so that
+   each reordering runs once; one whose kernel cannot take the matrix is
+   marked out with the reason. */
 static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, tc_error *err)
 {
     const int64_t nb = (int64_t)given->cols * p->o.n;
@@ -302,6 +303,12 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         one.ms = -1;
         if (!p->o.variant)
             st = time_cands(p, given, &one, 1, err);
+        /* the model's choice could not take the matrix: cuSPARSE (gc[0],
+           unsorted on this path) */
+        if (!st && one.ms == -2) {
+            one = gc[0];
+            st = time_cands(p, given, &one, 1, err);
+        }
         if (st)
             return st;
         best = &one;

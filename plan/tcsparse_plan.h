@@ -68,7 +68,9 @@ typedef struct tc_plan_opts {
                                the MKL inspector-executor's hint) */
     double b_max_abs;       /* the largest |B| the caller will pass; 0:
                                unknown, each execute checks B where the
-                               path's precision needs it */
+                               path's precision needs it; NaN or INFINITY:
+                               B holds a NaN or Inf (tuning then leaves out
+                               the variants that spread them to other rows) */
     double scale;           /* SDDMM and attention: scores times this; 0:
                                the operation's default */
     int threads;            /* CPU threads; 0: tc_default_threads() */

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "tcsparse.h"
@@ -91,6 +92,7 @@ static void test_cpu_plan(void)
     o.n = n;
     o.device = TC_DEVICE_CPU;
     o.order = "rcm";
+    o.effort = TC_EFFORT_MEASURE;   /* timed, so that its saved plan serves */
     o.cache_dir = "";
     tc_plan *p = NULL;
     tc_error err;
@@ -132,6 +134,24 @@ static void test_cpu_plan(void)
     is_int(tc_plan_execute(p, B, ld, C, ld, (void *)&o, &err), TC_ERR_ARG,
            "a stream with a CPU plan: TC_ERR_ARG");
     is_int(tc_plan_execute(p, B, 4, C, ld, NULL, &err), TC_ERR_ARG, "ldb < n: TC_ERR_ARG");
+    /* tc_plan_save, then a plan from that file: reused, in the same order */
+    char path[] = "/tmp/t_plan.XXXXXX";
+    const int fd = mkstemp(path);
+    st = fd >= 0 ? tc_plan_save(p, path, &err) : TC_ERR_IO;
+    ok(st == TC_OK, "tc_plan_save");
+    tc_plan_free(p);
+    o.plan_file = path;
+    o.order = NULL;
+    st = tc_plan_create(a, &o, &p, &err);
+    tc_plan_get_info(p, &info);
+    ok(st == TC_OK && info.reused && strcmp(info.order, "rcm") == 0 && info.tune_s == 0,
+       "a plan from the saved file is reused, order rcm, nothing tuned");
+    o.plan_file = NULL;
+    o.order = "rcm";
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
     tc_plan_free(p);
     o.format = "brp";
     is_int(tc_plan_create(a, &o, &p, &err), TC_ERR_ARG, "the CPU with format brp: TC_ERR_ARG");

@@ -62,6 +62,15 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
     tc_plan_set_b_scaling(p);
     if (!st)
         tc_plan_set_nonfinite_guard(p);
+    /* a variant's first select may try a run on the operands the kernel was
+       prepared with: make the safe one ready now, on the plan's own scratch,
+       not later on whatever buffers the caller passed last */
+    if (!st && p->check_finite && p->safe_variant != p->kp->variant) {
+        const int chosen = p->kp->variant;
+        st = tc_kernel_select(p->kp, p->safe_variant, err);
+        if (!st)
+            st = tc_kernel_select(p->kp, chosen, err);
+    }
     if (!st && (p->b_scale || p->check_finite))
         st = tc_gpu_alloc(p->gpu, sizeof *p->d_max, (void **)&p->d_max, err);
     if (!st && p->b_scale && !p->b_measure) {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cusparse-baseline.sh: the table every GPU kernel is measured against.
 # For every matrix and every n, runs
-#   tcmul --device gpu --bench --verify --tsv --cols N --seed N MATRIX
+#   tcmul --device gpu --format csr --bench --verify --tsv --cols N --seed N MATRIX
 # (cuSPARSE SpMM on CSR, fp32, the fastest of its CSR algorithms, timed with
 # CUDA events after warm-up over rotated operands) and collects one TSV row:
 # the device, date, commit, matrix, its shape, n, the fastest algorithm and
@@ -18,7 +18,7 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
-bench_tcmul_sweep cusparse-baseline "$here/bench/results/cusparse-baseline.tsv" "1 7 32 128 257" "" "
+bench_tcmul_sweep cusparse-baseline "$here/bench/results/cusparse-baseline.tsv" "1 7 32 128 257" "--format csr" "
     rows=input.rows
     cols=input.cols
     nnz=input.nnz

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TC_GPU_API_VERSION 1
+#define TC_GPU_API_VERSION 2
 #define TC_GPU_API_SYMBOL "tc_gpu_api_get"
 
 typedef struct tc_gpu_api {
@@ -56,6 +56,15 @@ typedef struct tc_gpu_api {
     tc_status (*gpu_time)(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
                           int iters, tc_gpu_timing *t, tc_error *err);
     tc_status (*gpu_copy_bandwidth)(tc_gpu *g, double *gbs, tc_error *err);
+    tc_status (*gpu_gather_rows)(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                                 int64_t rows, int32_t n, const float *maxabs, float *dst,
+                                 int64_t ldd, tc_error *err);
+    tc_status (*gpu_scatter_rows)(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                                  int64_t rows, int32_t n, const float *maxabs, float *dst,
+                                  int64_t ldd, tc_error *err);
+    tc_status (*gpu_max_abs)(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
+                             float *out, tc_error *err);
+    tc_status (*gpu_set_stream)(tc_gpu *g, void *stream, void **previous, tc_error *err);
 
     int (*kernel_variant_find)(const tc_kernel *k, const char *name);
     tc_status (*kernel_prepare)(const tc_kernel *k, tc_gpu *g, const tc_fmt *m,

@@ -240,6 +240,30 @@ tc_status tc_kernel_time_part(tc_kplan *p, const tc_gpu_operands *o, int part, i
 void tc_kernel_free(tc_kplan *p);
 
 /* ------------------------------------------------------------------------ */
+/* Plans' operands (kernels/permute.cu): what a plan does around a kernel    */
+/* ------------------------------------------------------------------------ */
+
+/* On g's stream, without waiting: dst row i = src row idx[i] (idx NULL: row
+   i), n floats each, times 2^s with s = tc_fp16_b_exponent(*maxabs)
+   (plan/fp16_scale.h; maxabs NULL: s = 0). idx and maxabs are device
+   pointers; lds and ldd the leading dimensions. */
+tc_status tc_gpu_gather_rows(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                             int64_t rows, int32_t n, const float *maxabs, float *dst,
+                             int64_t ldd, tc_error *err);
+/* The inverse: dst row idx[i] = src row i times 2^-s. */
+tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                              int64_t rows, int32_t n, const float *maxabs, float *dst,
+                              int64_t ldd, tc_error *err);
+/* *out (device) = the largest |x| over rows x n (leading dimension ld), NaN
+   when x holds one; queued on g's stream. */
+tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
+                         float *out, tc_error *err);
+/* Makes everything that runs on g (kernel launches, cuSPARSE, events) run
+   on `stream` (a cudaStream_t; NULL: CUDA's default stream) until set
+   again; *previous (if not NULL) gets the stream it replaced, to restore. */
+tc_status tc_gpu_set_stream(tc_gpu *g, void *stream, void **previous, tc_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Sparse attention (kernels/attention.cu, Fused3S)                          */
 /* ------------------------------------------------------------------------ */
 

@@ -126,3 +126,36 @@ tc_status tc_gpu_copy_bandwidth(tc_gpu *g, double *gbs, tc_error *err)
     const tc_gpu_api *api = tc_gpu_api_load(err);
     return api ? api->gpu_copy_bandwidth(g, gbs, err) : TC_ERR_NODEVICE;
 }
+
+/* ------------------------------------------- the plan's device work */
+
+tc_status tc_gpu_gather_rows(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                             int64_t rows, int32_t n, const float *maxabs, float *dst,
+                             int64_t ldd, tc_error *err)
+{
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_gather_rows(g, src, lds, idx, rows, n, maxabs, dst, ldd, err)
+               : TC_ERR_NODEVICE;
+}
+
+tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                              int64_t rows, int32_t n, const float *maxabs, float *dst,
+                              int64_t ldd, tc_error *err)
+{
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_scatter_rows(g, src, lds, idx, rows, n, maxabs, dst, ldd, err)
+               : TC_ERR_NODEVICE;
+}
+
+tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
+                         float *out, tc_error *err)
+{
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_max_abs(g, x, rows, n, ld, out, err) : TC_ERR_NODEVICE;
+}
+
+tc_status tc_gpu_set_stream(tc_gpu *g, void *stream, void **previous, tc_error *err)
+{
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_set_stream(g, stream, previous, err) : TC_ERR_NODEVICE;
+}

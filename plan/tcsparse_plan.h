@@ -68,7 +68,9 @@ typedef struct tc_plan_opts {
                                the MKL inspector-executor's hint) */
     double b_max_abs;       /* the largest |B| the caller will pass; 0:
                                unknown, each execute checks B where the
-                               path's precision needs it */
+                               path's precision needs it; NaN or INFINITY:
+                               B holds a NaN or Inf (tuning then leaves out
+                               the variants that spread them to other rows) */
     double scale;           /* SDDMM and attention: scores times this; 0:
                                the operation's default */
     int threads;            /* CPU threads; 0: tc_default_threads() */
@@ -168,6 +170,27 @@ tc_status tc_plan_report(const tc_plan *p, tc_report *r, tc_error *err);
 tc_status tc_plan_save(const tc_plan *p, const char *path, tc_error *err);
 
 void tc_plan_free(tc_plan *p);
+
+/* tcmul's run protocol, for callers who time and check as tcmul does. */
+#define TC_BENCH_DENSE 1u   /* also time cuBLAS GEMM on A stored densely */
+/* Times the plan's path on B (host, the caller's order, ldb): for a GPU
+   plan, warmup untimed then iters timed runs of its kernel over operand
+   sets rotated through L2 (C poisoned first), each part of a kernel made
+   of parts alone, cuSPARSE on the caller's order and (TC_BENCH_DENSE)
+   cuBLAS on the same operands; for a CPU plan, the product with the CPU's
+   clock. bandwidth_gbs > 0 is the memory-traffic floor's bandwidth, else it
+   is measured. C (host, ldc) gets the product as tc_plan_execute_host
+   gives it. Appends sections "bench", "baseline", "dense" and "parts" to r
+   (tcmul(1), REPORT). */
+tc_status tc_plan_bench(tc_plan *p, const float *B, int64_t ldb, int warmup, int iters,
+                        unsigned flags, double bandwidth_gbs, float *C, int64_t ldc,
+                        tc_report *r, tc_error *err);
+/* C (host, the caller's order) against the float64 product of A and B
+   (the same float32 B): *out the errors (max_at in the caller's order),
+   *pass 1 when no element is wrongly non-finite and the relative Frobenius
+   error is within the plan's precision's tolerance. */
+tc_status tc_plan_verify(const tc_plan *p, const float *B, int64_t ldb, const float *C,
+                         int64_t ldc, tc_compare *out, int *pass, tc_error *err);
 
 /* The model alone, with no GPU and nothing timed (what TC_EFFORT_ESTIMATE
    plans from and the timed levels prune with): every (order, format)

@@ -13,6 +13,10 @@ TOOLS=$top_builddir/tools
 DATA=$top_srcdir/tests/data
 T=$(mktemp -d "${TMPDIR:-/tmp}/tctest.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# tcmul's timed plans go to a cache (libtcsparse(3), PLAN CACHE): the
+# scratch directory's, never the user's
+TC_PLAN_CACHE=$T/plan-cache
+export TC_PLAN_CACHE
 _n=0
 _failed=0
 

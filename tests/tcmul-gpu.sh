@@ -16,7 +16,8 @@ diag "$(cat "$T/devices")"
 
 data=$(gpu_test_matrices)
 
-# Every matrix at every n; a fresh B for each check (the seed follows n).
+# Every matrix at every n; a fresh B for each check (the seed follows n);
+# -f auto, the default, runs whichever path the plan chooses.
 for m in "$data"/*.mtx.gz; do
     name=$(basename "$m" .mtx.gz)
     for n in 1 7 32 128 257; do
@@ -30,7 +31,7 @@ for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
     name=$(basename "$m" .mtx.gz)
     for v in default alg1 alg2 alg3; do
         for n in 7 257; do
-            if "$TCMUL" --device gpu --variant "$v" --verify "$m" --cols "$n" > "$T/out" 2> "$T/err"; then
+            if "$TCMUL" --device gpu -f csr --variant "$v" --verify "$m" --cols "$n" > "$T/out" 2> "$T/err"; then
                 ok 0 "$name, --variant $v, n=$n"
             elif grep -q 'not supported here' "$T/err"; then
                 skip "$name, --variant $v: $(cat "$T/err")"
@@ -52,15 +53,15 @@ inf_row0 "$DATA/rajat01.mtx.gz"
 # cuSPARSE's CSR_ALG1 and CSR_ALG3 spread the Inf to other rows (recorded in
 # kernels/cusparse.cu): the choice of the fastest skips them when B is not
 # all finite, and they still do spread it.
-"$TCMUL" --device gpu --verify --tsv "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" > "$T/v.tsv"
+"$TCMUL" --device gpu -f csr --verify --tsv "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" > "$T/v.tsv"
 is "$(figure variants alg1_ms) $(figure variants alg3_ms)" "skipped skipped" \
     "B with an Inf: the variants that spread it are skipped"
 for v in default alg2; do
     verify_passes "Inf in B row 0, --variant $v: not spread" "$DATA/rajat01.mtx.gz" \
-        -B "$T/Binf.mtx" --variant $v
+        -B "$T/Binf.mtx" -f csr --variant $v
 done
 for v in alg1 alg3; do
-    "$TCMUL" --device gpu --variant $v --verify --tsv "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
+    "$TCMUL" --device gpu -f csr --variant $v --verify --tsv "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
         > "$T/v.tsv" 2> /dev/null
     [ $? -eq 1 ] && [ "$(figure verify nonfinite)" -gt 0 ]
     ok $? "Inf in B row 0, --variant $v: spread to $(figure verify nonfinite) elements, as recorded"

@@ -135,8 +135,14 @@ else
     ok $? "--list-devices without a GPU: status 3, the same message"
     verify_passes "--device auto falls back to the CPU" "$A" --cols 3 --device auto
     is "$(figure run device)" cpu "... and says so in the report"
+    case $(cat "$T/v.err") in
+    "tcmul: warning: running on the CPU: a one-off product: the CPU's estimated "*" s is below the GPU's fixed cost"*) good=0 ;;
+    *) good=1 ;;
+    esac
+    ok $good "... and on stderr, with the reason (a one-off product: the GPU is not opened)"
+    verify_passes "--device auto with --calls 1000000" "$A" --cols 3 --device auto --calls 1000000
     is "$(cat "$T/v.err")" "tcmul: warning: running on the CPU: ${msg#tcmul: }" \
-        "... and on stderr, with the reason"
+        "... falls back to the CPU when the GPU is not there, with the reason"
     "$TCMUL" -q --device auto --verify "$A" --cols 3 > "$T/out" 2> "$T/err"
     is "$?:$(cat "$T/err")" "0:" "... but not with -q"
 fi

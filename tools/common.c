@@ -38,6 +38,11 @@ static void close_stdout(void)
     }
     if (!failed || failure_reported)
         return;
+    tool_stdout_failed(e);
+}
+
+void tool_stdout_failed(int e)
+{
     tool_progress_end();
     fprintf(stderr, "%s: standard output: write failed%s%s\n", tool_name, e ? ": " : "",
             e ? strerror(e) : "");

@@ -65,6 +65,10 @@ __attribute__((format(printf, 1, 2))) noreturn void tool_usage_error(const char 
 void tool_common_option(int c, char **argv, void (*usage)(void));
 /* "prog (tcsparse 0.1.0)" on stdout, exit 0. */
 noreturn void tool_version(void);
+/* "prog: standard output: write failed: strerror(e)" (no reason for e 0)
+   and _exit(1): for output longer than stdio's buffer, whose failed write
+   is not seen again at exit with its reason. */
+noreturn void tool_stdout_failed(int e);
 /* Warnings go to stderr unless -q. */
 __attribute__((format(printf, 1, 2))) void tool_warn(const char *fmt, ...);
 /* Informational lines on stderr with -v. */

@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "kernels.h"
+#include "tcsparse_plan.h"
 
 typedef enum { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_kind;
 typedef enum { OP_SPMM, OP_ATTENTION, OP_SDDMM } tcmul_op;
@@ -36,6 +37,13 @@ typedef struct options {
     device_kind device;
     int gpu, list_devices;
     int verify, bench, warmup, iters, dense;
+    /* --op spmm's plan: --effort (TC_EFFORT_DEFAULT: the library's), --plan,
+       --no-plan-cache, --accuracy, --calls (0: 1, or many with --bench),
+       --order */
+    tc_effort effort;
+    const char *plan_file, *accuracy, *order;
+    int no_plan_cache;
+    int64_t calls;
     double bandwidth;           /* GB/s; 0: measure */
     tool_out_style style;
 } options;
@@ -45,6 +53,10 @@ typedef struct options {
 tc_status tcmul_read_dense(const dense_spec *spec, const char *default_dataset, int32_t *rows,
                            int32_t *cols, double **data, tc_error *err);
 
+/* Writes rows x n values to -o (HDF5 dataset as float32, or Matrix Market
+   array). */
+tc_status tcmul_write_dense(const options *o, const double *c, int32_t rows, int32_t n,
+                            tc_error *err);
 /* Writes rows x n float32 values in the stored row order of `in` to -o
    (HDF5 dataset or Matrix Market array) in the original row order. */
 tc_status tcmul_write_rows(const options *o, const tool_matrix *in, const float *x, int32_t rows,
@@ -66,6 +78,10 @@ tc_status tcmul_report_verify(tc_report *rep, const tc_compare *c, double tol, i
                               int64_t row, int64_t col);
 /* The error of a failed check (TC_ERR_VERIFY), with its figures. */
 tc_status tcmul_verify_failed(const tc_compare *c, const char *precision, tc_error *err);
+
+/* --op spmm (tcmul_spmm.c): the whole run over the plan API after the
+   options were parsed. Returns the exit status. */
+int tcmul_spmm(const options *o);
 
 /* --op attention and --op sddmm: the whole run after the options were
    parsed and the device opened (g NULL: the CPU). Returns the exit status. */

@@ -1,0 +1,109 @@
+/*
+ * permute.cu: what a plan does to B and C around a kernel (plan/execute.c):
+ * rows gathered into the plan's order (B) and scattered back to the
+ * caller's (C), leading dimensions packed to n, and B scaled by a power of
+ * two that fp16 holds (plan/fp16_scale.h) with C scaled back. All of it on
+ * g's stream without waiting, so that a caller's stream sees one ordered
+ * sequence of work.
+ */
+#include <config.h>
+
+#include "gpu_internal.h"
+#include "../plan/fp16_scale.h"
+
+/* The exponent for the scaling: from the largest magnitude on the device,
+   or 0 without one. */
+__device__ static int row_exponent(const float *maxabs, int inverse)
+{
+    if (!maxabs)
+        return 0;
+    const int s = tc_fp16_b_exponent((double)*maxabs);
+    return inverse ? -s : s;
+}
+
+/* One thread per element; blockIdx.y strides rows so long matrices fit the
+   grid. scatter 0: dst[i] = src[idx[i]]; 1: dst[idx[i]] = src[i]. */
+__global__ static void move_rows(const float *src, int64_t lds, const int32_t *idx,
+                                 int64_t rows, int32_t n, const float *maxabs, int inverse,
+                                 int scatter, float *dst, int64_t ldd)
+{
+    const int s = row_exponent(maxabs, inverse);
+    for (int64_t i = blockIdx.y; i < rows; i += gridDim.y) {
+        const int64_t from = idx && !scatter ? idx[i] : i;
+        const int64_t to = idx && scatter ? idx[i] : i;
+        for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n;
+             k += gridDim.x * blockDim.x)
+            dst[to * ldd + k] = ldexpf(src[from * lds + k], s);
+    }
+}
+
+static tc_status launch_move(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
+                             int64_t rows, int32_t n, const float *maxabs, int inverse,
+                             int scatter, float *dst, int64_t ldd, tc_error *err)
+{
+    if (rows == 0 || n == 0)
+        return TC_OK;
+    const int threads = n >= 128 ? 128 : 32;
+    const unsigned gx = (unsigned)((n + threads - 1) / threads > 8 ? 8 : (n + threads - 1) / threads);
+    const unsigned gy = (unsigned)(rows < 65535 ? rows : 65535);
+    move_rows<<<dim3(gx, gy), threads, 0, g->stream>>>(src, lds, idx, rows, n, maxabs, inverse,
+                                                       scatter, dst, ldd);
+    return TC_LAUNCHED(err, "move_rows");
+}
+
+extern "C" tc_status tc_gpu_gather_rows(tc_gpu *g, const float *src, int64_t lds,
+                                        const int32_t *idx, int64_t rows, int32_t n,
+                                        const float *maxabs, float *dst, int64_t ldd,
+                                        tc_error *err)
+{
+    return launch_move(g, src, lds, idx, rows, n, maxabs, 0, 0, dst, ldd, err);
+}
+
+extern "C" tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t lds,
+                                         const int32_t *idx, int64_t rows, int32_t n,
+                                         const float *maxabs, float *dst, int64_t ldd,
+                                         tc_error *err)
+{
+    return launch_move(g, src, lds, idx, rows, n, maxabs, 1, 1, dst, ldd, err);
+}
+
+/* Non-negative floats order as their bit patterns, NaN above Inf, so an
+   atomicMax on the bits of |x| finds the largest magnitude (NaN when there
+   is one). */
+__global__ static void max_abs_kernel(const float *x, int64_t rows, int32_t n, int64_t ld,
+                                      unsigned *out)
+{
+    unsigned m = 0;
+    const int64_t total = rows * n;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const unsigned b = __float_as_uint(fabsf(x[(e / n) * ld + e % n]));
+        m = b > m ? b : m;
+    }
+    for (int off = 16; off > 0; off /= 2) {
+        const unsigned o = __shfl_down_sync(0xffffffffu, m, off);
+        m = o > m ? o : m;
+    }
+    if ((threadIdx.x & 31) == 0)
+        atomicMax(out, m);
+}
+
+extern "C" tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n,
+                                    int64_t ld, float *out, tc_error *err)
+{
+    tc_status st = TC_CUDA(err, cudaMemsetAsync(out, 0, sizeof *out, g->stream));
+    if (st != TC_OK || rows == 0 || n == 0)
+        return st;
+    const int64_t total = rows * n;
+    const unsigned blocks = (unsigned)((total + 255) / 256 < 1024 ? (total + 255) / 256 : 1024);
+    max_abs_kernel<<<blocks, 256, 0, g->stream>>>(x, rows, n, ld, (unsigned *)out);
+    return TC_LAUNCHED(err, "max_abs_kernel");
+}
+
+extern "C" tc_status tc_gpu_set_stream(tc_gpu *g, void *stream, void **previous, tc_error *err)
+{
+    if (previous)
+        *previous = (void *)g->stream;
+    g->stream = (cudaStream_t)stream;
+    return TC_CUSPARSE(err, cusparseSetStream(g->sparse, g->stream));
+}

@@ -1,0 +1,216 @@
+/*
+ * execute.c: running a plan. A GPU plan's kernel multiplies A in the plan's
+ * order with ld = n; around it, on the caller's stream: B's rows gathered
+ * into the plan's column order (or just packed when ldb > n, or scaled for
+ * fp16, precision.c) and C's rows scattered back to the caller's order
+ * (with the inverse scale). A plan with nothing to do around the kernel
+ * runs it on the caller's buffers directly. A CPU plan does the same with
+ * host arrays.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_internal.h"
+
+static tc_status upload_perm(tc_plan *p, const tc_perm *q, int32_t **dev, tc_error *err)
+{
+    *dev = NULL;
+    if (!q)
+        return TC_OK;
+    const int64_t bytes = (int64_t)q->n * (int64_t)sizeof **dev;
+    tc_status st = tc_gpu_alloc(p->gpu, bytes, (void **)dev, err);
+    return st ? st : tc_gpu_upload(p->gpu, *dev, q->new2old, bytes, err);
+}
+
+/* The chosen kernel prepared on p->a with one operand set of scratch. */
+tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
+{
+    const tc_kernel *k = p->path.kernel;
+    float *zero = tc_calloc_array((int64_t)p->a->cols * p->o.n, sizeof *zero, err);
+    if (!zero)
+        return TC_ERR_NOMEM;
+    double t0 = tc_plan_now();
+    tc_status st = tc_gpu_operands_alloc(p->gpu, zero, p->a->cols, p->a->rows, p->o.n, 0,
+                                         &p->ops, err);
+    free(zero);
+    p->have_ops = !st;
+    const tc_format *f = p->path.format;
+    const tc_fmt *m = NULL;
+    for (int i = 0; p->tcf && !tc_format_is_canonical(f) && i < p->tcf->nformats; i++)
+        if (strcmp(p->path.order, "given") == 0 && tc_fmt_format(p->tcf->formats[i]) == f)
+            m = p->tcf->formats[i];
+    tc_params none = { 0 };
+    if (!st && !m && !tc_format_is_canonical(f)) {
+        const double tb = tc_plan_now();
+        st = tc_fmt_build(f, p->a, &none, &p->fmt, err);
+        p->info.build_s += tc_plan_now() - tb;
+        t0 += tc_plan_now() - tb;
+        m = p->fmt;
+    }
+    if (!st)
+        st = tc_kernel_prepare(k, p->gpu, m, p->a, &p->ops, &p->kp, err);
+    const int forced = p->o.variant ? tc_kernel_variant_find(k, p->o.variant) : -1;
+    if (!st && (forced >= 0 || p->path.variant >= 0))
+        st = tc_kernel_select(p->kp, forced >= 0 ? forced : p->path.variant, err);
+    if (!st)
+        st = upload_perm(p, p->row, &p->d_row, err);
+    if (!st)
+        st = upload_perm(p, p->col, &p->d_col, err);
+    tc_plan_set_b_scaling(p);
+    if (!st)
+        tc_plan_set_nonfinite_guard(p);
+    /* a variant's first select may try a run on the operands the kernel was
+       prepared with: make the safe one ready now, on the plan's own scratch,
+       not later on whatever buffers the caller passed last */
+    if (!st && p->check_finite && p->safe_variant != p->kp->variant) {
+        const int chosen = p->kp->variant;
+        st = tc_kernel_select(p->kp, p->safe_variant, err);
+        if (!st)
+            st = tc_kernel_select(p->kp, chosen, err);
+    }
+    if (!st && (p->b_scale || p->check_finite))
+        st = tc_gpu_alloc(p->gpu, sizeof *p->d_max, (void **)&p->d_max, err);
+    if (!st && p->b_scale && !p->b_measure) {
+        const float given = (float)p->o.b_max_abs;
+        st = tc_gpu_upload(p->gpu, p->d_max, &given, sizeof given, err);
+    }
+    p->info.upload_s += tc_plan_now() - t0;
+    if (!st) {
+        p->path.variant = p->kp->variant;
+        snprintf(p->info.variant, sizeof p->info.variant, "%s", k->variant_names[p->kp->variant]);
+    }
+    return st ? tc_error_prefix(err, "plan: %s", k->format) : TC_OK;
+}
+
+void tc_plan_gpu_release(tc_plan *p)
+{
+    if (!p->gpu)
+        return;
+    tc_kernel_free(p->kp);
+    tc_fmt_free(p->fmt);
+    if (p->have_ops)
+        tc_gpu_operands_free(p->gpu, &p->ops);
+    tc_gpu_free(p->gpu, p->d_row);
+    tc_gpu_free(p->gpu, p->d_col);
+    tc_gpu_free(p->gpu, p->d_max);
+    tc_gpu_close(p->gpu);
+    p->gpu = NULL;
+}
+
+/* C = A*B on the GPU's current stream. */
+static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
+                         tc_error *err)
+{
+    const int32_t n = p->o.n;
+    const int b_moves = p->d_col || ldb != n || p->b_scale;
+    const int c_moves = p->d_row || ldc != n || p->b_scale;
+    const float *kb = b_moves ? p->ops.B[0] : B;
+    float *kc = c_moves ? p->ops.C[0] : C;
+    tc_status st = TC_OK;
+    if (p->b_measure || p->check_finite)
+        st = tc_gpu_max_abs(p->gpu, B, p->a->cols, n, ldb, p->d_max, err);
+    int swapped = 0;
+    if (!st && p->check_finite) {
+        float max;
+        st = tc_gpu_download(p->gpu, &max, p->d_max, sizeof max, err);
+        swapped = !st && !isfinite(max);
+        if (swapped)
+            st = tc_kernel_select(p->kp, p->safe_variant, err);
+    }
+    if (!st && b_moves)
+        st = tc_gpu_gather_rows(p->gpu, B, ldb, p->d_col, p->a->cols, n,
+                                p->b_scale ? p->d_max : NULL, p->ops.B[0], n, err);
+    if (!st)
+        st = p->kp->kind->run(p->kp, kb, kc, err);
+    if (swapped) {
+        tc_error e2;
+        const tc_status back = tc_kernel_select(p->kp, p->path.variant, &e2);
+        if (!st && back && err)
+            *err = e2;
+        st = st ? st : back;
+    }
+    if (!st && c_moves)
+        st = tc_gpu_scatter_rows(p->gpu, kc, n, p->d_row, p->a->rows, n,
+                                 p->b_scale ? p->d_max : NULL, C, ldc, err);
+    return st;
+}
+
+tc_status tc_plan_execute_gpu(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
+                              void *stream, tc_error *err)
+{
+    void *own = NULL;
+    tc_status st = tc_gpu_set_stream(p->gpu, stream, &own, err);
+    if (st)
+        return st;
+    st = gpu_run(p, B, ldb, C, ldc, err);
+    tc_error e2;
+    const tc_status back = tc_gpu_set_stream(p->gpu, own, NULL, &e2);
+    if (!st && back && err)
+        *err = e2;
+    return st ? st : back;
+}
+
+/* The CPU: B's rows into the plan's column order, C's back. */
+tc_status tc_plan_execute_cpu(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
+                              tc_error *err)
+{
+    const int32_t n = p->o.n;
+    const tc_csr *a = p->a;
+    float *pb = NULL, *pc = NULL;
+    if (p->col && !(pb = tc_malloc_array((int64_t)a->cols * n, sizeof *pb, err)))
+        return TC_ERR_NOMEM;
+    if (p->row && !(pc = tc_malloc_array((int64_t)a->rows * n, sizeof *pc, err))) {
+        free(pb);
+        return TC_ERR_NOMEM;
+    }
+    for (int32_t j = 0; pb && j < a->cols; j++)
+        memcpy(pb + (int64_t)j * n, B + (int64_t)p->col->new2old[j] * ldb, (size_t)n * sizeof *pb);
+    tc_status st = tc_spmm_cpu_f32(a, pb ? pb : B, pb ? n : ldb, n, pc ? pc : C, pc ? n : ldc,
+                                   p->o.threads, err);
+    for (int32_t i = 0; !st && pc && i < a->rows; i++)
+        memcpy(C + (int64_t)p->row->new2old[i] * ldc, pc + (int64_t)i * n, (size_t)n * sizeof *pc);
+    free(pb);
+    free(pc);
+    return st;
+}
+
+/* Bytes of a rows x n array with leading dimension ld (the last row's
+   padding need not exist). */
+static int64_t span_bytes(int64_t rows, int32_t n, int64_t ld)
+{
+    return rows ? ((rows - 1) * ld + n) * (int64_t)sizeof(float) : 0;
+}
+
+tc_status tc_plan_execute_host(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
+                               tc_error *err)
+{
+    if (p->attn || p->info.device == TC_DEVICE_CPU || ldb < p->o.n || ldc < p->o.n)
+        return tc_plan_execute(p, B, ldb, C, ldc, NULL, err);
+    const int32_t n = p->o.n;
+    const int64_t bb = span_bytes(p->a->cols, n, ldb), cb = span_bytes(p->a->rows, n, n);
+    /* C comes back packed: the caller's padding columns are left alone */
+    float *packed = ldc == n ? C : tc_malloc_array((int64_t)p->a->rows * n, sizeof *packed, err);
+    if (!packed)
+        return TC_ERR_NOMEM;
+    float *dB = NULL, *dC = NULL;
+    tc_status st = tc_gpu_alloc(p->gpu, bb, (void **)&dB, err);
+    if (!st)
+        st = tc_gpu_alloc(p->gpu, cb, (void **)&dC, err);
+    if (!st)
+        st = tc_gpu_upload(p->gpu, dB, B, bb, err);
+    /* on the plan's own stream, which the download below waits for */
+    if (!st)
+        st = gpu_run(p, dB, ldb, dC, n, err);
+    if (!st)
+        st = tc_gpu_download(p->gpu, packed, dC, cb, err);
+    for (int32_t i = 0; !st && packed != C && i < p->a->rows; i++)
+        memcpy(C + (int64_t)i * ldc, packed + (int64_t)i * n, (size_t)n * sizeof *C);
+    if (packed != C)
+        free(packed);
+    tc_gpu_free(p->gpu, dB);
+    tc_gpu_free(p->gpu, dC);
+    return st;
+}

@@ -1,0 +1,38 @@
+/*
+ * fp16_scale.h: the power of two that brings B into fp16's range, shared by
+ * the planner (C) and the device kernels that scale B and C
+ * (kernels/permute.cu), so both sides choose the same exponent.
+ *
+ * fp16 holds magnitudes from 2^-14 (normal; subnormals to 2^-24) to 65504.
+ * A B whose largest magnitude lies outside that range is multiplied by 2^s
+ * so that its largest magnitude lies in [2^14, 2^15), the top binade below
+ * 65504 (the same target as the fp16 kernels' per-row scaling of A,
+ * tc_half_scale); C is multiplied by 2^-s afterwards. Both are exact in
+ * float32 (ldexpf) unless C itself over- or underflows float32.
+ */
+#ifndef TC_FP16_SCALE_H
+#define TC_FP16_SCALE_H
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define TC_HD __host__ __device__
+#else
+#define TC_HD
+#endif
+
+#define TC_FP16_MAX 65504.0
+#define TC_FP16_MIN_NORMAL 6.103515625e-05  /* 2^-14 */
+
+/* s for a B whose largest magnitude is x: 0 when x is 0, not finite, or
+   already within [2^-14, 65504]. */
+TC_HD static inline int tc_fp16_b_exponent(double x)
+{
+    if (!(x > 0) || isinf(x) || (x >= TC_FP16_MIN_NORMAL && x <= TC_FP16_MAX))
+        return 0;
+    int e;
+    frexp(x, &e);       /* x = m 2^e, m in [0.5, 1) */
+    return 15 - e;      /* x 2^(15-e) = m 2^15, in [2^14, 2^15) */
+}
+
+#endif

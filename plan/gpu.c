@@ -1,0 +1,340 @@
+/*
+ * gpu.c: the GPU planner. Candidates are (order, format's kernel) pairs,
+ * found by iterating the kernel registry and the model's ranking, never by
+ * naming a format; cuSPARSE (the canonical csr format's kernel) is always
+ * one, so a timed plan is never slower than cuSPARSE beyond timer noise.
+ *
+ *   ESTIMATE  the model's first allowed candidate (cuSPARSE when the model
+ *             predicts no speedup over it); no other format is timed, but
+ *             the model ranks formats, not variants, so the chosen kernel's
+ *             variants are tuned (unless one is forced).
+ *   MEASURE   the model's top few in the given order, and cuSPARSE, each
+ *             built, uploaded and tuned (tc_kernel_tune over operand sets
+ *             rotated through L2); the fastest wins.
+ *   PATIENT   the same over the orders the model proposes too.
+ * A forced format times that format's kernel alone (in each order PATIENT
+ * or a forced order names), with cuSPARSE timed beside it for the payback.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "plan_internal.h"
+
+/* Timed candidates besides cuSPARSE. */
+#define TOP_TIMED 3
+#define MAX_GC 64
+
+typedef struct gcand {
+    const char *order;
+    const tc_kernel *k;
+    double predicted;
+    double ms;
+    int variant;
+    double vms[TC_KERNEL_MAX_VARIANTS];     /* kp->variant_ms after tuning */
+} gcand;
+
+/* 1 when k may run for this plan; else why not in note. */
+static int kernel_allowed(const tc_plan *p, const tc_kernel *k, char *note, size_t len)
+{
+    if (p->o.accuracy && tc_tolerance(k->precision) > tc_tolerance(p->o.accuracy)) {
+        snprintf(note, len, "left out: %s exceeds the %s accuracy asked for", k->precision,
+                 p->o.accuracy);
+        return 0;
+    }
+    if (strcmp(k->precision, "fp16") == 0 && !p->fp16_a_ok) {
+        snprintf(note, len, "left out: A has values that fp16 loses beside their row's largest");
+        return 0;
+    }
+    return 1;
+}
+
+/* The format m that kernel k multiplies for p->a: NULL for csr, the
+   .tcf.h5's stored one in its own order, else built with default
+   parameters into *built. */
+static tc_status kernel_fmt(tc_plan *p, const tc_kernel *k, const tc_fmt **m, tc_fmt **built,
+                            tc_error *err)
+{
+    const tc_format *f = tc_format_find(k->format);
+    *m = NULL;
+    *built = NULL;
+    if (!f || tc_format_is_canonical(f))
+        return TC_OK;
+    for (int i = 0; p->tcf && strcmp(p->path.order, "given") == 0 && i < p->tcf->nformats; i++)
+        if (tc_fmt_format(p->tcf->formats[i]) == f) {
+            *m = p->tcf->formats[i];
+            return TC_OK;
+        }
+    const double t0 = tc_plan_now();
+    tc_params none = { 0 };
+    tc_status st = tc_fmt_build(f, p->a, &none, built, err);
+    p->info.build_s += tc_plan_now() - t0;
+    *m = *built;
+    return st;
+}
+
+/* Builds, uploads and tunes c on p->a (already in c's order) over ops. */
+static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, tc_error *err)
+{
+    const tc_fmt *m;
+    tc_fmt *built;
+    tc_kplan *kp = NULL;
+    tc_status st = kernel_fmt(p, c->k, &m, &built, err);
+    double t0 = tc_plan_now();
+    if (!st)
+        st = tc_kernel_prepare(c->k, p->gpu, m, p->a, ops, &kp, err);
+    p->info.upload_s += tc_plan_now() - t0;
+    t0 = tc_plan_now();
+    const int forced = p->o.variant && strcmp(c->k->format, p->o.format) == 0;
+    tc_gpu_timing t;
+    if (!st && forced)
+        st = tc_kernel_select(kp, tc_kernel_variant_find(c->k, p->o.variant), err);
+    if (!st && forced)
+        st = tc_kernel_time(kp, ops, p->o.warmup, p->o.iters, &t, err);
+    else if (!st)
+        st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p), err);
+    if (!st) {
+        c->variant = kp->variant;
+        c->ms = forced ? t.ms.decile[5] : kp->variant_ms[kp->variant];
+        memcpy(c->vms, kp->variant_ms, sizeof c->vms);
+    }
+    p->info.tune_s += tc_plan_now() - t0;
+    tc_kernel_free(kp);
+    tc_fmt_free(built);
+    return st ? tc_error_prefix(err, "plan: %s in order %s", c->k->format, c->order) : TC_OK;
+}
+
+/* The candidates from the model (format auto), or the forced format's
+   kernel in each order; cuSPARSE in the given order is always among them. */
+static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc, tc_error *err)
+{
+    const tc_kernel *base = tc_kernel_baseline();
+    int n = 0;
+    gc[n++] = (gcand){ "given", base, 1, -1, -1, { 0 } };
+    if (p->o.format) {
+        const tc_kernel *k = tc_kernel_find(p->o.format);
+        if (!k)
+            return tc_error_set(err, TC_ERR_ARG, "no GPU kernel for format '%s'", p->o.format);
+        if (p->o.variant && tc_kernel_variant_find(k, p->o.variant) < 0)
+            return tc_error_set(err, TC_ERR_ARG, "the %s kernel has no variant '%s'", k->format,
+                                p->o.variant);
+        char note[160];
+        if (!kernel_allowed(p, k, note, sizeof note))
+            return tc_error_set(err, TC_ERR_ARG, "format %s (%s): %s", k->format, k->precision,
+                                note + strlen("left out: "));
+        const char *orders[32] = { p->o.order ? p->o.order : "given" };
+        int no = 1;
+        if (!p->o.order && p->o.effort == TC_EFFORT_PATIENT)
+            no += tc_plan_orders(orders + 1, 31);
+        for (int i = 0; i < no && n < MAX_GC; i++)
+            if (k != base || strcmp(orders[i], "given") != 0)
+                gc[n++] = (gcand){ orders[i], k, 0, -1, -1, { 0 } };
+        *ngc = n;
+        return TC_OK;
+    }
+    const int all = p->o.order ? strcmp(p->o.order, "given") != 0
+                               : p->o.effort == TC_EFFORT_PATIENT;
+    tc_model_candidate *mc = NULL;
+    int count = 0;
+    tc_status st = tc_model_rank(given, p->o.n, all, &mc, &count, p->o.progress, err);
+    for (int i = 0; !st && i < count && n < MAX_GC; i++) {
+        const tc_kernel *k = tc_kernel_find(tc_format_name(mc[i].format));
+        if (!k || (p->o.order && strcmp(p->o.order, mc[i].order) != 0))
+            continue;
+        if (k == base && strcmp(mc[i].order, "given") == 0) {
+            gc[0].predicted = mc[i].predicted_speedup;
+            continue;
+        }
+        /* the model's order names live in the registry: keep its pointer */
+        const tc_reorder_method *r = tc_reorder_find(mc[i].order);
+        gc[n++] = (gcand){ r ? tc_reorder_name(r) : "given", k, mc[i].predicted_speedup, -1, -1,
+                            { 0 } };
+    }
+    free(mc);
+    *ngc = n;
+    return st;
+}
+
+static int by_order(const void *x, const void *y)
+{
+    const gcand *a = x, *b = y;
+    const int ga = strcmp(a->order, "given") == 0, gb = strcmp(b->order, "given") == 0;
+    return ga != gb ? gb - ga : strcmp(a->order, b->order);
+}
+
+/* Times the candidates not marked out (ms -2), grouped by order so that
+   each reordering runs once; one whose kernel cannot take the matrix is
+   marked out with the reason. */
+static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, tc_error *err)
+{
+    const int64_t nb = (int64_t)given->cols * p->o.n;
+    double *bd = tc_malloc_array(nb, sizeof *bd, err);
+    float *B = bd ? tc_malloc_array(nb, sizeof *B, err) : NULL;
+    if (!B) {
+        free(bd);
+        return TC_ERR_NOMEM;
+    }
+    tc_random_fill(bd, nb, 1, -1.0, 1.0);
+    for (int64_t i = 0; i < nb; i++)
+        B[i] = (float)bd[i];
+    free(bd);
+    tc_gpu_operands ops;
+    const double t0 = tc_plan_now();
+    tc_status st = tc_gpu_operands_alloc(p->gpu, B, given->cols, given->rows, p->o.n, 1, &ops, err);
+    p->info.upload_s += tc_plan_now() - t0;
+    free(B);
+    if (st)
+        return st;
+    qsort(gc, (size_t)n, sizeof *gc, by_order);
+    p->path.order[0] = '\0';
+    for (int i = 0; i < n && !st; i++) {
+        if (gc[i].ms == -2)
+            continue;
+        if (strcmp(p->path.order, gc[i].order) != 0)
+            st = tc_plan_set_order(p, given, gc[i].order, NULL, err);
+        if (!st)
+            st = time_cand(p, &gc[i], &ops, err);
+        /* a kernel that cannot take this matrix (its format refuses it, its
+           device memory runs short) is a candidate left out, unless it is
+           cuSPARSE or the format asked for */
+        const int must = gc[i].k == tc_kernel_baseline() ||
+                         (p->o.format && strcmp(gc[i].k->format, p->o.format) == 0);
+        if ((st == TC_ERR_UNSUPPORTED || st == TC_ERR_NOMEM || st == TC_ERR_INVALID) && !must) {
+            char note[160];
+            snprintf(note, sizeof note, "left out: %.140s", err ? err->msg : "failed");
+            tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, "",
+                             gc[i].k->precision, gc[i].predicted, -1, note);
+            gc[i].ms = -2;
+            st = TC_OK;
+        }
+    }
+    tc_gpu_operands_free(p->gpu, &ops);
+    return st;
+}
+
+/* Marks (ms -2) the candidates not to time: disallowed ones and those past
+   the model's top few; records each in the plan's candidate list. */
+static void choose_timed(tc_plan *p, gcand *gc, int n, int timed)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        char note[160] = "";
+        const int base = gc[i].k == tc_kernel_baseline() && strcmp(gc[i].order, "given") == 0;
+        const int allowed = kernel_allowed(p, gc[i].k, note, sizeof note);
+        /* a forced format is timed in every order asked for */
+        const int past_top = kept >= TOP_TIMED && !p->o.format;
+        if (!allowed || (!base && (!timed || past_top))) {
+            if (allowed)
+                snprintf(note, sizeof note, timed ? "not timed: below the model's top %d"
+                                                  : "not timed (estimate)", TOP_TIMED);
+            gc[i].ms = -2;
+            tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, "",
+                             gc[i].k->precision, gc[i].predicted, -1, note);
+        } else if (!base) {
+            kept++;
+        }
+    }
+}
+
+/* ESTIMATE: the model's first allowed candidate, cuSPARSE below 1. */
+static const gcand *estimate(const tc_plan *p, const gcand *gc, int n)
+{
+    const gcand *best = &gc[0];
+    char note[160];
+    for (int i = 1; i < n; i++)
+        if (kernel_allowed(p, gc[i].k, note, sizeof note) &&
+            (p->o.format || gc[i].predicted >= 1)) {
+            best = &gc[i];
+            break;
+        }
+    return best;
+}
+
+static void set_path(tc_plan *p, const gcand *c)
+{
+    p->path.kernel = c->k;
+    p->path.format = tc_format_find(c->k->format);
+    p->path.variant = c->variant;
+    snprintf(p->info.format, sizeof p->info.format, "%s", c->k->format);
+    snprintf(p->info.precision, sizeof p->info.precision, "%s", c->k->precision);
+    p->info.tolerance = tc_tolerance(c->k->precision);
+    p->info.ms = c->ms >= 0 ? c->ms : -1;
+    p->info.predicted_speedup = c->predicted;
+    if (c->ms >= 0 && !p->info.reused)
+        memcpy(p->variant_ms, c->vms, sizeof p->variant_ms);
+}
+
+static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
+{
+    gcand gc[MAX_GC];
+    int n = 0;
+    tc_status st = list_cands(p, given, gc, &n, err);
+    const int timed = p->o.effort != TC_EFFORT_ESTIMATE;
+    if (!st)
+        choose_timed(p, gc, n, timed);
+    if (!st && timed)
+        st = time_cands(p, given, gc, n, err);
+    if (st)
+        return st;
+    const gcand *best = NULL;
+    for (int i = 0; timed && i < n; i++) {
+        if (gc[i].k == tc_kernel_baseline() && strcmp(gc[i].order, "given") == 0)
+            p->info.cusparse_ms = gc[i].ms;
+        if (gc[i].ms < 0)
+            continue;
+        const int other = p->o.format && strcmp(gc[i].k->format, p->o.format) != 0;
+        tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format,
+                         gc[i].k->variant_names[gc[i].variant], gc[i].k->precision,
+                         gc[i].predicted, gc[i].ms, other ? "timed for the payback only: "
+                                                            "the format is forced" : "");
+        if (!other && (!best || gc[i].ms < best->ms))
+            best = &gc[i];
+    }
+    if (!best && timed)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "plan: no candidate could be timed");
+    /* the model ranks formats, not variants: the chosen kernel's variants
+       are tuned unless one is forced, as tcmul always did */
+    gcand one;
+    if (!best) {
+        one = *estimate(p, gc, n);
+        one.ms = -1;
+        if (!p->o.variant)
+            st = time_cands(p, given, &one, 1, err);
+        /* the model's choice could not take the matrix: cuSPARSE (gc[0],
+           unsorted on this path) */
+        if (!st && one.ms == -2) {
+            one = gc[0];
+            st = time_cands(p, given, &one, 1, err);
+        }
+        if (st)
+            return st;
+        best = &one;
+        tc_plan_add_cand(p, TC_DEVICE_GPU, best->order, best->k->format,
+                         best->variant >= 0 ? best->k->variant_names[best->variant] : "",
+                         best->k->precision, best->predicted, best->ms,
+                         "the model's choice, its variants tuned");
+    }
+    set_path(p, best);
+    if (strcmp(p->path.order, best->order) != 0)
+        st = tc_plan_set_order(p, given, best->order, NULL, err);
+    tc_plan_sort_cands(p);
+    return st;
+}
+
+tc_status tc_plan_gpu(tc_plan *p, const tc_csr *given, int reuse, tc_error *err)
+{
+    tc_status st;
+    if (reuse) {
+        const gcand c = { p->path.order, p->path.kernel, p->info.predicted_speedup, p->info.ms,
+                          p->path.variant, { 0 } };
+        set_path(p, &c);
+        st = tc_plan_set_order(p, given, p->path.order, &p->path.order_params, err);
+    } else {
+        st = plan_new(p, given, err);
+    }
+    snprintf(p->info.order, sizeof p->info.order, "%s", p->path.order);
+    return st ? st : tc_plan_gpu_ready(p, err);
+}

@@ -1,0 +1,166 @@
+/*
+ * plan_internal.h: what the planner's files share (the .c files of plan/) and nothing
+ * else sees: the tc_plan object, its candidates, and the steps planning is
+ * made of (device choice, the CPU and GPU planners, plan files, fp16
+ * safety, the executors).
+ */
+#ifndef TC_PLAN_INTERNAL_H
+#define TC_PLAN_INTERNAL_H
+
+#include "tcsparse_plan.h"
+#include "attention.h"
+#include "kernels.h"
+
+/* Stored strings of a candidate (tc_plan_candidate points into them). */
+typedef struct plan_cand {
+    tc_plan_candidate pub;
+    double predicted_ms;        /* -1: none */
+    char order[64], format[32], variant[32], precision[8], note[160];
+} plan_cand;
+
+/* The path a plan runs: an order, a format's kernel and variant. */
+typedef struct plan_path {
+    char order[64];             /* "given" or a reordering method */
+    tc_params order_params;     /* the reordering's parameters as run */
+    const tc_format *format;
+    const tc_kernel *kernel;    /* GPU plans; NULL on the CPU */
+    int variant;                /* kernel variant index (GPU) */
+} plan_path;
+
+typedef struct tc_stored_plan tc_stored_plan;
+
+struct tc_plan {
+    tc_plan_opts o;
+    char format_opt[32], variant_opt[32], order_opt[64], accuracy_opt[8];
+    tc_plan_info info;
+    tc_attn_plan *attn;         /* op != TC_OP_SPMM: everything is there */
+
+    /* The matrix the kernel multiplies: the caller's permuted by row and col
+       (a[i][j] = caller's A[row->new2old[i]][col->new2old[j]]); NULL perms:
+       none. All owned. */
+    tc_csr *a;
+    tc_perm *row, *col;
+    tc_perm *given_row, *given_col; /* the tcf's /permutation (NULL: none) */
+    const tc_csr *given;        /* the caller's matrix (or the tcf's /matrix),
+                                   valid during create only */
+    const tc_tcf *tcf;          /* tc_plan_create_tcf's file (its stored
+                                   formats), valid during create only */
+    plan_path path;
+    char why[512];              /* what was chosen and why, for people */
+    char device_why[256];       /* why that device, when the planner chose */
+    /* the chosen kernel's variants as planning tuned them (TC_VARIANT_*
+       marks; all TC_VARIANT_UNTIMED when nothing was tuned) */
+    double variant_ms[TC_KERNEL_MAX_VARIANTS];
+    int fp16_a_ok;              /* 1: A's values survive the fp16 kernels */
+
+    /* GPU plans */
+    tc_gpu *gpu;
+    tc_fmt *fmt;                /* the chosen format built (NULL: stored or csr) */
+    tc_kplan *kp;
+    int32_t *d_row, *d_col;     /* device copies of row/col new2old */
+    tc_gpu_operands ops;        /* one set: the packed (ld = n), permuted or
+                                   scaled B and C the kernel runs on */
+    int have_ops;
+    float *d_max;               /* max|B| on the device (fp16 scaling) */
+    int b_scale;                /* 0: B as given; 1: scaled by 2^e with e from
+                                   *d_max (measured each execute or given) */
+    int b_measure;              /* 1: *d_max is measured before each execute */
+    /* the chosen variant spreads a NaN or Inf of B to other rows and B is
+       not known to be finite: each execute checks B (one synchronisation)
+       and runs safe_variant, one that does not, when B is not finite */
+    int check_finite;
+    int safe_variant;
+
+    int ncand;
+    plan_cand cand[64];
+    tc_stored_plan *key;        /* the plan file key (matrix hash, n, ...) */
+};
+
+/* ---- device choice (plan/device.c) ---- */
+
+/* The CPU's time for one product of a with n columns on `threads` threads,
+   from the measured throughput constant (ms). */
+double tc_plan_cpu_estimate_ms(const tc_csr *a, int32_t n, int threads);
+/* Chooses where to run for TC_DEVICE_AUTO and opens the GPU when it is
+   chosen (or when the device is TC_DEVICE_GPU); fills info.device,
+   device_name and p->gpu, and says why in *why. */
+tc_status tc_plan_choose_device(tc_plan *p, char *why, size_t whylen, tc_error *err);
+
+/* ---- planners (plan/cpu.c, plan/gpu.c) ---- */
+
+/* Adds a candidate; returns it (NULL when the list is full). */
+plan_cand *tc_plan_add_cand(tc_plan *p, tc_device dev, const char *order, const char *format,
+                            const char *variant, const char *precision, double predicted,
+                            double ms, const char *note);
+/* Sorts the candidates best first (measured, then predicted). */
+void tc_plan_sort_cands(tc_plan *p);
+/* Makes p->a (and p->row) the caller's matrix in `order` ("given" keeps
+   the tcf's or caller's order); fills p->path.order and order_params and
+   adds the seconds to info.reorder_s. */
+tc_status tc_plan_set_order(tc_plan *p, const tc_csr *caller, const char *order,
+                            const tc_params *params, tc_error *err);
+/* The reorderings a PATIENT plan (or order "auto") tries: every method in
+   the registry, in registry order, is in `out` (count returned). */
+int tc_plan_orders(const char **out, int max);
+tc_status tc_plan_cpu(tc_plan *p, const tc_csr *caller, int reuse, tc_error *err);
+tc_status tc_plan_gpu(tc_plan *p, const tc_csr *caller, int reuse, tc_error *err);
+/* Prepares the chosen GPU path on p->a (format built or taken from the
+   tcf, kernel prepared, variant selected, device permutations and scratch
+   allocated). */
+tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err);
+void tc_plan_gpu_release(tc_plan *p);
+
+/* ---- precision (plan/precision.c) ---- */
+
+/* 1 when every nonzero of a, after the per-row power-of-two scaling of the
+   fp16 kernels, stays within fp16 (not flushed below its subnormals). */
+int tc_plan_fp16_holds_a(const tc_csr *a);
+/* Sets p->b_scale / b_measure for the chosen kernel's precision and
+   opts.b_max_abs, and info.b_scaled. */
+void tc_plan_set_b_scaling(tc_plan *p);
+/* 0 when opts.b_max_abs says B holds a NaN or Inf (it is NaN or infinite),
+   else 1: what tuning passes as finite_b. */
+int tc_plan_b_finite(const tc_plan *p);
+/* Sets p->check_finite and p->safe_variant for the prepared kernel. */
+void tc_plan_set_nonfinite_guard(tc_plan *p);
+
+/* ---- plan files and the cache (plan/planfile.c, planfile_io.c) ---- */
+
+/* The key and the choices of a plan, as a file holds them. */
+struct tc_stored_plan {
+    char version[32], matrix[32], op[16], accuracy[8], device[256], effort[16];
+    char order[64], order_params[512], format[32], variant[32], precision[8];
+    int64_t rows, cols, nnz, n;
+    double ms, cusparse_ms, predicted;
+};
+/* Parses a plan file; *missing 1 (and TC_ERR_IO) when it does not exist.
+   Errors name the file and line. */
+tc_status tc_plan_read_file(const char *path, tc_stored_plan *s, int *missing, tc_error *err);
+/* Writes p's plan under key atomically. */
+tc_status tc_plan_write_file(const tc_plan *p, const tc_stored_plan *key, const char *path,
+                             tc_error *err);
+
+/* 64-bit hash of a's content (shape, rowptr, colidx, values), one pass. */
+uint64_t tc_plan_hash_csr(const tc_csr *a);
+/* Looks for a stored plan (opts.plan_file, else the cache): 1 when one
+   matches (p->path, info filled from it, info.plan_file set), 0 when none
+   (info.stale says why when one was there but did not match); an error for
+   an explicit plan file that cannot be read or parsed. */
+tc_status tc_plan_lookup(tc_plan *p, const tc_csr *caller, int *found, tc_error *err);
+/* Stores a timed plan in opts.plan_file and the cache as the options say. */
+tc_status tc_plan_store(tc_plan *p, tc_error *err);
+/* The cache directory the options name (NULL: none). */
+const char *tc_plan_cache_dir(const tc_plan_opts *o, char *buf, size_t len);
+
+/* ---- executing (plan/execute.c) ---- */
+
+tc_status tc_plan_execute_gpu(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
+                              void *stream, tc_error *err);
+tc_status tc_plan_execute_cpu(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
+                              tc_error *err);
+
+/* Monotonic seconds. */
+double tc_plan_now(void);
+const char *tc_plan_effort_name(tc_effort e);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * precision.c: a plan never returns a silently wrong C because of fp16.
+ *
+ * A: the fp16 kernels divide each row of A by a power of two that brings
+ * its largest magnitude into [2^14, 2^15) (kernels/fp16.cu, tc_half_scale),
+ * so no value of A overflows fp16; what can go wrong is a value so much
+ * smaller than its row's largest that, scaled with it, it falls below fp16's
+ * smallest subnormal (2^-24) and is lost. Checked once at plan time; such an
+ * A rules the fp16 paths out (A is not rescaled: the kernels already do
+ * what a power of two can do per row).
+ *
+ * B: the fp16 kernels round B as it is, so a B past 65504 becomes Inf and
+ * one below 2^-14 loses its precision. Unless the caller states max|B|
+ * (opts.b_max_abs) within that range, each execute measures max|B| on the
+ * device and B is multiplied by the power of two of plan/fp16_scale.h into
+ * a scratch buffer, C by its inverse: exact.
+ *
+ * NaN and Inf: some variants multiply padding zeros by B's rows, so a NaN or
+ * Inf of B reaches C rows that do not use it (kernels.h,
+ * variant_spreads_nonfinite). A caller who says B holds one (b_max_abs NaN
+ * or infinite) gets a plan tuned without those variants; one who says
+ * nothing gets the fastest, and each execute checks B and runs the fastest
+ * variant that does not spread when B is not finite.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "fp16_scale.h"
+#include "plan_internal.h"
+
+#define FP16_MIN_SUBNORMAL 5.9604644775390625e-08  /* 2^-24 */
+
+int tc_plan_fp16_holds_a(const tc_csr *a)
+{
+    if (!a->val)
+        return 1;
+    for (int32_t i = 0; i < a->rows; i++) {
+        double max = 0;
+        for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++)
+            if (isfinite(a->val[k]) && fabs(a->val[k]) > max)
+                max = fabs(a->val[k]);
+        if (max == 0)
+            continue;
+        int e;
+        frexp(max, &e);
+        for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
+            const double v = fabs(a->val[k]);
+            if (v != 0 && ldexp(v, 15 - e) < FP16_MIN_SUBNORMAL)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+void tc_plan_set_b_scaling(tc_plan *p)
+{
+    p->b_scale = p->b_measure = 0;
+    if (strcmp(p->info.precision, "fp16") == 0) {
+        const double given = p->o.b_max_abs;
+        p->b_scale = !(given > 0) || tc_fp16_b_exponent(given) != 0;
+        p->b_measure = p->b_scale && !(given > 0);
+    }
+    p->info.b_scaled = p->b_scale;
+}
+
+int tc_plan_b_finite(const tc_plan *p)
+{
+    return !isnan(p->o.b_max_abs) && !isinf(p->o.b_max_abs);
+}
+
+static int spreads(const tc_kernel *k, int v)
+{
+    return k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v];
+}
+
+void tc_plan_set_nonfinite_guard(tc_plan *p)
+{
+    const tc_kernel *k = p->path.kernel;
+    const int v = p->kp->variant;
+    const int known = p->o.b_max_abs > 0 && isfinite(p->o.b_max_abs);
+    p->safe_variant = v;
+    p->check_finite = 0;
+    if (!spreads(k, v) || known || p->o.variant)
+        return;
+    int best = -1;
+    for (int i = 0; i < k->nvariants; i++)
+        if (!spreads(k, i) && (best < 0 || (p->variant_ms[i] >= 0 &&
+                                            (p->variant_ms[best] < 0 ||
+                                             p->variant_ms[i] < p->variant_ms[best]))))
+            best = i;
+    p->check_finite = best >= 0;
+    p->safe_variant = best >= 0 ? best : v;
+}

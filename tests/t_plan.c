@@ -1,0 +1,174 @@
+/* t_plan: the planner's pieces that need no GPU: the power of two that
+   brings B into fp16's range, the check of A's values for the fp16 paths,
+   the content hash of plan keys, and the plan API on the CPU (a forced
+   order applied and undone, leading dimensions, tc_plan_verify, argument
+   errors). */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "tcsparse.h"
+#include "testmat.h"
+#include "fp16_scale.h"
+#include "plan_internal.h"
+
+/* x 2^s lies in [2^14, 2^15) whenever s is not 0. */
+static int in_top_binade(double x)
+{
+    const int s = tc_fp16_b_exponent(x);
+    const double y = ldexp(x, s);
+    return s != 0 && y >= 16384 && y < 32768;
+}
+
+static void test_exponent(void)
+{
+    is_int(tc_fp16_b_exponent(1.0), 0, "1 fits fp16: no scaling");
+    is_int(tc_fp16_b_exponent(65504.0), 0, "65504, fp16's largest, fits");
+    is_int(tc_fp16_b_exponent(TC_FP16_MIN_NORMAL), 0, "2^-14, fp16's smallest normal, fits");
+    ok(in_top_binade(65505.0), "65505 does not fit: scaled into [2^14, 2^15)");
+    is_int(tc_fp16_b_exponent(65536.0), -2, "2^16: scaled by 2^-2");
+    ok(in_top_binade(1e6), "1e6: scaled into [2^14, 2^15)");
+    is_int(tc_fp16_b_exponent(ldexp(1.0, -15)), 29, "2^-15 (fp16 subnormal): scaled by 2^29");
+    ok(in_top_binade(1e-7), "1e-7 (flushed by fp16): scaled into [2^14, 2^15)");
+    ok(in_top_binade(3.4e38), "float's largest: scaled down");
+    ok(in_top_binade(1.4e-45), "float's smallest subnormal: scaled up");
+    is_int(tc_fp16_b_exponent(0.0), 0, "an all-zero B: no scaling");
+    is_int(tc_fp16_b_exponent(INFINITY), 0, "a B holding Inf: no scaling (Inf stays Inf)");
+    is_int(tc_fp16_b_exponent(NAN), 0, "a B holding NaN: no scaling");
+    /* the scaling and its inverse are exact in float32 */
+    const float b = 123456.789f;
+    const int s = tc_fp16_b_exponent(b);
+    ok(ldexpf(ldexpf(b, s), -s) == b && ldexpf(b, s) <= 65504, "B 2^s 2^-s is B, bit for bit");
+}
+
+static tc_csr *row_matrix(double v0, double v1)
+{
+    const int32_t ri[2] = { 0, 0 }, ci[2] = { 0, 1 };
+    const double v[2] = { v0, v1 };
+    tc_csr *a = NULL;
+    tc_csr_from_coo(&a, 1, 2, 2, ri, ci, v, 1, NULL);
+    return a;
+}
+
+static void test_fp16_a(void)
+{
+    tc_csr *a = row_matrix(1e10, 3.0);
+    ok(a && tc_plan_fp16_holds_a(a), "a row of 1e10 and 3: the row's scaling keeps both");
+    tc_csr_free(a);
+    a = row_matrix(1.0, 1e-13);
+    ok(a && !tc_plan_fp16_holds_a(a), "a row of 1 and 1e-13: fp16 loses 1e-13 (rules fp16 out)");
+    tc_csr_free(a);
+    a = row_matrix(1e-30, 1e-31);
+    ok(a && tc_plan_fp16_holds_a(a), "a row of 1e-30 and 1e-31: the row's scaling keeps both");
+    tc_csr_free(a);
+}
+
+static void test_hash(void)
+{
+    tc_csr *a = tap_random_matrix(300, 200, 5, 7, 9, 0), *b = NULL;
+    tc_csr_copy(a, &b, NULL);
+    is_int(tc_plan_hash_csr(a) == tc_plan_hash_csr(b), 1, "equal matrices hash alike");
+    b->val[b->nnz / 2] += 1e-12;
+    is_int(tc_plan_hash_csr(a) == tc_plan_hash_csr(b), 0, "one value changed: another hash");
+    b->val[b->nnz / 2] = a->val[a->nnz / 2];
+    b->colidx[0] ^= 1;
+    is_int(tc_plan_hash_csr(a) == tc_plan_hash_csr(b), 0, "one column changed: another hash");
+    tc_csr_free(a);
+    tc_csr_free(b);
+}
+
+/* A forced order on the CPU with ldb, ldc > n: C in the caller's order and
+   its padding untouched. */
+static void test_cpu_plan(void)
+{
+    tc_csr *a = tap_random_matrix(500, 400, 6, 3, 11, 0);
+    const int32_t n = 5, ld = 8;
+    tc_plan_opts o;
+    tc_plan_opts_init(&o);
+    o.n = n;
+    o.device = TC_DEVICE_CPU;
+    o.order = "rcm";
+    o.effort = TC_EFFORT_MEASURE;   /* timed, so that its saved plan serves */
+    o.cache_dir = "";
+    tc_plan *p = NULL;
+    tc_error err;
+    tc_status st = tc_plan_create(a, &o, &p, &err);
+    ok(st == TC_OK, "tc_plan_create on the CPU, order rcm%s%s", st ? ": " : "", st ? err.msg : "");
+    if (st) {
+        tc_csr_free(a);
+        return;
+    }
+    tc_plan_info info;
+    tc_plan_get_info(p, &info);
+    is_str(info.order, "rcm", "the plan's order is rcm");
+    float *B = malloc(sizeof *B * 400 * ld), *C = malloc(sizeof *C * 500 * ld);
+    float *R = malloc(sizeof *R * 500 * n);
+    for (int i = 0; i < 400 * ld; i++)
+        B[i] = (float)tap_rand(2001) / 1000 - 1;
+    for (int i = 0; i < 500 * ld; i++)
+        C[i] = -7;
+    st = tc_plan_execute(p, B, ld, C, ld, NULL, &err);
+    ok(st == TC_OK, "tc_plan_execute with ldb = ldc = 8 > n = 5");
+    int pad = 1;
+    for (int i = 0; i < 500; i++)
+        for (int k = n; k < ld; k++)
+            pad &= C[i * ld + k] == -7;
+    ok(pad, "... C's padding columns untouched");
+    tc_compare c;
+    int pass = 0;
+    st = tc_plan_verify(p, B, ld, C, ld, &c, &pass, &err);
+    ok(st == TC_OK && pass, "... C passes tc_plan_verify (rel_fro %g)", c.rel_fro);
+    tc_spmm_cpu_f32(a, B, ld, n, R, n, 1, NULL);
+    int same = 1;
+    for (int i = 0; i < 500; i++)
+        for (int k = 0; k < n; k++)
+            same &= C[i * ld + k] == R[i * n + k];
+    ok(same, "... and equals the given order's product bit for bit: rows back in place");
+    C[3 * ld + 1] += 1;
+    st = tc_plan_verify(p, B, ld, C, ld, &c, &pass, &err);
+    ok(st == TC_OK && !pass && c.max_at == 3 * n + 1, "a wrong element fails, found at row 3");
+    is_int(tc_plan_execute(p, B, ld, C, ld, (void *)&o, &err), TC_ERR_ARG,
+           "a stream with a CPU plan: TC_ERR_ARG");
+    is_int(tc_plan_execute(p, B, 4, C, ld, NULL, &err), TC_ERR_ARG, "ldb < n: TC_ERR_ARG");
+    /* tc_plan_save, then a plan from that file: reused, in the same order */
+    char path[] = "/tmp/t_plan.XXXXXX";
+    const int fd = mkstemp(path);
+    st = fd >= 0 ? tc_plan_save(p, path, &err) : TC_ERR_IO;
+    ok(st == TC_OK, "tc_plan_save");
+    tc_plan_free(p);
+    o.plan_file = path;
+    o.order = NULL;
+    st = tc_plan_create(a, &o, &p, &err);
+    tc_plan_get_info(p, &info);
+    ok(st == TC_OK && info.reused && strcmp(info.order, "rcm") == 0 && info.tune_s == 0,
+       "a plan from the saved file is reused, order rcm, nothing tuned");
+    o.plan_file = NULL;
+    o.order = "rcm";
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
+    tc_plan_free(p);
+    o.format = "brp";
+    is_int(tc_plan_create(a, &o, &p, &err), TC_ERR_ARG, "the CPU with format brp: TC_ERR_ARG");
+    o.format = NULL;
+    o.accuracy = "fp64";
+    is_int(tc_plan_create(a, &o, &p, &err), TC_ERR_ARG, "accuracy fp64: TC_ERR_ARG");
+    free(B);
+    free(C);
+    free(R);
+    tc_csr_free(a);
+}
+
+int main(void)
+{
+    test_exponent();
+    test_fp16_a();
+    test_hash();
+    test_cpu_plan();
+    return done_testing();
+}

@@ -1,0 +1,92 @@
+/* t_plan_gpu: GPU plans through the public API with what tcmul does not
+   exercise: B of unknown range (b_max_abs 0) on an fp16 kernel, measured
+   and scaled on the device before each product; a forced reordering whose
+   permutation is applied to B and undone on C on the device; leading
+   dimensions larger than n. Skipped where there is no CUDA device. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tcsparse.h"
+#include "testmat.h"
+#include "kernels.h"
+#include "tcsparse_plan.h"
+
+/* Plans a with the options, multiplies B (rows of ld floats) on the host,
+   and checks C against the float64 reference; returns the plan's info. */
+static void check(const tc_csr *a, tc_plan_opts *o, const float *B, int64_t ld,
+                  const char *what, tc_plan_info *info)
+{
+    tc_plan *p = NULL;
+    tc_error err;
+    tc_status st = tc_plan_create(a, o, &p, &err);
+    if (!ok(st == TC_OK, "%s: planned", what)) {
+        diag("  %s", err.msg);
+        return;
+    }
+    tc_plan_get_info(p, info);
+    float *C = malloc(sizeof *C * (size_t)a->rows * (size_t)ld);
+    for (int64_t i = 0; i < (int64_t)a->rows * ld; i++)
+        C[i] = -3;
+    st = tc_plan_execute_host(p, B, ld, C, ld, &err);
+    tc_compare c;
+    int pass = 0;
+    if (!st)
+        st = tc_plan_verify(p, B, ld, C, ld, &c, &pass, &err);
+    if (!ok(st == TC_OK && pass, "%s: %s %s (%s) passes the float64 check", what, info->format,
+            info->variant, info->precision))
+        diag("  %s", st ? err.msg : "");
+    int pad = 1;
+    for (int32_t i = 0; i < a->rows; i++)
+        for (int64_t k = o->n; k < ld; k++)
+            pad &= C[i * ld + k] == -3;
+    ok(pad, "%s: C's padding untouched", what);
+    free(C);
+    tc_plan_free(p);
+}
+
+int main(void)
+{
+    tc_gpu_info *list = NULL;
+    int ndev = 0;
+    if (tc_gpu_list(&list, &ndev, NULL) != TC_OK || ndev == 0)
+        skip_all("no CUDA device");
+    free(list);
+    tc_csr *a = tap_random_matrix(3000, 2500, 9, 5, 17, 0);
+    const int32_t n = 24;
+    const int64_t ld = 29;
+    float *B = malloc(sizeof *B * 2500 * ld);
+    for (int64_t i = 0; i < 2500 * ld; i++)
+        B[i] = i % 3 == 0 ? 1e6f : i % 3 == 1 ? 1e-7f : -2.5e5f;
+    tc_plan_opts o;
+    tc_plan_opts_init(&o);
+    o.n = n;
+    o.device = TC_DEVICE_GPU;
+    o.cache_dir = "";
+    tc_plan_info info;
+    const char *fp16[] = { "rstile", "bcsr", "bsb" };
+    for (int f = 0; f < 3; f++) {
+        o.format = fp16[f];
+        check(a, &o, B, ld, fp16[f], &info);
+        is_str(info.precision, "fp16", "... fp16");
+        is_int(info.b_scaled, 1, "... B scaled (its range measured on the device)");
+    }
+    o.format = "rstile";
+    o.order = "wjaccard";
+    check(a, &o, B, ld, "rstile after wjaccard, B of 1e6 and 1e-7", &info);
+    is_str(info.order, "wjaccard", "... in order wjaccard");
+    for (int64_t i = 0; i < 2500 * ld; i++)
+        B[i] = (float)((i * 7919) % 2001) / 1000 - 1;
+    o.format = "csr";
+    o.order = "rcm";
+    o.effort = TC_EFFORT_MEASURE;
+    check(a, &o, B, ld, "cuSPARSE after rcm, measured", &info);
+    ok(info.ms > 0 && info.cusparse_ms > 0, "... timed (%g ms, cuSPARSE in the given order %g ms)",
+       info.ms, info.cusparse_ms);
+    free(B);
+    tc_csr_free(a);
+    return done_testing();
+}

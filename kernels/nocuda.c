@@ -33,6 +33,29 @@ const tc_gpu_info *tc_gpu_get_info(const tc_gpu *g)
     return NULL;
 }
 
+void *tc_gpu_stream(const tc_gpu *g)
+{
+    return NULL;
+}
+
+tc_status tc_gpu_use_stream(tc_gpu *g, void *stream, tc_error *err)
+{
+    return no_cuda(err);
+}
+
+tc_status tc_gpu_gather_rows(tc_gpu *g, float *dst, const float *src, const int64_t *idx,
+                             int64_t rows, int32_t d, tc_error *err)
+{
+    return no_cuda(err);
+}
+
+tc_status tc_gpu_find_beyond(tc_gpu *g, const float *x, int64_t n, float limit, int64_t *first,
+                             tc_error *err)
+{
+    *first = -1;
+    return no_cuda(err);
+}
+
 tc_status tc_gpu_alloc(tc_gpu *g, int64_t bytes, void **out, tc_error *err)
 {
     *out = NULL;
@@ -170,12 +193,14 @@ tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_
     return no_cuda(err);
 }
 
-tc_status tc_attn_run(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err)
+tc_status tc_attn_run(tc_attn *p, tc_attn_path path, const float *Q, const float *K,
+                      const float *V, float *O, tc_error *err)
 {
     return no_cuda(err);
 }
 
-tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_error *err)
+tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, const float *Q, const float *K, float *S,
+                        tc_error *err)
 {
     return no_cuda(err);
 }

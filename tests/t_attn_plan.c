@@ -5,13 +5,15 @@
    plan's mask is the caller's; a row-only permutation and none at all do
    the same. Verification places the largest error in the caller's
    numbering. The fp16 check names the element. Info and report say what
-   ran; bad arguments are refused. The GPU paths are t_attn_plan_gpu. */
+   ran; bad arguments are refused. The maps the GPU paths gather with
+   (attention_internal.h) are checked here, where the CPU can: the GPU
+   paths themselves are t_attn_plan_gpu. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcsparse.h"
-#include "attention.h"
+#include "attention_internal.h"
 #include "tap.h"
 #include "testmat.h"
 
@@ -81,6 +83,31 @@ static int same_pattern(const tc_csr *a, const tc_csr *b)
            memcmp(a->colidx, b->colidx, sizeof *a->colidx * (size_t)a->nnz) == 0;
 }
 
+/* Each map of the plan takes the caller's row, column or nonzero to the
+   stored one that rp, cp say; NULL exactly where nothing is permuted. */
+static int maps_agree(const tc_attn_plan *p, const tc_csr *stored, const tc_perm *rp,
+                      const tc_perm *cp)
+{
+    const tc_csr *c = tc_attn_plan_mask(p);
+    if (!rp && !cp)
+        return !p->s_map && !p->row_n2o && !p->col_n2o && c == p->stored;
+    if (!p->s_map || !rp != !p->row_n2o || !cp != !p->col_n2o)
+        return 0;
+    for (int32_t i = 0; i < c->rows; i++) {
+        const int32_t si = rp ? rp->old2new[i] : i;
+        if (rp && (p->row_n2o[si] != i || p->row_o2n[i] != si))
+            return 0;
+        for (int64_t k = c->rowptr[i]; k < c->rowptr[i + 1]; k++) {
+            const int64_t sk = p->s_map[k];
+            const int32_t sj = cp ? cp->old2new[c->colidx[k]] : c->colidx[k];
+            if (sk < stored->rowptr[si] || sk >= stored->rowptr[si + 1] ||
+                stored->colidx[sk] != sj || (cp && p->col_n2o[sj] != c->colidx[k]))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 /* Both operations on orig stored as permuted by rp and cp (either may be
    NULL), against the reference on orig. */
 static void caller_order(const tc_csr *orig, const tc_perm *rp, const tc_perm *cp,
@@ -125,6 +152,8 @@ static void caller_order(const tc_csr *orig, const tc_perm *rp, const tc_perm *c
     st = tc_attn_plan_sddmm(p, Q, K, out, NULL, &err);
     ok(st == TC_OK && same(out, ref, orig->nnz),
        "%s: the SDDMM's S in the caller's CSR order, bitwise the reference's", what);
+    ok(maps_agree(p, stored, rp, cp), "%s: the stored<->caller maps the GPU gathers with agree",
+       what);
     /* one score moved: verify finds it at the caller's row and column */
     if (orig->nnz > 0) {
         const int64_t at = orig->nnz / 2;

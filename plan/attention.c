@@ -85,7 +85,12 @@ static tc_status caller_order(tc_attn_plan *p, const tc_perm *rp, const tc_perm 
 static tc_status choose_path(tc_attn_plan *p, const tc_plan_opts *o, tc_error *err)
 {
     const char *f = o->format;
-    if (!f || strcmp(f, "auto") == 0 || strcmp(f, "bsb") == 0)
+    p->auto_path = !f || strcmp(f, "auto") == 0;
+    if (p->auto_path)
+        /* operands beyond fp16 leave cuSPARSE's fp32 pipeline; else the
+           fused kernel, unless timing says otherwise (attention_gpu.c) */
+        p->path = o->b_max_abs > TC_HALF_MAX ? TC_ATTN_UNFUSED : TC_ATTN_FUSED;
+    else if (strcmp(f, "bsb") == 0)
         p->path = TC_ATTN_FUSED;
     else if (strcmp(f, "csr") == 0)
         p->path = TC_ATTN_UNFUSED;
@@ -143,6 +148,8 @@ tc_status tc_attn_plan_create(const tc_csr *a, const tc_fmt *bsb, const tc_perm 
     p->warmup = o->warmup >= 0 ? o->warmup : 10;
     p->iters = o->iters >= 1 ? o->iters : 100;
     p->b_max_abs = o->b_max_abs;
+    p->measure = o->effort >= TC_EFFORT_MEASURE || (o->effort == TC_EFFORT_DEFAULT && o->calls > 1);
+    p->plan_fused_ms = p->plan_unfused_ms = -1;
     st = choose_path(p, o, err);
     if (st == TC_OK)
         st = tc_csr_copy(a, &p->stored, err);
@@ -362,18 +369,20 @@ void tc_attn_plan_info(const tc_attn_plan *p, tc_plan_info *out)
         snprintf(out->variant, sizeof out->variant, "w%d", tc_attn_warps(p->attn));
     snprintf(out->precision, sizeof out->precision, "%s", precision(p));
     out->tolerance = tc_tolerance(out->precision);
-    const double fused_ms = p->benched ? p->fused_ms.decile[5] : -1;
-    out->cusparse_ms = p->benched ? p->unfused_ms.decile[5] : -1;
-    out->ms = !p->benched ? -1 : fused ? fused_ms : out->cusparse_ms;
+    /* the bench's figures (on the caller's operands), else planning's */
+    const double fused_ms = p->benched ? p->fused_ms.decile[5] : p->plan_fused_ms;
+    out->cusparse_ms = p->benched ? p->unfused_ms.decile[5] : p->plan_unfused_ms;
+    out->ms = fused ? fused_ms : out->cusparse_ms;
     out->build_s = p->build_s;
     out->upload_s = p->upload_s;
     out->tune_s = p->tune_s;
     out->plan_s = p->plan_s;
     /* the planning pays back what each product saves against cuSPARSE;
-       unknown (NAN) until the bench measured it */
-    const double saved_s = p->benched ? (out->cusparse_ms - out->ms) / 1e3 : NAN;
+       unknown (NAN) until both paths were timed */
+    const int timed = out->ms > 0 && out->cusparse_ms > 0;
+    const double saved_s = timed ? (out->cusparse_ms - out->ms) / 1e3 : NAN;
     out->payback_calls = !gpu                  ? 0
-                         : !p->benched         ? NAN
+                         : !timed              ? NAN
                          : p->plan_s == 0      ? 0
                          : saved_s > 0         ? ceil(p->plan_s / saved_s)
                                                : INFINITY;

@@ -15,7 +15,16 @@ typedef struct tc_attn_plan tc_attn_plan;
 /* a: the mask in its stored order; bsb: a's bsb format when the caller has
    it (a .tcf.h5's), else NULL (built); row_perm, col_perm: the permutation
    that took the caller's order to a's (NULL: none), applied to Q, K, V and
-   undone on O and S. */
+   undone on O and S (on the device for a GPU plan). The options used: op,
+   n (d), device (auto: a GPU when there is one), gpu, effort and calls,
+   format (bsb: the fused path; csr: cuSPARSE's unfused one; NULL or
+   "auto": the fused one, or the unfused one when b_max_abs passes fp16's
+   65504, or at a timing effort (MEASURE or more, or the default with
+   calls > 1) whichever of the two runs faster), variant (the fused
+   kernel's warps: w1, w2, w4, w8; NULL: measured), b_max_abs, scale,
+   threads (the CPU's), warmup and iters (each timing; iters 0: 100).
+   Creating a GPU plan uploads the mask and runs the chosen path once, so
+   that executes time nothing. */
 tc_status tc_attn_plan_create(const tc_csr *a, const tc_fmt *bsb, const tc_perm *row_perm,
                               const tc_perm *col_perm, const tc_plan_opts *o,
                               tc_attn_plan **out, tc_error *err);

@@ -99,9 +99,47 @@ static tc_status upload(tc_attn_plan *p, const tc_fmt *bsb, const tc_plan_opts *
     return st == TC_OK ? score_index(p, (const tc_bsb *)bsb, err) : st;
 }
 
-/* The chosen path's first run, on random scratch operands in the stored
-   order: it measures the variants (tc_attn_prepare), so that executes do
-   not. */
+typedef struct trial {
+    tc_attn_plan *p;
+    tc_attn_path path;
+} trial;
+
+/* One run of a path on the scratch operands, without waiting. */
+static tc_status trial_run(void *arg, int set, tc_error *err)
+{
+    (void)set;
+    const trial *t = arg;
+    tc_attn_plan *p = t->p;
+    const float *q = p->qkv_s, *k = q + (int64_t)p->rows * p->d, *v = k + (int64_t)p->cols * p->d;
+    return p->op == TC_OP_ATTENTION ? tc_attn_run(p->attn, t->path, q, k, v, p->out_s, err)
+                                    : tc_attn_sddmm(p->attn, t->path, q, k, p->out_s, err);
+}
+
+/* The planner's choice at a timing effort: both paths timed on the
+   scratch operands, the faster kept, so that auto is never slower than
+   cuSPARSE's pipeline beyond timer noise. Each path's first run measures
+   its variants, untimed. */
+static tc_status measure_paths(tc_attn_plan *p, tc_error *err)
+{
+    double *ms[2] = { &p->plan_fused_ms, &p->plan_unfused_ms };
+    tc_status st = TC_OK;
+    for (int i = 0; i < 2 && st == TC_OK; i++) {
+        trial t = { p, i ? TC_ATTN_UNFUSED : TC_ATTN_FUSED };
+        tc_gpu_timing tm;
+        st = trial_run(&t, 0, err);
+        if (st == TC_OK)
+            st = tc_gpu_time(p->gpu, trial_run, &t, 1, p->warmup, p->iters, &tm, err);
+        if (st == TC_OK)
+            *ms[i] = tm.ms.decile[5];
+    }
+    if (st == TC_OK)
+        p->path = p->plan_unfused_ms < p->plan_fused_ms ? TC_ATTN_UNFUSED : TC_ATTN_FUSED;
+    return st;
+}
+
+/* On random scratch operands in the stored order: the chosen path's first
+   run, which measures its variants (tc_attn_prepare), so that executes do
+   not; or, when the planner chooses at a timing effort, both paths timed. */
 static tc_status tune(tc_attn_plan *p, tc_error *err)
 {
     const int64_t n = ((int64_t)p->rows + 2 * (int64_t)p->cols) * p->d;
@@ -114,10 +152,10 @@ static tc_status tune(tc_attn_plan *p, tc_error *err)
             f[i] = (float)x[i];
         st = tc_gpu_upload(p->gpu, p->qkv_s, f, 4 * n, err);
     }
-    const float *q = p->qkv_s, *k = q + (int64_t)p->rows * p->d, *v = k + (int64_t)p->cols * p->d;
+    trial t = { p, p->path };
     if (st == TC_OK)
-        st = p->op == TC_OP_ATTENTION ? tc_attn_run(p->attn, p->path, q, k, v, p->out_s, err)
-                                      : tc_attn_sddmm(p->attn, p->path, q, k, p->out_s, err);
+        st = p->auto_path && p->measure && p->path == TC_ATTN_FUSED ? measure_paths(p, err)
+                                                                    : trial_run(&t, 0, err);
     float one;
     if (st == TC_OK && out_len(p))      /* waits for the run */
         st = tc_gpu_download(p->gpu, &one, p->out_s, sizeof one, err);

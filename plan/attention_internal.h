@@ -19,6 +19,9 @@ struct tc_attn_plan {
     double scale;
     tc_device device;
     tc_attn_path path;          /* the GPU's */
+    int auto_path;              /* 1: the planner chose it (format NULL or "auto") */
+    int measure;                /* 1: planning times (effort MEASURE or more) */
+    double plan_fused_ms, plan_unfused_ms;  /* timed by planning, else -1 */
     tc_effort effort;
     int threads, warmup, iters;
     double b_max_abs;           /* the caller's bound on |Q|, |K|, |V| (0: unknown) */

@@ -3,10 +3,11 @@
    buffers, the work queued on the caller's own stream (a second tc_gpu's,
    not the plan's). Fused (bsb) and unfused (csr) paths, a mask stored with
    its rows and columns permuted and one that is not: each output, in the
-   caller's order, passes tc_attn_plan_verify, and equals what the host-
-   array execute gives. Operands beyond fp16 are refused on the device by
-   the fused path, named. The bench fills the info's times. Skipped where
-   there is no CUDA device. */
+   caller's order, passes tc_attn_plan_verify, and agrees with what the
+   host-array execute gives. Operands beyond fp16 are refused on the device by
+   the fused path, named. The bench fills the info's times; auto keeps the
+   faster path at a timing effort, the unfused one for operands beyond
+   fp16. Skipped where there is no CUDA device. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -195,6 +196,39 @@ static void bench(const tc_csr *a)
     free(V);
 }
 
+/* format auto: timed at effort MEASURE, the faster path kept; operands
+   beyond fp16 announced by b_max_abs take the unfused path. */
+static void auto_path(const tc_csr *a)
+{
+    tc_plan_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = TC_OP_ATTENTION;
+    o.n = 64;
+    o.device = TC_DEVICE_GPU;
+    o.effort = TC_EFFORT_MEASURE;
+    o.warmup = 2;
+    o.iters = 5;
+    tc_attn_plan *p = NULL;
+    tc_error err;
+    tc_plan_info info;
+    if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
+        bail(err.msg);
+    tc_attn_plan_info(p, &info);
+    ok(info.ms > 0 && info.cusparse_ms > 0 && info.ms <= info.cusparse_ms &&
+           strcmp(info.format, info.ms < info.cusparse_ms ? "bsb" : "csr") == 0,
+       "auto at MEASURE: %s kept, %.4f ms against cuSPARSE's %.4f ms", info.format, info.ms,
+       info.cusparse_ms);
+    tc_attn_plan_free(p);
+    o.effort = TC_EFFORT_ESTIMATE;
+    o.b_max_abs = 1e6;
+    if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
+        bail(err.msg);
+    tc_attn_plan_info(p, &info);
+    ok(strcmp(info.format, "csr") == 0 && strcmp(info.precision, "fp32") == 0 && info.ms == -1,
+       "auto with operands up to 1e6: the unfused fp32 path, untimed at ESTIMATE");
+    tc_attn_plan_free(p);
+}
+
 int main(void)
 {
     tc_gpu_info *list = NULL;
@@ -226,6 +260,7 @@ int main(void)
         }
     device_range(&c, a);
     bench(a);
+    auto_path(a);
     tc_csr_free(stored);
     tc_csr_free(a);
     tc_perm_free(rp);

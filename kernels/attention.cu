@@ -590,15 +590,18 @@ int tc_attn_width(const tc_attn *p)
     return 8 * p->nq;
 }
 
-/* K (and V) of QKV (stacked after Q's rows) into the fp16 copy, D halves
-   per row. */
-static tc_status kv_to_half(tc_attn *p, const float *QKV, int nmats, tc_error *err)
+/* K (and V unless NULL) into the fp16 copy, D halves per row, V's after
+   K's. */
+static tc_status kv_to_half(tc_attn *p, const float *K, const float *V, tc_error *err)
 {
-    return tc_gpu_to_half(p->gpu, QKV + (int64_t)p->rows * p->d, p->qkv16,
-                          (int64_t)nmats * p->cols, p->d, 8 * p->nq, err);
+    const int64_t ld = 8 * p->nq;
+    tc_status st = tc_gpu_to_half(p->gpu, K, p->qkv16, p->cols, p->d, ld, err);
+    if (st == TC_OK && V)
+        st = tc_gpu_to_half(p->gpu, V, p->qkv16 + (int64_t)p->cols * ld, p->cols, p->d, ld, err);
+    return st;
 }
 
-static attn_args fused_args(const tc_attn *p, const float *QKV)
+static attn_args fused_args(const tc_attn *p, const float *Q)
 {
     attn_args a;
     memset(&a, 0, sizeof a);
@@ -608,7 +611,7 @@ static attn_args fused_args(const tc_attn *p, const float *QKV)
     a.bitmap = p->bitmap;
     a.order = p->order;
     a.offset = p->offset;
-    a.Q = QKV;
+    a.Q = Q;
     a.K = p->qkv16;
     a.V = a.K + (int64_t)p->cols * ld;
     a.rows = p->rows;
@@ -641,9 +644,9 @@ static tc_status launch_width(const tc_attn *p, int sddmm, const attn_args &a, t
 }
 
 /* E V into O by cusparseSpMM with p->spmm_alg. */
-static tc_status unfused_spmm(tc_attn *p, float *V, float *O, tc_error *err)
+static tc_status unfused_spmm(tc_attn *p, const float *V, float *O, tc_error *err)
 {
-    tc_status st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matV, V));
+    tc_status st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matV, (void *)V));
     if (st == TC_OK)
         st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matO, O));
     if (st == TC_OK)
@@ -659,7 +662,8 @@ static const cusparseSpMMAlg_t spmm_algs[] = { CUSPARSE_SPMM_ALG_DEFAULT, CUSPAR
 
 typedef struct spmm_trial {
     tc_attn *p;
-    float *V, *O;
+    const float *V;
+    float *O;
 } spmm_trial;
 
 static tc_status spmm_trial_run(void *ctx, int set, tc_error *err)
@@ -673,7 +677,7 @@ static tc_status spmm_trial_run(void *ctx, int set, tc_error *err)
    pipeline's own operands (the values do not matter to the time): the
    faster is kept, so that the baseline is cuSPARSE at its best here. One
    workspace, the larger of theirs. */
-static tc_status pick_spmm_alg(tc_attn *p, float *V, float *O, tc_error *err)
+static tc_status pick_spmm_alg(tc_attn *p, const float *V, float *O, tc_error *err)
 {
     size_t most = 0;
     for (int i = 0; i < NALGS; i++) {
@@ -709,7 +713,7 @@ static tc_status pick_spmm_alg(tc_attn *p, float *V, float *O, tc_error *err)
 /* The unfused SDDMM, once: A's CSR uploaded (its values array then holds
    the scores), Q and K as the dense operands (K transposed), the
    workspace, cuSPARSE's preprocessing. */
-static tc_status prepare_sddmm(tc_attn *p, float *QKV, tc_error *err)
+static tc_status prepare_sddmm(tc_attn *p, const float *Q, const float *K, tc_error *err)
 {
     if (p->matS)
         return TC_OK;
@@ -718,15 +722,14 @@ static tc_status prepare_sddmm(tc_attn *p, float *QKV, tc_error *err)
     if (st != TC_OK)
         return st;
     const cusparseIndexType_t it = p->A.index64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
-    float *K = QKV + (int64_t)p->rows * p->d;
     st = TC_CUSPARSE(err, cusparseCreateCsr(&p->matS, p->rows, p->cols, p->nnz, p->A.rowptr,
                                             p->A.colidx, p->A.val, it, it,
                                             CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
     if (st == TC_OK)
-        st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matQ, p->rows, p->d, p->d, QKV, CUDA_R_32F,
+        st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matQ, p->rows, p->d, p->d, (void *)Q, CUDA_R_32F,
                                                   CUSPARSE_ORDER_ROW));
     if (st == TC_OK)
-        st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matK, p->cols, p->d, p->d, K, CUDA_R_32F,
+        st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matK, p->cols, p->d, p->d, (void *)K, CUDA_R_32F,
                                                   CUSPARSE_ORDER_ROW));
     size_t need = 0;
     if (st == TC_OK)
@@ -747,11 +750,11 @@ static tc_status prepare_sddmm(tc_attn *p, float *QKV, tc_error *err)
 
 /* The unfused SpMM, once (after prepare_sddmm): V and O as its dense
    operands, its algorithm and workspace. */
-static tc_status prepare_spmm(tc_attn *p, float *V, float *O, tc_error *err)
+static tc_status prepare_spmm(tc_attn *p, const float *V, float *O, tc_error *err)
 {
     if (p->matV)
         return TC_OK;
-    tc_status st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matV, p->cols, p->d, p->d, V,
+    tc_status st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matV, p->cols, p->d, p->d, (void *)V,
                                                         CUDA_R_32F, CUSPARSE_ORDER_ROW));
     if (st == TC_OK)
         st = TC_CUSPARSE(err, cusparseCreateDnMat(&p->matO, p->rows, p->d, p->d, O, CUDA_R_32F,
@@ -760,12 +763,12 @@ static tc_status prepare_spmm(tc_attn *p, float *V, float *O, tc_error *err)
 }
 
 /* The scores alpha * Q K^T of A's nonzeros into A's values. */
-static tc_status unfused_sddmm(tc_attn *p, float *QKV, float alpha, tc_error *err)
+static tc_status unfused_sddmm(tc_attn *p, const float *Q, const float *K, float alpha,
+                               tc_error *err)
 {
-    float *K = QKV + (int64_t)p->rows * p->d;
-    tc_status st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matQ, QKV));
+    tc_status st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matQ, (void *)Q));
     if (st == TC_OK)
-        st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matK, K));
+        st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matK, (void *)K));
     if (st == TC_OK)
         st = TC_CUSPARSE(err, cusparseSDDMM(p->gpu->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                             CUSPARSE_OPERATION_TRANSPOSE, &alpha, p->matQ, p->matK,
@@ -787,17 +790,17 @@ static tc_status unfused_softmax(tc_attn *p, tc_error *err)
     return TC_LAUNCHED(err, "csr_row_softmax");
 }
 
-static tc_status run_unfused(tc_attn *p, float *QKV, float *O, tc_error *err)
+static tc_status run_unfused(tc_attn *p, const float *Q, const float *K, const float *V,
+                             float *O, tc_error *err)
 {
     if (p->nnz == 0)
         return TC_CUDA(err, cudaMemsetAsync(O, 0, (size_t)p->rows * p->d * sizeof(float),
                                             p->gpu->stream));
-    float *V = QKV + ((int64_t)p->rows + p->cols) * p->d;
-    tc_status st = prepare_sddmm(p, QKV, err);
+    tc_status st = prepare_sddmm(p, Q, K, err);
     if (st == TC_OK)
         st = prepare_spmm(p, V, O, err);
     if (st == TC_OK)
-        st = unfused_sddmm(p, QKV, 1.0f, err);
+        st = unfused_sddmm(p, Q, K, 1.0f, err);
     if (st == TC_OK)
         st = unfused_softmax(p, err);
     if (st == TC_OK)
@@ -807,9 +810,9 @@ static tc_status run_unfused(tc_attn *p, float *QKV, float *O, tc_error *err)
 
 /* The fused kernel (the SDDMM's or attention's) with the plan's warps,
    after K (and V) were converted. */
-static tc_status fused_launch(tc_attn *p, int sddmm, float *QKV, float *out, tc_error *err)
+static tc_status fused_launch(tc_attn *p, int sddmm, const float *Q, float *out, tc_error *err)
 {
-    attn_args a = fused_args(p, QKV);
+    attn_args a = fused_args(p, Q);
     if (sddmm)
         a.S = out;
     else
@@ -821,14 +824,15 @@ static tc_status fused_launch(tc_attn *p, int sddmm, float *QKV, float *out, tc_
 typedef struct warp_trial {
     tc_attn *p;
     int sddmm;
-    float *QKV, *out;
+    const float *Q;
+    float *out;
 } warp_trial;
 
 static tc_status warp_trial_run(void *ctx, int set, tc_error *err)
 {
     (void)set;
     warp_trial *t = (warp_trial *)ctx;
-    return fused_launch(t->p, t->sddmm, t->QKV, t->out, err);
+    return fused_launch(t->p, t->sddmm, t->Q, t->out, err);
 }
 
 /* Warps per thread block, measured on the first run: 1, 2, 4 and 8
@@ -839,11 +843,11 @@ static tc_status warp_trial_run(void *ctx, int set, tc_error *err)
    0.59x the unfused path with 2 warps, 1.16x with 4) while fewer leave
    shared memory for more thread blocks per SM, which matters when every
    window is light (TF18 at d = 128: 0.80x with 4 warps, 0.94x with 2). */
-static tc_status tune_warps(tc_attn *p, int sddmm, float *QKV, float *out, tc_error *err)
+static tc_status tune_warps(tc_attn *p, int sddmm, const float *Q, float *out, tc_error *err)
 {
     if (p->tuned == sddmm || p->tuned == PINNED || p->windows == 0)
         return TC_OK;
-    warp_trial t = { p, sddmm, QKV, out };
+    warp_trial t = { p, sddmm, Q, out };
     double best = INFINITY;
     int pick = 1;
     tc_status st = TC_OK;
@@ -862,35 +866,37 @@ static tc_status tune_warps(tc_attn *p, int sddmm, float *QKV, float *out, tc_er
     return st;
 }
 
-tc_status tc_attn_run(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err)
+tc_status tc_attn_run(tc_attn *p, tc_attn_path path, const float *Q, const float *K,
+                      const float *V, float *O, tc_error *err)
 {
     if (path == TC_ATTN_UNFUSED)
-        return run_unfused(p, QKV, O, err);
-    tc_status st = kv_to_half(p, QKV, 2, err);
+        return run_unfused(p, Q, K, V, O, err);
+    tc_status st = kv_to_half(p, K, V, err);
     if (st == TC_OK)
-        st = tune_warps(p, 0, QKV, O, err);
-    return st == TC_OK ? fused_launch(p, 0, QKV, O, err) : st;
+        st = tune_warps(p, 0, Q, O, err);
+    return st == TC_OK ? fused_launch(p, 0, Q, O, err) : st;
 }
 
-tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_error *err)
+tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, const float *Q, const float *K, float *S,
+                        tc_error *err)
 {
     if (p->nnz == 0)
         return TC_OK;
     if (path == TC_ATTN_UNFUSED) {
         /* the pipeline's own CSR values array holds the scores; copied
            out so that S is the caller's */
-        tc_status st = prepare_sddmm(p, QKV, err);
+        tc_status st = prepare_sddmm(p, Q, K, err);
         if (st == TC_OK)
-            st = unfused_sddmm(p, QKV, (float)p->scale, err);
+            st = unfused_sddmm(p, Q, K, (float)p->scale, err);
         if (st == TC_OK)
             st = TC_CUDA(err, cudaMemcpyAsync(S, p->A.val, (size_t)p->nnz * sizeof(float),
                                               cudaMemcpyDeviceToDevice, p->gpu->stream));
         return st;
     }
-    tc_status st = kv_to_half(p, QKV, 1, err);
+    tc_status st = kv_to_half(p, K, NULL, err);
     if (st == TC_OK)
-        st = tune_warps(p, 1, QKV, S, err);
-    return st == TC_OK ? fused_launch(p, 1, QKV, S, err) : st;
+        st = tune_warps(p, 1, Q, S, err);
+    return st == TC_OK ? fused_launch(p, 1, Q, S, err) : st;
 }
 
 int64_t tc_attn_device_bytes(const tc_attn *p, tc_attn_path path)

@@ -105,7 +105,8 @@ tc_status tc_gpu_open(int device, tc_gpu **out, tc_error *err)
         return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     st = read_info(device, &g->info, err);
     if (st == TC_OK)
-        st = TC_CUDA(err, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+        st = TC_CUDA(err, cudaStreamCreateWithFlags(&g->own, cudaStreamNonBlocking));
+    g->stream = g->own;
     if (st == TC_OK)
         st = TC_CUSPARSE(err, cusparseCreate(&g->sparse));
     if (st == TC_OK)
@@ -137,9 +138,14 @@ void tc_gpu_close(tc_gpu *g)
             cudaEventDestroy(g->ev[i]);
     if (g->sparse)
         cusparseDestroy(g->sparse);
-    if (g->stream)
-        cudaStreamDestroy(g->stream);
+    if (g->own)
+        cudaStreamDestroy(g->own);
     free(g);
+}
+
+void *tc_gpu_stream(const tc_gpu *g)
+{
+    return g->stream;
 }
 
 const tc_gpu_info *tc_gpu_get_info(const tc_gpu *g)

@@ -65,6 +65,11 @@ typedef struct tc_gpu_api {
     tc_status (*gpu_max_abs)(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
                              float *out, tc_error *err);
     tc_status (*gpu_set_stream)(tc_gpu *g, void *stream, void **previous, tc_error *err);
+    void *(*gpu_stream)(const tc_gpu *g);
+    tc_status (*gpu_gather_rows64)(tc_gpu *g, float *dst, const float *src, const int64_t *idx,
+                                   int64_t rows, int32_t d, tc_error *err);
+    tc_status (*gpu_find_beyond)(tc_gpu *g, const float *x, int64_t n, float limit,
+                                 int64_t *first, tc_error *err);
 
     int (*kernel_variant_find)(const tc_kernel *k, const char *name);
     tc_status (*kernel_prepare)(const tc_kernel *k, tc_gpu *g, const tc_fmt *m,
@@ -83,9 +88,10 @@ typedef struct tc_gpu_api {
     tc_status (*attn_prepare)(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_t d,
                               double scale, int warmup, int iters, tc_attn **out,
                               tc_error *err);
-    tc_status (*attn_run)(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err);
-    tc_status (*attn_sddmm)(tc_attn *p, tc_attn_path path, float *QKV, float *S,
-                            tc_error *err);
+    tc_status (*attn_run)(tc_attn *p, tc_attn_path path, const float *Q, const float *K,
+                          const float *V, float *O, tc_error *err);
+    tc_status (*attn_sddmm)(tc_attn *p, tc_attn_path path, const float *Q, const float *K,
+                            float *S, tc_error *err);
     int64_t (*attn_device_bytes)(const tc_attn *p, tc_attn_path path);
     int (*attn_warps)(const tc_attn *p);
     tc_status (*attn_set_warps)(tc_attn *p, int warps, tc_error *err);

@@ -19,7 +19,9 @@
 
 struct tc_gpu {
     tc_gpu_info info;
-    cudaStream_t stream;
+    cudaStream_t stream;        /* where everything is queued: own, or a
+                                   caller's for a while (tc_gpu_set_stream) */
+    cudaStream_t own;           /* the stream tc_gpu_open created */
     cusparseHandle_t sparse;
     cudaEvent_t ev[TC_TIMING_BATCH + 1];
     /* host memory the device reads and writes directly: [0] the host sets it

@@ -60,6 +60,9 @@ typedef struct tc_gpu tc_gpu;
 tc_status tc_gpu_open(int device, tc_gpu **out, tc_error *err);
 void tc_gpu_close(tc_gpu *g);
 const tc_gpu_info *tc_gpu_get_info(const tc_gpu *g);
+/* The cudaStream_t g queues its work on (its own unless tc_gpu_set_stream
+   changed it); tc_gpu_close destroys only its own. */
+void *tc_gpu_stream(const tc_gpu *g);
 
 /* ------------------------------------------------------------------------ */
 /* Memory (each call returns when the transfer is complete)                  */
@@ -274,13 +277,11 @@ tc_status tc_gpu_set_stream(tc_gpu *g, void *stream, void **previous, tc_error *
                       leave the chip;
      TC_ATTN_UNFUSED  the baseline: cusparseSDDMM into an array of nnz
                       scores, a row-softmax kernel, cusparseSpMM (fp32).
-   Q (rows x d), K and V (cols x d each), float32 row-major, lie stacked in
-   one device array QKV in that order (the B of a tc_gpu_operands set of
-   rows + 2 cols rows and d columns); O (rows x d) is its C. The SDDMM
-   reads only Q and K of it and writes one score per nonzero to S: in bsb
-   order for the fused path (tc_bsb_value_index maps it), in A's CSR order
-   for the unfused one. Each call queues its work on the GPU's stream and
-   writes every element of its output. */
+   Q (rows x d), K and V (cols x d each), O (rows x d) are float32
+   row-major device arrays. The SDDMM writes one score per nonzero to S: in
+   bsb order for the fused path (tc_bsb_value_index maps it), in A's CSR
+   order for the unfused one. Each call queues its work on the GPU's stream
+   and writes every element of its output. */
 typedef struct tc_attn tc_attn;
 typedef enum { TC_ATTN_FUSED, TC_ATTN_UNFUSED } tc_attn_path;
 
@@ -292,8 +293,10 @@ typedef enum { TC_ATTN_FUSED, TC_ATTN_UNFUSED } tc_attn_path;
    tc_kernel_tune does. */
 tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_t d,
                           double scale, int warmup, int iters, tc_attn **out, tc_error *err);
-tc_status tc_attn_run(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err);
-tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_error *err);
+tc_status tc_attn_run(tc_attn *p, tc_attn_path path, const float *Q, const float *K,
+                      const float *V, float *O, tc_error *err);
+tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, const float *Q, const float *K, float *S,
+                        tc_error *err);
 /* Device bytes the path holds besides the operands QKV, O (and S): the
    fused path's bsb arrays, schedule and fp16 copy of K and V; the unfused
    path's CSR, its nnz scores and cuSPARSE's workspaces (0 until it ran). */
@@ -307,6 +310,17 @@ int tc_attn_warps(const tc_attn *p);
 tc_status tc_attn_set_warps(tc_attn *p, int warps, tc_error *err);
 int tc_attn_width(const tc_attn *p);
 void tc_attn_free(tc_attn *p);
+
+/* The attention plan's moves and range check (kernels/permute.cu), on g's
+   stream. dst row i = src row idx[i] (rows x d packed floats; d = 1
+   gathers single values, so idx may index more than 2^31 nonzeros),
+   without waiting. */
+tc_status tc_gpu_gather_rows64(tc_gpu *g, float *dst, const float *src, const int64_t *idx,
+                               int64_t rows, int32_t d, tc_error *err);
+/* *first: the least i with x[i] not finite or |x[i]| > limit, else -1;
+   returns when known. */
+tc_status tc_gpu_find_beyond(tc_gpu *g, const float *x, int64_t n, float limit, int64_t *first,
+                             tc_error *err);
 
 #ifdef __cplusplus
 }

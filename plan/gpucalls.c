@@ -159,3 +159,24 @@ tc_status tc_gpu_set_stream(tc_gpu *g, void *stream, void **previous, tc_error *
     const tc_gpu_api *api = tc_gpu_api_load(err);
     return api ? api->gpu_set_stream(g, stream, previous, err) : TC_ERR_NODEVICE;
 }
+
+void *tc_gpu_stream(const tc_gpu *g)
+{
+    const tc_gpu_api *api = tc_gpu_api_loaded();
+    return api ? api->gpu_stream(g) : NULL;
+}
+
+tc_status tc_gpu_gather_rows64(tc_gpu *g, float *dst, const float *src, const int64_t *idx,
+                               int64_t rows, int32_t d, tc_error *err)
+{
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_gather_rows64(g, dst, src, idx, rows, d, err) : TC_ERR_NODEVICE;
+}
+
+tc_status tc_gpu_find_beyond(tc_gpu *g, const float *x, int64_t n, float limit, int64_t *first,
+                             tc_error *err)
+{
+    *first = -1;
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_find_beyond(g, x, n, limit, first, err) : TC_ERR_NODEVICE;
+}

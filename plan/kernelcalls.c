@@ -132,16 +132,18 @@ tc_status tc_attn_prepare(tc_gpu *g, const tc_fmt *mask, const tc_csr *a, int32_
                : TC_ERR_NODEVICE;
 }
 
-tc_status tc_attn_run(tc_attn *p, tc_attn_path path, float *QKV, float *O, tc_error *err)
+tc_status tc_attn_run(tc_attn *p, tc_attn_path path, const float *Q, const float *K,
+                      const float *V, float *O, tc_error *err)
 {
     const tc_gpu_api *api = tc_gpu_api_load(err);
-    return api ? api->attn_run(p, path, QKV, O, err) : TC_ERR_NODEVICE;
+    return api ? api->attn_run(p, path, Q, K, V, O, err) : TC_ERR_NODEVICE;
 }
 
-tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, float *QKV, float *S, tc_error *err)
+tc_status tc_attn_sddmm(tc_attn *p, tc_attn_path path, const float *Q, const float *K, float *S,
+                        tc_error *err)
 {
     const tc_gpu_api *api = tc_gpu_api_load(err);
-    return api ? api->attn_sddmm(p, path, QKV, S, err) : TC_ERR_NODEVICE;
+    return api ? api->attn_sddmm(p, path, Q, K, S, err) : TC_ERR_NODEVICE;
 }
 
 int64_t tc_attn_device_bytes(const tc_attn *p, tc_attn_path path)

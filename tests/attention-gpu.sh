@@ -83,7 +83,7 @@ awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print 3, 2
              for (i = 0; i < 6; i++) print 0.5 }' > "$T/half.mtx"
 awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 3, 3, 5
              print 1, 1; print 1, 2; print 2, 3; print 3, 1; print 3, 3 }' > "$T/a3.mtx"
-run_fails 1 "tcmul: $T/big.mtx: K[1][1] = 1e+06: the fused kernel takes fp16 operands (finite, |x| <= 65504); --path unfused computes in fp32" \
+run_fails 1 "tcmul: $T/big.mtx: K[1][1] = 1e+06: the fused kernel takes fp16 operands (finite, |x| <= 65504); the unfused path computes in fp32" \
     "an operand beyond fp16 is refused, named" -- \
     "$TCMUL" --device gpu --op attention "$T/a3.mtx" "$T/half.mtx" "$T/big.mtx" "$T/big.mtx" \
     --verify

@@ -1,0 +1,270 @@
+/* t_attn_plan_gpu: SDDMM and attention plans on the GPU, the way a
+   program calls them: Q, K, V and the output in the caller's own device
+   buffers, the work queued on the caller's own stream (a second tc_gpu's,
+   not the plan's). Fused (bsb) and unfused (csr) paths, a mask stored with
+   its rows and columns permuted and one that is not: each output, in the
+   caller's order, passes tc_attn_plan_verify, and agrees with what the
+   host-array execute gives. Operands beyond fp16 are refused on the device by
+   the fused path, named. The bench fills the info's times; auto keeps the
+   faster path at a timing effort, the unfused one for operands beyond
+   fp16. Skipped where there is no CUDA device. */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcsparse.h"
+#include "kernels.h"
+#include "attention.h"
+#include "tap.h"
+#include "testmat.h"
+
+static void bail(const char *msg)
+{
+    printf("Bail out! %s\n", msg);
+    exit(1);
+}
+
+static tc_perm *shuffled(int32_t n)
+{
+    int32_t *idx = malloc(sizeof *idx * ((size_t)n + 1));
+    for (int32_t i = 0; i < n; i++)
+        idx[i] = i;
+    for (int32_t i = n - 1; i > 0; i--) {
+        const int32_t j = (int32_t)tap_rand((uint32_t)i + 1), t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+    tc_perm *p;
+    tc_error err;
+    if (tc_perm_from_array(&p, n, idx, TC_PERM_NEW2OLD, "test", &err))
+        bail(err.msg);
+    free(idx);
+    return p;
+}
+
+static float *random_floats(int64_t n)
+{
+    float *x = malloc(sizeof *x * ((size_t)n + 1));
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)((double)tap_rand(2000001) / 1e6 - 1.0);
+    return x;
+}
+
+/* The caller's side: its device, stream and buffers. */
+typedef struct caller {
+    tc_gpu *g;
+    float *Q, *K, *V, *out;
+} caller;
+
+static float *put(tc_gpu *g, const float *x, int64_t n)
+{
+    void *dev;
+    tc_error err;
+    if (tc_gpu_alloc(g, 4 * (n ? n : 1), &dev, &err) || (n && tc_gpu_upload(g, dev, x, 4 * n, &err)))
+        bail(err.msg);
+    return dev;
+}
+
+/* One plan (op, path) on orig stored as permuted by rp, cp. */
+static void one(caller *c, const tc_csr *orig, const tc_csr *stored, const tc_perm *rp,
+                const tc_perm *cp, tc_op op, const char *format, const char *what)
+{
+    const int32_t d = 48;
+    const int att = op == TC_OP_ATTENTION;
+    const int64_t nq = (int64_t)orig->rows * d, nk = (int64_t)orig->cols * d;
+    const int64_t nout = att ? nq : orig->nnz;
+    float *Q = random_floats(nq), *K = random_floats(nk), *V = random_floats(nk);
+    float *out = malloc(sizeof *out * ((size_t)nout + 1)), *host = malloc(sizeof *host * ((size_t)nout + 1));
+    tc_error err;
+    c->Q = put(c->g, Q, nq);
+    c->K = put(c->g, K, nk);
+    c->V = put(c->g, V, nk);
+    void *dev;
+    if (tc_gpu_alloc(c->g, 4 * (nout ? nout : 1), &dev, &err) ||
+        tc_gpu_poison(c->g, dev, 4 * nout, &err))
+        bail(err.msg);
+    c->out = dev;
+
+    tc_plan_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = op;
+    o.n = d;
+    o.device = TC_DEVICE_GPU;
+    o.effort = TC_EFFORT_DEFAULT;
+    o.format = format;
+    o.calls = 100;
+    o.warmup = 2;
+    o.iters = 5;
+    tc_attn_plan *p = NULL;
+    if (tc_attn_plan_create(stored, NULL, rp, cp, &o, &p, &err))
+        bail(err.msg);
+    void *stream = tc_gpu_stream(c->g);
+    tc_status st = att ? tc_attn_plan_attention(p, c->Q, c->K, c->V, c->out, stream, &err)
+                       : tc_attn_plan_sddmm(p, c->Q, c->K, c->out, stream, &err);
+    /* the caller's download runs on its stream, after the plan's work */
+    if (st == TC_OK)
+        st = tc_gpu_download(c->g, out, c->out, 4 * nout, &err);
+    ok(st == TC_OK, "%s: ran on the caller's stream with device pointers", what);
+    if (st != TC_OK)
+        diag("  %s", err.msg);
+    tc_compare cmp;
+    int64_t row, col;
+    tc_plan_info info;
+    tc_attn_plan_info(p, &info);
+    st = tc_attn_plan_verify(p, Q, K, att ? V : NULL, out, &cmp, &row, &col, &err);
+    ok(st == TC_OK && cmp.nonfinite == 0 && cmp.rel_fro <= info.tolerance,
+       "%s: in the caller's order, passes the float64 check (%s, rel_fro %.2e <= %.0e)", what,
+       info.precision, cmp.rel_fro, info.tolerance);
+    st = tc_attn_plan_execute_host(p, Q, K, att ? V : NULL, host, &err);
+    double *wide = malloc(sizeof *wide * ((size_t)nout + 1));
+    for (int64_t i = 0; i < nout; i++)
+        wide[i] = out[i];
+    if (st == TC_OK)
+        tc_compare_f32(host, wide, 1, (int32_t)nout, nout, &cmp);
+    ok(st == TC_OK && cmp.nonfinite == 0 && cmp.rel_fro <= 1e-6,
+       "%s: host arrays give the same output", what);
+    free(wide);
+    tc_attn_plan_free(p);
+    tc_gpu_free(c->g, c->Q);
+    tc_gpu_free(c->g, c->K);
+    tc_gpu_free(c->g, c->V);
+    tc_gpu_free(c->g, c->out);
+    free(Q);
+    free(K);
+    free(V);
+    free(out);
+    free(host);
+}
+
+/* Beyond fp16 on the device: the fused plan refuses, naming the element. */
+static void device_range(caller *c, const tc_csr *a)
+{
+    const int32_t d = 8;
+    float *Q = random_floats((int64_t)a->rows * d), *K = random_floats((int64_t)a->cols * d);
+    K[2 * d + 3] = 1e6f;
+    tc_error err;
+    c->Q = put(c->g, Q, (int64_t)a->rows * d);
+    c->K = put(c->g, K, (int64_t)a->cols * d);
+    void *dev;
+    if (tc_gpu_alloc(c->g, 4 * (a->nnz ? a->nnz : 1), &dev, &err))
+        bail(err.msg);
+    c->out = dev;
+    tc_plan_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = TC_OP_SDDMM;
+    o.n = d;
+    o.device = TC_DEVICE_GPU;
+    o.format = "bsb";
+    tc_attn_plan *p = NULL;
+    if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
+        bail(err.msg);
+    const tc_status st = tc_attn_plan_sddmm(p, c->Q, c->K, c->out, tc_gpu_stream(c->g), &err);
+    ok(st == TC_ERR_INVALID && strncmp(err.msg, "K[2][3] = 1e+06: ", 17) == 0,
+       "device operands beyond fp16 refused, named: %s", err.msg);
+    tc_attn_plan_free(p);
+    tc_gpu_free(c->g, c->Q);
+    tc_gpu_free(c->g, c->K);
+    tc_gpu_free(c->g, c->out);
+    free(Q);
+    free(K);
+}
+
+static void bench(const tc_csr *a)
+{
+    const int32_t d = 32;
+    float *Q = random_floats((int64_t)a->rows * d), *K = random_floats((int64_t)a->cols * d);
+    float *V = random_floats((int64_t)a->cols * d);
+    tc_plan_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = TC_OP_ATTENTION;
+    o.n = d;
+    o.device = TC_DEVICE_GPU;
+    o.warmup = 2;
+    o.iters = 5;
+    tc_attn_plan *p = NULL;
+    tc_error err;
+    if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
+        bail(err.msg);
+    const tc_status st = tc_attn_plan_bench(p, Q, K, V, &err);
+    tc_plan_info info;
+    tc_attn_plan_info(p, &info);
+    ok(st == TC_OK && info.ms > 0 && info.cusparse_ms > 0 && strcmp(info.format, "bsb") == 0,
+       "bench: the fused path %.4f ms, cuSPARSE's %.4f ms", info.ms, info.cusparse_ms);
+    tc_attn_plan_free(p);
+    free(Q);
+    free(K);
+    free(V);
+}
+
+/* format auto: timed at effort MEASURE, the faster path kept; operands
+   beyond fp16 announced by b_max_abs take the unfused path. */
+static void auto_path(const tc_csr *a)
+{
+    tc_plan_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = TC_OP_ATTENTION;
+    o.n = 64;
+    o.device = TC_DEVICE_GPU;
+    o.effort = TC_EFFORT_MEASURE;
+    o.warmup = 2;
+    o.iters = 5;
+    tc_attn_plan *p = NULL;
+    tc_error err;
+    tc_plan_info info;
+    if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
+        bail(err.msg);
+    tc_attn_plan_info(p, &info);
+    ok(info.ms > 0 && info.cusparse_ms > 0 && info.ms <= info.cusparse_ms &&
+           strcmp(info.format, info.ms < info.cusparse_ms ? "bsb" : "csr") == 0,
+       "auto at MEASURE: %s kept, %.4f ms against cuSPARSE's %.4f ms", info.format, info.ms,
+       info.cusparse_ms);
+    tc_attn_plan_free(p);
+    o.effort = TC_EFFORT_ESTIMATE;
+    o.b_max_abs = 1e6;
+    if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
+        bail(err.msg);
+    tc_attn_plan_info(p, &info);
+    ok(strcmp(info.format, "csr") == 0 && strcmp(info.precision, "fp32") == 0 && info.ms == -1,
+       "auto with operands up to 1e6: the unfused fp32 path, untimed at ESTIMATE");
+    tc_attn_plan_free(p);
+}
+
+int main(void)
+{
+    tc_gpu_info *list = NULL;
+    int n = 0;
+    tc_error err;
+    if (tc_gpu_list(&list, &n, &err) != TC_OK || n == 0)
+        skip_all("no CUDA device");
+    free(list);
+    caller c;
+    memset(&c, 0, sizeof c);
+    if (tc_gpu_open(0, &c.g, &err))
+        bail(err.msg);
+    tc_csr *a = tap_random_matrix(301, 211, 6, 17, 40, 1);
+    tc_perm *rp = shuffled(a->rows), *cp = shuffled(a->cols);
+    tc_csr *stored = NULL;
+    if (tc_csr_permute(a, rp, cp, &stored, &err))
+        bail(err.msg);
+    static const tc_op ops[2] = { TC_OP_ATTENTION, TC_OP_SDDMM };
+    static const char *const formats[2] = { "bsb", "csr" };
+    for (int i = 0; i < 2; i++)
+        for (int f = 0; f < 2; f++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s %s, permuted", i ? "sddmm" : "attention",
+                     formats[f]);
+            one(&c, a, stored, rp, cp, ops[i], formats[f], what);
+            snprintf(what, sizeof what, "%s %s, given order", i ? "sddmm" : "attention",
+                     formats[f]);
+            one(&c, a, a, NULL, NULL, ops[i], formats[f], what);
+        }
+    device_range(&c, a);
+    bench(a);
+    auto_path(a);
+    tc_csr_free(stored);
+    tc_csr_free(a);
+    tc_perm_free(rp);
+    tc_perm_free(cp);
+    tc_gpu_close(c.g);
+    return done_testing();
+}

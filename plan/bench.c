@@ -25,6 +25,7 @@ typedef struct bench_out {
     const char *bandwidth_source;
     int64_t a_bytes;
     double part_ms[TC_KERNEL_MAX_PARTS];
+    double plan_ms;             /* GPU: the whole product, caller's order */
     double ref_ms[2];           /* cuSPARSE, cuBLAS (-1: not timed) */
     const char *ref_variant[2];
 } bench_out;
@@ -83,13 +84,37 @@ static int all_finite(const float *x, int64_t n)
     return 1;
 }
 
-static tc_status bench_gpu(tc_plan *p, const float *B, int64_t ldb, int warmup, int iters,
-                           unsigned flags, bench_out *b, tc_error *err)
+/* B as the caller gave it, packed to n columns. */
+static float *caller_b(const tc_plan *p, const float *B, int64_t ldb, tc_error *err)
+{
+    const int32_t n = p->o.n;
+    float *b = tc_malloc_array((int64_t)p->a->cols * n, sizeof *b, err);
+    for (int32_t j = 0; b && j < p->a->cols; j++)
+        memcpy(b + (int64_t)j * n, B + (int64_t)j * ldb, (size_t)n * sizeof *b);
+    return b;
+}
+
+typedef struct plan_run {
+    tc_plan *p;
+    const tc_gpu_operands *ops;
+} plan_run;
+
+/* One product as tc_plan_execute runs it (B gathered and scaled, the
+   kernel, C scattered back), on the plan's own stream. */
+static tc_status run_plan(void *arg, int set, tc_error *err)
+{
+    const plan_run *c = arg;
+    return tc_plan_execute_gpu(c->p, c->ops->B[set], c->p->o.n, c->ops->C[set], c->p->o.n,
+                               tc_gpu_stream(c->p->gpu), err);
+}
+
+/* The kernel alone in the plan's order, its parts, and cuBLAS. */
+static tc_status bench_kernel(tc_plan *p, const float *B, int64_t ldb, int warmup, int iters,
+                              unsigned flags, int finite, bench_out *b, tc_error *err)
 {
     float *pb = plan_order_b(p, B, ldb, err);
     if (!pb)
         return TC_ERR_NOMEM;
-    const int finite = all_finite(pb, (int64_t)p->a->cols * p->o.n);
     tc_gpu_operands ops;
     tc_status st = tc_gpu_operands_alloc(p->gpu, pb, p->a->cols, p->a->rows, p->o.n, 1, &ops, err);
     free(pb);
@@ -113,19 +138,52 @@ static tc_status bench_gpu(tc_plan *p, const float *B, int64_t ldb, int warmup, 
         st = tc_kernel_time_part(p->kp, &ops, i, warmup, iters, &t, err);
         b->part_ms[i] = t.ms.decile[5];
     }
-    tc_csr *ca = NULL;
-    if (!st && p->path.kernel != tc_kernel_baseline()) {
-        st = p->row || p->col ? caller_matrix(p, &ca, err) : TC_OK;
-        if (!st)
-            st = time_reference(p, tc_kernel_baseline(), ca ? ca : p->a, &ops, warmup, iters,
-                                finite, &b->ref_ms[0], &b->ref_variant[0], err);
-    }
     if (!st && (flags & TC_BENCH_DENSE))
         st = time_reference(p, tc_kernel_dense(), p->a, &ops, warmup, iters, finite, &b->ref_ms[1],
                             &b->ref_variant[1], err);
+    tc_gpu_operands_free(p->gpu, &ops);
+    return st;
+}
+
+/* On operand sets in the caller's order: the whole product as the caller
+   gets it, and cuSPARSE on the caller's own matrix, in the same run. */
+static tc_status bench_caller(tc_plan *p, const float *B, int64_t ldb, int warmup, int iters,
+                              int finite, bench_out *b, tc_error *err)
+{
+    float *cb = caller_b(p, B, ldb, err);
+    if (!cb)
+        return TC_ERR_NOMEM;
+    tc_gpu_operands ops;
+    tc_status st = tc_gpu_operands_alloc(p->gpu, cb, p->a->cols, p->a->rows, p->o.n, 1, &ops, err);
+    free(cb);
+    if (st)
+        return st;
+    plan_run c = { p, &ops };
+    tc_gpu_timing t;
+    st = tc_gpu_operands_poison(p->gpu, &ops, err);
+    if (!st)
+        st = tc_gpu_time(p->gpu, run_plan, &c, ops.count, warmup, iters, &t, err);
+    if (!st)
+        b->plan_ms = t.ms.decile[5];
+    tc_csr *ca = NULL;
+    if (!st && (p->row || p->col))
+        st = caller_matrix(p, &ca, err);
+    if (!st)
+        st = time_reference(p, tc_kernel_baseline(), ca ? ca : p->a, &ops, warmup, iters, finite,
+                            &b->ref_ms[0], &b->ref_variant[0], err);
     tc_csr_free(ca);
     tc_gpu_operands_free(p->gpu, &ops);
     return st;
+}
+
+static tc_status bench_gpu(tc_plan *p, const float *B, int64_t ldb, int warmup, int iters,
+                           unsigned flags, bench_out *b, tc_error *err)
+{
+    int finite = 1;
+    for (int32_t j = 0; finite && j < p->a->cols; j++)
+        finite = all_finite(B + (int64_t)j * ldb, p->o.n);
+    tc_status st = bench_kernel(p, B, ldb, warmup, iters, flags, finite, b, err);
+    return st ? st : bench_caller(p, B, ldb, warmup, iters, finite, b, err);
 }
 
 typedef struct cpu_run {
@@ -217,9 +275,16 @@ static tc_status report_bench(const tc_plan *p, int warmup, int iters, const ben
                                     "B/C sets rotated so that they are not timed from L2")) ||
                (st = tc_report_str(r, "bench", "launch_gaps_hidden", b->held ? "yes" : "no",
                                    "runs queued behind a holding kernel")));
+    if (!st && p->gpu)
+        st = tc_report_num(r, "bench", "plan_ms", b->plan_ms,
+                           "median of the whole product as tc_plan_execute gives it: B gathered "
+                           "and scaled, the kernel, C scattered back (caller's order)");
     if (!st && b->ref_variant[0])
         st = report_reference(r, "baseline", b->ref_ms[0], b->ref_variant[0], med,
-                              "cuSPARSE, fastest CSR algorithm, same operands");
+                              "cuSPARSE, fastest CSR algorithm, the caller's matrix and operands");
+    if (!st && b->ref_variant[0] && p->gpu)
+        st = tc_report_num(r, "baseline", "plan_speedup", b->ref_ms[0] / b->plan_ms,
+                           "cuSPARSE's median over plan_ms");
     if (!st && b->ref_variant[1])
         st = report_reference(r, "dense", b->ref_ms[1], b->ref_variant[1], med,
                               "cuBLAS GEMM on A stored densely, same operands");

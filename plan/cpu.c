@@ -85,7 +85,7 @@ tc_status tc_plan_cpu(tc_plan *p, const tc_csr *given, int reuse, tc_error *err)
     const char *orders[32] = { p->o.order ? p->o.order : "given" };
     int norders = 1;
     const int timed = p->o.effort != TC_EFFORT_ESTIMATE;
-    if (!p->o.order && p->o.effort == TC_EFFORT_PATIENT)
+    if (!p->o.order && p->o.effort >= TC_EFFORT_PATIENT)
         norders += tc_plan_orders(orders + 1, 31);
     const double est = tc_plan_cpu_estimate_ms(given, p->o.n, p->o.threads);
     double best = INFINITY;

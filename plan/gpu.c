@@ -76,8 +76,68 @@ static tc_status kernel_fmt(tc_plan *p, const tc_kernel *k, const tc_fmt **m, tc
     return st;
 }
 
-/* Builds, uploads and tunes c on p->a (already in c's order) over ops. */
-static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, tc_error *err)
+/* What a product in the current order costs besides the kernel: B's rows
+   gathered into the plan's column order and C's scattered back to the
+   caller's (plan/execute.c), timed on ops. 0 in an order that needs
+   neither. A reordered candidate is charged this, so that the plan chosen
+   is the fastest as the caller sees it, not the fastest kernel. */
+typedef struct moves {
+    tc_plan *p;
+    const tc_gpu_operands *ops;
+    int32_t *d_row, *d_col;
+    float *scratch;             /* rows x n: where C's rows go */
+} moves;
+
+static tc_status run_moves(void *arg, int set, tc_error *err)
+{
+    const moves *m = arg;
+    const tc_csr *a = m->p->a;
+    const int32_t n = m->p->o.n;
+    tc_status st = TC_OK;
+    if (m->d_col)
+        st = tc_gpu_gather_rows(m->p->gpu, m->ops->B[set], n, m->d_col, a->cols, n, NULL,
+                                m->ops->B[(set + 1) % m->ops->count], n, err);
+    if (!st && m->d_row)
+        st = tc_gpu_scatter_rows(m->p->gpu, m->ops->C[set], n, m->d_row, a->rows, n, NULL,
+                                 m->scratch, n, err);
+    return st;
+}
+
+static tc_status upload_index(tc_gpu *g, const tc_perm *q, int32_t **out, tc_error *err)
+{
+    *out = NULL;
+    if (!q)
+        return TC_OK;
+    tc_status st = tc_gpu_alloc(g, (int64_t)q->n * 4, (void **)out, err);
+    return st ? st : tc_gpu_upload(g, *out, q->new2old, (int64_t)q->n * 4, err);
+}
+
+static tc_status time_moves(tc_plan *p, const tc_gpu_operands *ops, double *ms, tc_error *err)
+{
+    *ms = 0;
+    if (!p->row && !p->col)
+        return TC_OK;
+    moves m = { p, ops, NULL, NULL, NULL };
+    tc_status st = upload_index(p->gpu, p->row, &m.d_row, err);
+    if (!st)
+        st = upload_index(p->gpu, p->col, &m.d_col, err);
+    if (!st && m.d_row)
+        st = tc_gpu_alloc(p->gpu, (int64_t)p->a->rows * p->o.n * 4, (void **)&m.scratch, err);
+    tc_gpu_timing t;
+    if (!st)
+        st = tc_gpu_time(p->gpu, run_moves, &m, ops->count, p->o.warmup, p->o.iters, &t, err);
+    if (!st)
+        *ms = t.ms.decile[5];
+    tc_gpu_free(p->gpu, m.d_row);
+    tc_gpu_free(p->gpu, m.d_col);
+    tc_gpu_free(p->gpu, m.scratch);
+    return st;
+}
+
+/* Builds, uploads and tunes c on p->a (already in c's order) over ops; its
+   time is the kernel's plus the order's moves (moves_ms). */
+static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, double moves_ms,
+                           tc_error *err)
 {
     const tc_fmt *m;
     tc_fmt *built;
@@ -98,13 +158,31 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, tc_
         st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p), err);
     if (!st) {
         c->variant = kp->variant;
-        c->ms = forced ? t.ms.decile[5] : kp->variant_ms[kp->variant];
+        c->ms = (forced ? t.ms.decile[5] : kp->variant_ms[kp->variant]) + moves_ms;
         memcpy(c->vms, kp->variant_ms, sizeof c->vms);
     }
     p->info.tune_s += tc_plan_now() - t0;
     tc_kernel_free(kp);
     tc_fmt_free(built);
     return st ? tc_error_prefix(err, "plan: %s in order %s", c->k->format, c->order) : TC_OK;
+}
+
+/* EXHAUSTIVE: every kernel in every order (the given one, then each
+   registered reordering) that the model's list lacks, predicted 0. */
+static int add_every_pair(const tc_plan *p, gcand *gc, int n)
+{
+    const char *orders[32] = { p->o.order ? p->o.order : "given" };
+    const int no = 1 + (p->o.order ? 0 : tc_plan_orders(orders + 1, 31));
+    for (int o = 0; o < no; o++)
+        for (int k = 0; k < tc_kernel_count() && n < MAX_GC; k++) {
+            const tc_kernel *kk = tc_kernel_at(k);
+            int have = 0;
+            for (int i = 0; i < n && !have; i++)
+                have = gc[i].k == kk && strcmp(gc[i].order, orders[o]) == 0;
+            if (kk && !have)
+                gc[n++] = (gcand){ orders[o], kk, 0, -1, -1, { 0 } };
+        }
+    return n;
 }
 
 /* The candidates from the model (format auto), or the forced format's
@@ -127,7 +205,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
                                 note + strlen("left out: "));
         const char *orders[32] = { p->o.order ? p->o.order : "given" };
         int no = 1;
-        if (!p->o.order && p->o.effort == TC_EFFORT_PATIENT)
+        if (!p->o.order && p->o.effort >= TC_EFFORT_PATIENT)
             no += tc_plan_orders(orders + 1, 31);
         for (int i = 0; i < no && n < MAX_GC; i++)
             if (k != base || strcmp(orders[i], "given") != 0)
@@ -136,7 +214,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
         return TC_OK;
     }
     const int all = p->o.order ? strcmp(p->o.order, "given") != 0
-                               : p->o.effort == TC_EFFORT_PATIENT;
+                               : p->o.effort >= TC_EFFORT_PATIENT;
     tc_model_candidate *mc = NULL;
     int count = 0;
     tc_status st = tc_model_rank(given, p->o.n, all, &mc, &count, p->o.progress, err);
@@ -154,6 +232,8 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
                             { 0 } };
     }
     free(mc);
+    if (!st && p->o.effort == TC_EFFORT_EXHAUSTIVE)
+        n = add_every_pair(p, gc, n);
     *ngc = n;
     return st;
 }
@@ -190,13 +270,19 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
         return st;
     qsort(gc, (size_t)n, sizeof *gc, by_order);
     p->path.order[0] = '\0';
+    double moves_ms = 0;
     for (int i = 0; i < n && !st; i++) {
         if (gc[i].ms == -2)
             continue;
-        if (strcmp(p->path.order, gc[i].order) != 0)
+        if (strcmp(p->path.order, gc[i].order) != 0) {
             st = tc_plan_set_order(p, given, gc[i].order, NULL, err);
+            const double t1 = tc_plan_now();
+            if (!st)
+                st = time_moves(p, &ops, &moves_ms, err);
+            p->info.tune_s += tc_plan_now() - t1;
+        }
         if (!st)
-            st = time_cand(p, &gc[i], &ops, err);
+            st = time_cand(p, &gc[i], &ops, moves_ms, err);
         /* a kernel that cannot take this matrix (its format refuses it, its
            device memory runs short) is a candidate left out, unless it is
            cuSPARSE or the format asked for */
@@ -225,7 +311,8 @@ static void choose_timed(tc_plan *p, gcand *gc, int n, int timed)
         const int base = gc[i].k == tc_kernel_baseline() && strcmp(gc[i].order, "given") == 0;
         const int allowed = kernel_allowed(p, gc[i].k, note, sizeof note);
         /* a forced format is timed in every order asked for */
-        const int past_top = kept >= TOP_TIMED && !p->o.format;
+        const int past_top =
+            kept >= TOP_TIMED && !p->o.format && p->o.effort != TC_EFFORT_EXHAUSTIVE;
         if (!allowed || (!base && (!timed || past_top))) {
             if (allowed)
                 snprintf(note, sizeof note, timed ? "not timed: below the model's top %d"

@@ -35,7 +35,10 @@ double tc_plan_now(void)
 
 const char *tc_plan_effort_name(tc_effort e)
 {
-    return e == TC_EFFORT_ESTIMATE ? "estimate" : e == TC_EFFORT_PATIENT ? "patient" : "measure";
+    return e == TC_EFFORT_ESTIMATE     ? "estimate"
+           : e == TC_EFFORT_PATIENT    ? "patient"
+           : e == TC_EFFORT_EXHAUSTIVE ? "exhaustive"
+                                       : "measure";
 }
 
 /* Copies an option string into the plan's own buffer (the caller's may go

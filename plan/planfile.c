@@ -108,7 +108,8 @@ static void cache_path(const tc_plan *p, const tc_stored_plan *key, char *buf, s
 
 static tc_effort effort_of(const char *name)
 {
-    return strcmp(name, "patient") == 0   ? TC_EFFORT_PATIENT
+    return strcmp(name, "exhaustive") == 0 ? TC_EFFORT_EXHAUSTIVE
+           : strcmp(name, "patient") == 0   ? TC_EFFORT_PATIENT
            : strcmp(name, "measure") == 0 ? TC_EFFORT_MEASURE
                                           : TC_EFFORT_ESTIMATE;
 }

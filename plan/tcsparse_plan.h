@@ -41,7 +41,12 @@ typedef enum {
     TC_EFFORT_ESTIMATE = 0, /* the model alone: nothing is timed */
     TC_EFFORT_MEASURE = 1,  /* times the model's candidates in the matrix's
                                given order, and cuSPARSE */
-    TC_EFFORT_PATIENT = 2   /* also the reorderings */
+    TC_EFFORT_PATIENT = 2,  /* also the reorderings the model proposes */
+    TC_EFFORT_EXHAUSTIVE = 3 /* every candidate: every kernel and its variants,
+                               in the given order and after every registered
+                               reordering, nothing pruned (FFTW's
+                               EXHAUSTIVE; the oracle bench/auto.sh measures
+                               the other levels against) */
 } tc_effort;
 
 typedef enum { TC_OP_SPMM = 0, TC_OP_SDDMM, TC_OP_ATTENTION } tc_op;

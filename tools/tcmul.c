@@ -258,7 +258,9 @@ static tc_effort parse_effort(const char *s)
         return TC_EFFORT_MEASURE;
     if (strcmp(s, "patient") == 0)
         return TC_EFFORT_PATIENT;
-    tool_usage_error("--effort: expected estimate, measure or patient, found '%s'", s);
+    if (strcmp(s, "exhaustive") == 0)
+        return TC_EFFORT_EXHAUSTIVE;
+    tool_usage_error("--effort: expected estimate, measure, patient or exhaustive, found '%s'", s);
 }
 
 static void parse_args(int argc, char **argv, options *o)

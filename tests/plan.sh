@@ -128,7 +128,7 @@ run_fails 1 "tcmul: $T/num.plan:7: n: expected a whole number >= 0, found 'seven
 cmp -s "$T/g.plan" "$T/g.before"; ok $? "... the bad plan file is left as it was"
 
 # Usage errors.
-run_fails 2 "tcmul: --effort: expected estimate, measure or patient, found 'hard'" "--effort hard" -- \
+run_fails 2 "tcmul: --effort: expected estimate, measure, patient or exhaustive, found 'hard'" "--effort hard" -- \
     "$TCMUL" --device cpu "$A" --cols 3 --verify --effort hard
 run_fails 2 "tcmul: --order: expected given, auto or a reordering method, found 'sideways'" \
     "--order sideways" -- "$TCMUL" --device cpu "$A" --cols 3 --verify --order sideways

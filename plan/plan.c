@@ -154,7 +154,6 @@ static tc_status plan_spmm(tc_plan *p, const tc_csr *given, const tc_plan_opts *
     const double t0 = tc_plan_now();
     char *why = p->device_why;
     tc_status st = tc_plan_choose_device(p, why, sizeof p->device_why, err);
-    p->fp16_a_ok = tc_plan_fp16_holds_a(given);
     int found = 0;
     if (!st) {
         p->o.plan_file = o->plan_file;

@@ -51,7 +51,6 @@ struct tc_plan {
     /* the chosen kernel's variants as planning tuned them (TC_VARIANT_*
        marks; all TC_VARIANT_UNTIMED when nothing was tuned) */
     double variant_ms[TC_KERNEL_MAX_VARIANTS];
-    int fp16_a_ok;              /* 1: A's values survive the fp16 kernels */
 
     /* GPU plans */
     tc_gpu *gpu;
@@ -114,7 +113,6 @@ void tc_plan_gpu_release(tc_plan *p);
 
 /* 1 when every nonzero of a, after the per-row power-of-two scaling of the
    fp16 kernels, stays within fp16 (not flushed below its subnormals). */
-int tc_plan_fp16_holds_a(const tc_csr *a);
 /* Sets p->b_scale / b_measure for the chosen kernel's precision and
    opts.b_max_abs, and info.b_scaled. */
 void tc_plan_set_b_scaling(tc_plan *p);

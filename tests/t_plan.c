@@ -45,28 +45,6 @@ static void test_exponent(void)
     ok(ldexpf(ldexpf(b, s), -s) == b && ldexpf(b, s) <= 65504, "B 2^s 2^-s is B, bit for bit");
 }
 
-static tc_csr *row_matrix(double v0, double v1)
-{
-    const int32_t ri[2] = { 0, 0 }, ci[2] = { 0, 1 };
-    const double v[2] = { v0, v1 };
-    tc_csr *a = NULL;
-    tc_csr_from_coo(&a, 1, 2, 2, ri, ci, v, 1, NULL);
-    return a;
-}
-
-static void test_fp16_a(void)
-{
-    tc_csr *a = row_matrix(1e10, 3.0);
-    ok(a && tc_plan_fp16_holds_a(a), "a row of 1e10 and 3: the row's scaling keeps both");
-    tc_csr_free(a);
-    a = row_matrix(1.0, 1e-13);
-    ok(a && !tc_plan_fp16_holds_a(a), "a row of 1 and 1e-13: fp16 loses 1e-13 (rules fp16 out)");
-    tc_csr_free(a);
-    a = row_matrix(1e-30, 1e-31);
-    ok(a && tc_plan_fp16_holds_a(a), "a row of 1e-30 and 1e-31: the row's scaling keeps both");
-    tc_csr_free(a);
-}
-
 static void test_hash(void)
 {
     tc_csr *a = tap_random_matrix(300, 200, 5, 7, 9, 0), *b = NULL;
@@ -167,7 +145,6 @@ static void test_cpu_plan(void)
 int main(void)
 {
     test_exponent();
-    test_fp16_a();
     test_hash();
     test_cpu_plan();
     return done_testing();

@@ -4,19 +4,25 @@
 # and machine.
 #
 #   bench/cpu.sh [-o OUT.tsv] [-n "N..."] [-t "THREADS..."] [-w WARMUP]
-#                [-i ITERS] [MATRIX...]
+#                [-i ITERS] [-r ROUNDS] [MATRIX...]
 #
 # Matrices (.mtx[.gz] or .tcf.h5) default to every .mtx.gz of
 # $TC_SHARED_DATA, else ../shared/data beside the tree; n defaults to
-# "32 128", threads to "1 ALL" (ALL: every CPU, nproc); WARMUP 3 and ITERS
-# 15 runs for every timing, whose median is reported. Each matrix is first
-# converted to a .tcf.h5 in a temporary folder (tcconv), which all three
-# read. Per matrix and n, SciPy (bench/scipy-spmm.py: float32 csr_matrix @
-# C-contiguous float32 B, one thread whatever the machine) is timed once;
-# then per thread count ours (tcmul --device cpu --bench --verify, $TCMUL
-# else the build tree's) and GraphBLAS (bench/graphblas-spmm: GrB_mxm
-# PLUS_TIMES_FP32 with a full B, GxB_NTHREADS; $GRAPHBLAS_SPMM else the
-# build tree's, built when configure found GraphBLAS).
+# "32 128", threads to "1 ALL" (ALL: every CPU, nproc). Each matrix is
+# first converted to a .tcf.h5 in a temporary folder (tcconv), which all
+# three read. The three are:
+#   ours       tcmul --device cpu --bench --verify ($TCMUL, else the build
+#              tree's), per thread count
+#   SciPy      bench/scipy-spmm.py: float32 csr_matrix @ C-contiguous
+#              float32 B, one thread whatever the machine (so timed once per
+#              round and shared by the rows of every thread count)
+#   GraphBLAS  bench/graphblas-spmm: GrB_mxm PLUS_TIMES_FP32 with a full B
+#              on GxB_NTHREADS threads ($GRAPHBLAS_SPMM, else the build
+#              tree's, built when configure found GraphBLAS)
+# Every timing is the median of ITERS (default 5) runs after WARMUP
+# (default 1); per matrix and n the three are timed in turn ROUNDS times
+# (default 3), so that a burst of other work on the machine falls on all
+# of them alike, and each figure is the median of its rounds.
 #
 # Writes OUT (default bench/results/cpu.tsv) with one row per matrix, n and
 # thread count, the columns
@@ -33,17 +39,19 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out=$here/bench/results/cpu.tsv
 ns="32 128"
 threads="1 ALL"
-warmup=3
-iters=15
-while getopts o:n:t:w:i: opt; do
+warmup=1
+iters=5
+rounds=3
+while getopts o:n:t:w:i:r: opt; do
     case $opt in
     o) out=$OPTARG ;;
     n) ns=$OPTARG ;;
     t) threads=$OPTARG ;;
     w) warmup=$OPTARG ;;
     i) iters=$OPTARG ;;
+    r) rounds=$OPTARG ;;
     *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [-t \"THREADS...\"] [-w WARMUP]" \
-            "[-i ITERS] [MATRIX...]" >&2
+            "[-i ITERS] [-r ROUNDS] [MATRIX...]" >&2
        exit 2 ;;
     esac
 done
@@ -78,6 +86,42 @@ status=0
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b <= 0) print "NA";
                                             else printf "%.3f\n", a / b }'; }
 
+# ours N T / graphblas N T / scipy N: one timing (median of ITERS), or NA
+ours() {
+    # shellcheck disable=SC2086 # ours_args is a word list by design
+    if ! "$tcmul" $ours_args --cols "$1" --threads "$2" "$h5" > "$tmp/row"; then
+        echo "$0: $name, n=$1, $2 threads: tcmul failed" >&2
+        echo 1 > "$tmp/failed"
+    fi
+    awk -F '\t' '$2 == "input" && $3 == "nnz" { print $4 > "'"$tmp/nnz"'" }
+                  $2 == "bench" && $3 == "median_ms" { v = $4 }
+                  END { print v == "" ? "NA" : v }' "$tmp/row"
+}
+graphblas() {
+    [ -n "$graphblas" ] || { echo NA; return; }
+    "$graphblas" "$h5" "$1" "$2" "$warmup" "$iters" > "$tmp/gb" ||
+        { echo "$0: $name, n=$1, $2 threads: graphblas-spmm failed" >&2; echo 1 > "$tmp/failed"; }
+    cut -f 1 "$tmp/gb" | grep . || echo NA
+}
+scipy() {
+    [ -n "$python" ] || { echo NA; return; }
+    "$python" "$scipy_spmm" "$h5" "$1" float32 "$warmup" "$iters" > "$tmp/sp" ||
+        { echo "$0: $name, n=$1: scipy-spmm.py failed" >&2; echo 1 > "$tmp/failed"; }
+    cut -f 1 "$tmp/sp" | grep . || echo NA
+}
+# median of the words given (NA when any is NA)
+median() {
+    printf '%s\n' "$@" | sort -g | awk '$1 == "NA" { na = 1 } { v[NR] = $1 }
+        END { if (na || NR == 0) print "NA"
+              else print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+threads_list=
+for t in $threads; do
+    [ "$t" = ALL ] && t=$all
+    threads_list="$threads_list $t"
+done
+ours_args="--device cpu --bench --verify --bandwidth 1 --warmup $warmup --iters $iters --tsv"
+
 for m in "$@"; do
     file=$(basename "$m")
     name=${file%.gz}
@@ -89,51 +133,36 @@ for m in "$@"; do
         status=1
         continue
     fi
+    echo NA > "$tmp/nnz"
     for n in $ns; do
-        scipy_ms=NA
-        scipy_cmd="scipy: NA"
-        if [ -n "$python" ]; then
-            scipy_cmd="$python bench/scipy-spmm.py $name.tcf.h5 $n float32 $warmup $iters"
-            if set -- $("$python" "$scipy_spmm" "$h5" "$n" float32 "$warmup" "$iters"); then
-                scipy_ms=$1
-            else
-                echo "$0: $name, n=$n: scipy-spmm.py failed" >&2
-                status=1
-            fi
-        fi
-        for t in $threads; do
-            [ "$t" = ALL ] && t=$all
-            load=$(cut -d ' ' -f 1 /proc/loadavg 2>/dev/null || echo NA)
-            args="--device cpu --bench --verify --bandwidth 1 --warmup $warmup --iters $iters"
-            args="$args --tsv --cols $n --threads $t"
-            # shellcheck disable=SC2086 # args is a word list by design
-            if ! "$tcmul" $args "$h5" > "$tmp/row"; then
-                echo "$0: $name, n=$n, $t threads: tcmul failed" >&2
-                status=1
-            fi
-            nnz=$(awk -F '\t' '$2 == "input" && $3 == "nnz" { print $4 }' "$tmp/row")
-            ours_ms=$(awk -F '\t' '$2 == "bench" && $3 == "median_ms" { v = $4 }
-                                   END { print v == "" ? "NA" : v }' "$tmp/row")
-            gb_ms=NA
-            gb_cmd="graphblas: NA"
-            if [ -n "$graphblas" ]; then
-                gb_cmd="bench/graphblas-spmm $name.tcf.h5 $n $t $warmup $iters"
-                if set -- $("$graphblas" "$h5" "$n" "$t" "$warmup" "$iters"); then
-                    gb_ms=$1
-                else
-                    echo "$0: $name, n=$n, $t threads: graphblas-spmm failed" >&2
-                    status=1
-                fi
-            fi
+        load=$(cut -d ' ' -f 1 /proc/loadavg 2>/dev/null || echo NA)
+        sp_all=
+        for t in $threads_list; do
+            eval "ours_$t= gb_$t="
+        done
+        r=0
+        while [ $r -lt "$rounds" ]; do
+            sp_all="$sp_all $(scipy "$n")"
+            for t in $threads_list; do
+                eval "ours_$t=\"\$ours_$t $(ours "$n" "$t")\""
+                eval "gb_$t=\"\$gb_$t $(graphblas "$n" "$t")\""
+            done
+            r=$((r + 1))
+        done
+        scipy_ms=$(median $sp_all)
+        nnz=$(cat "$tmp/nnz")
+        for t in $threads_list; do
+            eval "ours_ms=\$(median \$ours_$t); gb_ms=\$(median \$gb_$t)"
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
                 "$host" "$(bench_date)" "$commit" "$name" "${nnz:-NA}" "$n" "$t" "$ours_ms" \
                 "$scipy_ms" "$gb_ms" "$(ratio "$scipy_ms" "$ours_ms")" \
                 "$(ratio "$gb_ms" "$ours_ms")" "$load" \
-                "tcconv -q $file -o $name.tcf.h5; tcmul $args $name.tcf.h5; $scipy_cmd; $gb_cmd" \
+                "tcconv -q $file -o $name.tcf.h5; $rounds rounds of: tcmul $ours_args --cols $n --threads $t $name.tcf.h5; $python bench/scipy-spmm.py $name.tcf.h5 $n float32 $warmup $iters; bench/graphblas-spmm $name.tcf.h5 $n $t $warmup $iters" \
                 | tee -a "$tmp/out"
         done
     done
 done
+[ -f "$tmp/failed" ] && status=1
 mkdir -p "$(dirname "$out")"
 cp "$tmp/out" "$out"
 echo "$0: $(($(wc -l < "$out") - 1)) rows in $out" >&2

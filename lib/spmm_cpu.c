@@ -20,9 +20,10 @@
 #include "threads.h"
 #include "spmm_rows.h"
 
-/* Below this much work (multiply-adds) one thread is faster than starting
-   several. */
-#define SPMM_SERIAL_WORK (1 << 16)
+/* Below this much work (multiply-adds, about half a millisecond on one
+   core) one thread is faster than starting several: a thread costs tens of
+   microseconds to start, and on a busy machine far more to be scheduled. */
+#define SPMM_SERIAL_WORK (1 << 23)
 
 /* One copy of the row kernels per instruction set, picked when the library
    is loaded (GCC's target clones, an ifunc: x86-64 with glibc only). */

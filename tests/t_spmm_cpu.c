@@ -123,13 +123,14 @@ static void check_sizes(void)
     tc_csr_free(a);
 }
 
-/* Threads 1..4 (and more than rows) give the same bits, on a matrix large
-   enough to be split, for the chunked widths and the tail. */
+/* Threads 1..4 (and more than rows) give the same bits, for the chunked
+   widths and the tail, on a matrix whose work at these n (8.8 to 57 million
+   multiply-adds) is past what the library runs on one thread. */
 static void check_threads(void)
 {
     tc_error err;
-    tc_csr *a = tap_random_matrix(4001, 3000, 7, 2000, 11, 0);
-    const int32_t ns[] = { 1, 13, 64, 136 };
+    tc_csr *a = tap_random_matrix(20001, 3000, 20, 2000, 11, 0);
+    const int32_t ns[] = { 21, 64, 136 };
     for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
         const int32_t n = ns[t];
         const int64_t len = (int64_t)a->rows * n;

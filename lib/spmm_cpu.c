@@ -13,6 +13,7 @@
  */
 #include <config.h>
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,18 +175,21 @@ SPMM_CLONES static void rows_f64(const void *ctx, int32_t r0, int32_t r1)
 /* Rows over threads                                                         */
 /* ------------------------------------------------------------------------ */
 
-typedef struct rows_job {
+/* Pieces of work per thread: threads take the next piece when done with
+   one, so that a thread the machine runs slower (other work, a busier
+   core) takes fewer, instead of the product waiting for its share. Which
+   thread computes a row never changes the row's result. */
+#define PIECES_PER_THREAD 8
+
+typedef struct rows_work {
     tc_spmm_rows_fn fn;
     const void *ctx;
-    int32_t r0, r1;
-} rows_job;
-
-static void *rows_job_run(void *arg)
-{
-    const rows_job *j = arg;
-    j->fn(j->ctx, j->r0, j->r1);
-    return NULL;
-}
+    const int64_t *rowptr;
+    int32_t rows;
+    int64_t total;          /* rowptr[rows] + rows */
+    int pieces;
+    atomic_int next;        /* the next piece to take */
+} rows_work;
 
 /* The first row r with rowptr[r] + r >= target: rowptr[r] + r, strictly
    increasing, is the work before row r. */
@@ -200,6 +204,26 @@ static int32_t split_row(const int64_t *rowptr, int32_t rows, int64_t target)
             hi = mid;
     }
     return lo;
+}
+
+/* Where piece p starts: the row at p/pieces of the work. */
+static int32_t piece_start(const rows_work *w, int p)
+{
+    if (p >= w->pieces)
+        return w->rows;
+    const int64_t target = w->total / w->pieces * p + w->total % w->pieces * p / w->pieces;
+    return split_row(w->rowptr, w->rows, target);
+}
+
+static void *rows_worker(void *arg)
+{
+    rows_work *w = *(rows_work **)arg;
+    for (int p; (p = atomic_fetch_add(&w->next, 1)) < w->pieces;) {
+        const int32_t r0 = piece_start(w, p), r1 = piece_start(w, p + 1);
+        if (r0 < r1)
+            w->fn(w->ctx, r0, r1);
+    }
+    return NULL;
 }
 
 static int pick_threads(int64_t work_rows, int32_t rows, int32_t n, int nthreads)
@@ -219,17 +243,18 @@ static int pick_threads(int64_t work_rows, int32_t rows, int32_t n, int nthreads
 void tc_spmm_over_rows(const int64_t *rowptr, int32_t rows, int32_t n, int nthreads,
                        tc_spmm_rows_fn fn, const void *ctx)
 {
-    rows_job jobs[TC_MAX_JOBS];
-    const int64_t total = rowptr[rows] + rows;
-    const int nt = pick_threads(total, rows, n, nthreads);
-    int32_t r0 = 0;
-    for (int t = 0; t < nt; t++) {
-        int64_t target = total / nt * (t + 1) + total % nt * (t + 1) / nt;
-        int32_t r1 = t == nt - 1 ? rows : split_row(rowptr, rows, target);
-        jobs[t] = (rows_job){ fn, ctx, r0, r1 };
-        r0 = r1;
+    rows_work w = { fn, ctx, rowptr, rows, rowptr[rows] + rows, 1, 0 };
+    const int nt = pick_threads(w.total, rows, n, nthreads);
+    if (nt == 1) {
+        fn(ctx, 0, rows);
+        return;
     }
-    tc_run_jobs(rows_job_run, jobs, sizeof jobs[0], nt);
+    w.pieces = rows / nt >= PIECES_PER_THREAD ? nt * PIECES_PER_THREAD : nt;
+    atomic_init(&w.next, 0);
+    rows_work *jobs[TC_MAX_JOBS];
+    for (int t = 0; t < nt; t++)
+        jobs[t] = &w;
+    tc_run_jobs(rows_worker, jobs, sizeof jobs[0], nt);
 }
 
 tc_status tc_spmm_check_args(const char *fn, const tc_csr *a, const void *B, int64_t ldb,

@@ -11,10 +11,11 @@
 typedef void (*tc_spmm_rows_fn)(const void *ctx, int32_t r0, int32_t r1);
 
 /* Runs fn over every row of a rows-row matrix with row pointers rowptr, in
-   contiguous ranges of about equal work (a row costs its nonzeros plus one)
-   on as many threads as pay for n columns of B (nthreads <= 0:
-   tc_default_threads()). Each row is in exactly one range, so a product
-   that sums each row in stored order is bitwise the same for any count. */
+   contiguous ranges of about equal work (a row costs its nonzeros plus one;
+   8 ranges a thread, each taken by the next thread free) on as many threads
+   as pay for n columns of B (nthreads <= 0: tc_default_threads()). Each row
+   is in exactly one range, so a product that sums each row in stored order
+   is bitwise the same for any count. */
 void tc_spmm_over_rows(const int64_t *rowptr, int32_t rows, int32_t n, int nthreads,
                        tc_spmm_rows_fn fn, const void *ctx);
 

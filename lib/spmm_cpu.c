@@ -7,9 +7,9 @@
  * partial sums stay in vector registers while the row's nonzeros are walked
  * in stored order, and are written once at the end. Every element is
  * therefore 0 + v1*b1 + v2*b2 + ... in stored order, each product and sum
- * rounded to float32 (the build is ISO C, so the compiler does not contract
- * them into FMAs), whatever the chunk, the thread count or the instruction
- * set the clone was built for: C is bitwise the same for any of them.
+ * rounded to float32 (never contracted into an FMA: the pragmas below),
+ * whatever the chunk, the thread count, the instruction set the clone was
+ * built for or the compiler: C is bitwise the same for any of them.
  */
 #include <config.h>
 
@@ -20,6 +20,15 @@
 #include "tcsparse.h"
 #include "threads.h"
 #include "spmm_rows.h"
+
+/* No FMA contraction of v * b + acc, whatever the flags (GCC contracts by
+   default in its GNU modes, Clang within an expression): a fused product
+   would round differently on machines with and without FMA. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#else
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 /* Below this much work (multiply-adds, about half a millisecond on one
    core) one thread is faster than starting several: a thread costs tens of

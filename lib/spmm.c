@@ -1,12 +1,13 @@
 /*
- * spmm.c: C = A*B on the CPU (float32, and the float64 reference every GPU
- * kernel is checked against), the comparison and tolerance of those checks,
- * the deterministic random numbers that fill their inputs, and the CPU side
- * of timing (median of wall-clock runs, copy bandwidth).
+ * spmm.c: the float64 reference C = A*B that every kernel is checked
+ * against (the float32 product is lib/spmm_cpu.c), the comparison and
+ * tolerance of those checks, the deterministic random numbers that fill
+ * their inputs, and the CPU side of timing (median of wall-clock runs, copy
+ * bandwidth).
  *
- * Both products run rows in parallel with each row computed by one thread in
- * the order of its stored nonzeros, so the result is bitwise the same for any
- * thread count (DESIGN.md: deterministic across thread counts).
+ * The reference runs rows in parallel with each row computed by one thread
+ * in the order of its stored nonzeros, so the result is bitwise the same for
+ * any thread count (DESIGN.md: deterministic across thread counts).
  */
 #include <config.h>
 
@@ -17,141 +18,48 @@
 
 #include "tcsparse.h"
 #include "threads.h"
+#include "spmm_rows.h"
 
-/* Below this much work (multiply-adds) one thread is faster than starting
-   several. */
-#define SPMM_SERIAL_WORK (1 << 16)
 /* More threads than this gain nothing on any machine we know; the cap keeps
    the per-thread bookkeeping in fixed arrays. */
 #define MAX_THREADS 256
 
-/* ------------------------------------------------------------------------ */
-/* Row kernels, one per precision                                            */
-/* ------------------------------------------------------------------------ */
-
-/* Rows [r0, r1) of C = A*B: each C row is zeroed, then each stored nonzero
-   (in column order) adds value * its B row. Only B rows that A's columns
-   name are read, so a NaN or Inf in B reaches exactly the C rows that use
-   it. Pattern matrices (val NULL) have implicit values of 1. */
-#define DEFINE_SPMM_ROWS(NAME, T)                                              \
-    static void NAME(const tc_csr *a, const T *B, int64_t ldb, int32_t n,      \
-                     T *C, int64_t ldc, int32_t r0, int32_t r1)                \
-    {                                                                          \
-        for (int32_t i = r0; i < r1; i++) {                                    \
-            T *restrict c = C + (int64_t)i * ldc;                              \
-            memset(c, 0, (size_t)n * sizeof(T));                               \
-            for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {        \
-                const T v = a->val ? (T)a->val[k] : (T)1;                      \
-                const T *restrict b = B + (int64_t)a->colidx[k] * ldb;         \
-                for (int32_t j = 0; j < n; j++)                                \
-                    c[j] += v * b[j];                                          \
-            }                                                                  \
-        }                                                                      \
-    }
-DEFINE_SPMM_ROWS(spmm_rows_f32, float)
-DEFINE_SPMM_ROWS(spmm_rows_f64, double)
-
-/* ------------------------------------------------------------------------ */
-/* Threads over row ranges balanced by work                                  */
-/* ------------------------------------------------------------------------ */
-
-typedef struct spmm_job {
+typedef struct ref_ctx {
     const tc_csr *a;
-    const void *B;
-    void *C;
+    const double *B;
+    double *C;
     int64_t ldb, ldc;
     int32_t n;
-    int is_f64;
-    int32_t r0, r1;
-} spmm_job;
+} ref_ctx;
 
-static void *spmm_job_run(void *arg)
+/* Rows [r0, r1) of the float64 reference: each C row is zeroed, then each
+   stored nonzero (in column order) adds value * its B row. Only B rows that
+   A's columns name are read, so a NaN or Inf in B reaches exactly the C rows
+   that use it. Pattern matrices (val NULL) have implicit values of 1. */
+static void ref_rows(const void *ctx, int32_t r0, int32_t r1)
 {
-    const spmm_job *j = arg;
-    if (j->is_f64)
-        spmm_rows_f64(j->a, j->B, j->ldb, j->n, j->C, j->ldc, j->r0, j->r1);
-    else
-        spmm_rows_f32(j->a, j->B, j->ldb, j->n, j->C, j->ldc, j->r0, j->r1);
-    return NULL;
-}
-
-/* The first row r with rowptr[r] + r >= target. A row costs its nonzeros
-   plus one (zeroing and writing its C row), so rowptr[r] + r, strictly
-   increasing, is the work before row r. */
-static int32_t split_row(const tc_csr *a, int64_t target)
-{
-    int32_t lo = 0, hi = a->rows;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (a->rowptr[mid] + mid < target)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const ref_ctx *x = ctx;
+    const tc_csr *a = x->a;
+    for (int32_t i = r0; i < r1; i++) {
+        double *restrict c = x->C + (int64_t)i * x->ldc;
+        memset(c, 0, (size_t)x->n * sizeof *c);
+        for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
+            const double v = a->val ? a->val[k] : 1;
+            const double *restrict b = x->B + (int64_t)a->colidx[k] * x->ldb;
+            for (int32_t j = 0; j < x->n; j++)
+                c[j] += v * b[j];
+        }
     }
-    return lo;
-}
-
-static int pick_threads(const tc_csr *a, int32_t n, int nthreads)
-{
-    if (nthreads <= 0)
-        nthreads = tc_default_threads();
-    int64_t work;
-    if (tc_mul_overflows(a->nnz + a->rows, n, &work) == 0 && work < SPMM_SERIAL_WORK)
-        return 1;
-    if (nthreads > MAX_THREADS)
-        nthreads = MAX_THREADS;
-    if (nthreads > a->rows)
-        nthreads = a->rows > 0 ? a->rows : 1;
-    return nthreads;
-}
-
-static tc_status check_args(const char *fn, const tc_csr *a, const void *B, int64_t ldb,
-                            int32_t n, const void *C, int64_t ldc, tc_error *err)
-{
-    if (!a || !C || (!B && a->cols > 0) || n < 0 || ldb < n || ldc < n)
-        return tc_error_set(err, TC_ERR_ARG,
-                            "%s: bad arguments (n %d, ldb %lld, ldc %lld)", fn, (int)n,
-                            (long long)ldb, (long long)ldc);
-    return TC_OK;
-}
-
-/* Runs the rows in `nthreads` contiguous ranges of about equal work. */
-static void spmm_parallel(const spmm_job *proto, int nthreads)
-{
-    const tc_csr *a = proto->a;
-    spmm_job jobs[MAX_THREADS];
-    const int64_t total = a->nnz + a->rows;
-    int32_t r0 = 0;
-    for (int t = 0; t < nthreads; t++) {
-        int64_t target = total / nthreads * (t + 1) + total % nthreads * (t + 1) / nthreads;
-        int32_t r1 = t == nthreads - 1 ? a->rows : split_row(a, target);
-        jobs[t] = *proto;
-        jobs[t].r0 = r0;
-        jobs[t].r1 = r1;
-        r0 = r1;
-    }
-    tc_run_jobs(spmm_job_run, jobs, sizeof jobs[0], nthreads);
-}
-
-tc_status tc_spmm_cpu_f32(const tc_csr *a, const float *B, int64_t ldb, int32_t n,
-                          float *C, int64_t ldc, int nthreads, tc_error *err)
-{
-    tc_status st = check_args("tc_spmm_cpu_f32", a, B, ldb, n, C, ldc, err);
-    if (st != TC_OK)
-        return st;
-    spmm_job job = { a, B, C, ldb, ldc, n, 0, 0, a->rows };
-    spmm_parallel(&job, pick_threads(a, n, nthreads));
-    return TC_OK;
 }
 
 tc_status tc_spmm_ref_f64(const tc_csr *a, const double *B, int64_t ldb, int32_t n,
                           double *C, int64_t ldc, int nthreads, tc_error *err)
 {
-    tc_status st = check_args("tc_spmm_ref_f64", a, B, ldb, n, C, ldc, err);
+    tc_status st = tc_spmm_check_args("tc_spmm_ref_f64", a, B, ldb, n, C, ldc, err);
     if (st != TC_OK)
         return st;
-    spmm_job job = { a, B, C, ldb, ldc, n, 1, 0, a->rows };
-    spmm_parallel(&job, pick_threads(a, n, nthreads));
+    const ref_ctx x = { a, B, C, ldb, ldc, n };
+    tc_spmm_over_rows(a->rowptr, a->rows, n, nthreads, ref_rows, &x);
     return TC_OK;
 }
 

@@ -559,6 +559,16 @@ tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
    reaches only the C rows that use its row. */
 tc_status tc_spmm_cpu_f32(const tc_csr *a, const float *B, int64_t ldb, int32_t n,
                           float *C, int64_t ldc, int nthreads, tc_error *err);
+/* The same product from a prepared operand, for a matrix multiplied many
+   times: tc_spmm_cpu_prepare keeps a float32 copy of a's values (nothing
+   for a pattern matrix) so that each tc_spmm_cpu_run reads 4-byte values.
+   The operand refers to a, which must outlive it unchanged. C is bitwise
+   the one tc_spmm_cpu_f32 gives, with the same guarantees. */
+typedef struct tc_spmm_cpu_op tc_spmm_cpu_op;
+tc_status tc_spmm_cpu_prepare(const tc_csr *a, tc_spmm_cpu_op **out, tc_error *err);
+tc_status tc_spmm_cpu_run(const tc_spmm_cpu_op *op, const float *B, int64_t ldb, int32_t n,
+                          float *C, int64_t ldc, int nthreads, tc_error *err);
+void tc_spmm_cpu_op_free(tc_spmm_cpu_op *op);
 /* The float64 reference. */
 tc_status tc_spmm_ref_f64(const tc_csr *a, const double *B, int64_t ldb, int32_t n,
                           double *C, int64_t ldc, int nthreads, tc_error *err);

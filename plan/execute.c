@@ -168,8 +168,11 @@ tc_status tc_plan_execute_cpu(tc_plan *p, const float *B, int64_t ldb, float *C,
     }
     for (int32_t j = 0; pb && j < a->cols; j++)
         memcpy(pb + (int64_t)j * n, B + (int64_t)p->col->new2old[j] * ldb, (size_t)n * sizeof *pb);
-    tc_status st = tc_spmm_cpu_f32(a, pb ? pb : B, pb ? n : ldb, n, pc ? pc : C, pc ? n : ldc,
-                                   p->o.threads, err);
+    /* the float32 copy of A's values is made once, on the first product */
+    tc_status st = p->cpu_op ? TC_OK : tc_spmm_cpu_prepare(a, &p->cpu_op, err);
+    if (!st)
+        st = tc_spmm_cpu_run(p->cpu_op, pb ? pb : B, pb ? n : ldb, n, pc ? pc : C, pc ? n : ldc,
+                             p->o.threads, err);
     for (int32_t i = 0; !st && pc && i < a->rows; i++)
         memcpy(C + (int64_t)p->row->new2old[i] * ldc, pc + (int64_t)i * n, (size_t)n * sizeof *pc);
     free(pb);

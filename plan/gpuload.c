@@ -39,7 +39,8 @@ static void *open_library(const char *path, const char *hint)
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
-        snprintf(why, sizeof why, "cannot load tcsparse's GPU library: %s%s",
+        /* the dynamic linker's reason, cut to leave room for the hint */
+        snprintf(why, sizeof why, "cannot load tcsparse's GPU library: %.700s%.250s",
                  e ? e : path, hint);
     }
     return h;

@@ -34,6 +34,8 @@ tc_status tc_plan_set_order(tc_plan *p, const tc_csr *given, const char *order_a
     snprintf(order, sizeof order, "%s", order_arg);
     tc_params kept;
     const tc_params *params = params_arg ? (kept = *params_arg, &kept) : NULL;
+    tc_spmm_cpu_op_free(p->cpu_op);
+    p->cpu_op = NULL;
     tc_csr_free(p->a);
     tc_perm_free(p->row);
     tc_perm_free(p->col);

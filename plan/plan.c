@@ -340,6 +340,7 @@ void tc_plan_free(tc_plan *p)
         return;
     tc_attn_plan_free(p->attn);
     tc_plan_gpu_release(p);
+    tc_spmm_cpu_op_free(p->cpu_op);
     tc_csr_free(p->a);
     tc_perm_free(p->row);
     tc_perm_free(p->col);

@@ -40,6 +40,8 @@ struct tc_plan {
        none. All owned. */
     tc_csr *a;
     tc_perm *row, *col;
+    tc_spmm_cpu_op *cpu_op;     /* CPU plans: a's float32 operand, made on the
+                                   first product; freed when a changes */
     tc_perm *given_row, *given_col; /* the tcf's /permutation (NULL: none) */
     const tc_csr *given;        /* the caller's matrix (or the tcf's /matrix),
                                    valid during create only */

@@ -326,14 +326,15 @@ static void choose_timed(tc_plan *p, gcand *gc, int n, int timed)
     }
 }
 
-/* ESTIMATE: the model's first allowed candidate, cuSPARSE below 1. */
+/* ESTIMATE: the model's first allowed candidate, cuSPARSE unless its
+   predicted speedup clears the model's margin (model.h). */
 static const gcand *estimate(const tc_plan *p, const gcand *gc, int n)
 {
     const gcand *best = &gc[0];
     char note[160];
     for (int i = 1; i < n; i++)
         if (kernel_allowed(p, gc[i].k, note, sizeof note) &&
-            (p->o.format || gc[i].predicted >= 1)) {
+            (p->o.format || gc[i].predicted >= TC_MODEL_ESTIMATE_MARGIN)) {
             best = &gc[i];
             break;
         }

@@ -27,6 +27,15 @@ typedef struct tc_model_candidate {
    only; 1: also each reordering the model knows to help tensor-core
    formats (it runs them, which takes seconds on large matrices; progress
    counts them). */
+/* The predicted speedup over cuSPARSE a candidate needs before a choice
+   made on the model alone (ESTIMATE, tcconv -f auto) leaves cuSPARSE: the
+   model's predictions are off by about this much (bench/NOTES.md, "The
+   planner's model": on fresh H100 data, taking its first candidate at any
+   predicted gain lost to cuSPARSE on 29 of 128 (matrix, n), at 1.2 on 5,
+   for a geometric-mean speedup of 1.18x instead of 1.21x). The timed
+   levels need no margin: they measure. */
+#define TC_MODEL_ESTIMATE_MARGIN 1.2
+
 tc_status tc_model_rank(const tc_csr *a, int32_t n, int orders, tc_model_candidate **out,
                         int *count, const tc_progress *progress, tc_error *err);
 

@@ -136,7 +136,8 @@ typedef struct tc_plan_info {
     char order[64];                 /* "given" or the reordering method */
     char format[32];                /* "csr" on the GPU is cuSPARSE */
     char variant[32];
-    char precision[8];              /* "fp32", "tf32" or "fp16" */
+    char precision[8];              /* "fp32", "tf32" or "fp16" ("fp64": an
+                                       SDDMM or attention plan on the CPU) */
     double tolerance;               /* its relative Frobenius error bound */
     int b_scaled;                   /* 1: B is scaled by a power of two so that
                                        fp16 holds it (exact, undone on C) */

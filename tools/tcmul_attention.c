@@ -12,7 +12,6 @@
  * (S) comes back in it.
  */
 #include "config.h"
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcmul.h"

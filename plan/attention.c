@@ -143,12 +143,15 @@ tc_status tc_attn_plan_create(const tc_csr *a, const tc_fmt *bsb, const tc_perm 
     p->cols = a->cols;
     p->nnz = a->nnz;
     p->scale = o->scale ? o->scale : o->op == TC_OP_ATTENTION ? 1.0 / sqrt(o->n) : 1.0;
-    p->effort = o->effort;
+    /* the default resolved as tc_plan_create resolves it */
+    p->effort = o->effort != TC_EFFORT_DEFAULT ? o->effort
+                : o->calls <= 1                ? TC_EFFORT_ESTIMATE
+                                               : TC_EFFORT_MEASURE;
     p->threads = o->threads;
     p->warmup = o->warmup >= 0 ? o->warmup : 10;
     p->iters = o->iters >= 1 ? o->iters : 100;
     p->b_max_abs = o->b_max_abs;
-    p->measure = o->effort >= TC_EFFORT_MEASURE || (o->effort == TC_EFFORT_DEFAULT && o->calls > 1);
+    p->measure = p->effort >= TC_EFFORT_MEASURE;
     p->plan_fused_ms = p->plan_unfused_ms = -1;
     st = choose_path(p, o, err);
     if (st == TC_OK)
@@ -162,6 +165,9 @@ tc_status tc_attn_plan_create(const tc_csr *a, const tc_fmt *bsb, const tc_perm 
     if (st == TC_OK && p->device == TC_DEVICE_GPU) {
         st = tc_attn_gpu_create(p, bsb, o, err);
         if (st == TC_ERR_NODEVICE && o->device == TC_DEVICE_AUTO) {
+            /* said, as an SpMM plan says it: the CPU's results and times are
+               not the GPU's */
+            snprintf(p->device_why, sizeof p->device_why, "%s", err ? err->msg : "no GPU");
             tc_attn_gpu_free(p);
             p->device = TC_DEVICE_CPU;
             st = TC_OK;
@@ -363,12 +369,15 @@ void tc_attn_plan_info(const tc_attn_plan *p, tc_plan_info *out)
     out->device = p->device;
     snprintf(out->device_name, sizeof out->device_name, "%s", p->device_name);
     out->effort = p->effort;
+    out->scale = p->scale;
     snprintf(out->order, sizeof out->order, "%s", p->caller != p->stored ? "stored" : "given");
     snprintf(out->format, sizeof out->format, "%s", fused ? "bsb" : "csr");
     if (fused)
         snprintf(out->variant, sizeof out->variant, "w%d", tc_attn_warps(p->attn));
     snprintf(out->precision, sizeof out->precision, "%s", precision(p));
-    out->tolerance = tc_tolerance(out->precision);
+    /* the CPU computes in float64 and returns float32, which fp32's bound
+       holds (fp64 has none: tc_tolerance's 0 would fail every check) */
+    out->tolerance = tc_tolerance(gpu ? out->precision : "fp32");
     /* the bench's figures (on the caller's operands), else planning's */
     const double fused_ms = p->benched ? p->fused_ms.decile[5] : p->plan_fused_ms;
     out->cusparse_ms = p->benched ? p->unfused_ms.decile[5] : p->plan_unfused_ms;
@@ -452,7 +461,9 @@ tc_status tc_attn_plan_report(const tc_attn_plan *p, tc_report *rep, tc_error *e
                                                           : "unfused",
                                NULL)) ||
            (st = tc_report_str(rep, "run", "kernel", kernel_name(p), NULL)) ||
-           (st = tc_report_str(rep, "run", "precision", precision(p), NULL)));
+           (st = tc_report_str(rep, "run", "precision", precision(p), NULL)) ||
+           (st = tc_report_str(rep, "run", "device_why", p->device_why,
+                               "why this device (\"\": as asked)")));
     if (st == TC_OK && gpu)
         (void)((st = tc_report_int(rep, "run", "warps", tc_attn_warps(p->attn),
                                    "per thread block of the fused kernel")) ||

@@ -26,6 +26,8 @@ struct tc_attn_plan {
     int threads, warmup, iters;
     double b_max_abs;           /* the caller's bound on |Q|, |K|, |V| (0: unknown) */
     char device_name[256];
+    char device_why[sizeof ((tc_error *)0)->msg]; /* why the CPU when auto found no
+                                                     GPU ("": as asked) */
     tc_csr *stored;             /* the mask in its stored order (the kernels') */
     tc_csr *caller;             /* the mask in the caller's order (the CPU's, the
                                    reference's); stored itself when not permuted */

@@ -4,7 +4,8 @@
  * (cpu.c, gpu.c), plan files and the cache (planfile.c), fp16 safety
  * (precision.c), executing (execute.c), the report (plan_report.c) and
  * tcmul's run protocol (bench.c). SDDMM and attention plans are
- * plan/attention.c's; a tc_plan of those ops forwards to it.
+ * plan/attention.c's; a tc_plan of those ops forwards to it (here, and in
+ * plan_attention.c for the calls that only they have).
  */
 #include <config.h>
 
@@ -198,8 +199,6 @@ static tc_status create(const tc_csr *a, const tc_tcf *f, const tc_plan_opts *o,
                 bsb = f->formats[i];
         st = tc_attn_plan_create(a, bsb, f ? f->row_perm : NULL, f ? f->col_perm : NULL, o,
                                  &p->attn, err);
-        if (!st)
-            tc_attn_plan_info(p->attn, &p->info);
     } else if (!st) {
         p->tcf = f;
         p->given = a;
@@ -240,7 +239,8 @@ tc_status tc_plan_execute(tc_plan *p, const float *B, int64_t ldb, float *C, int
 {
     if (p->attn)
         return tc_error_set(err, TC_ERR_ARG, "plan: an SDDMM or attention plan: use "
-                                             "tc_plan_sddmm or tc_plan_attention");
+                                             "tc_plan_sddmm or tc_plan_attention, or "
+                                             "tc_plan_execute_attention_host");
     if (ldb < p->info.n || ldc < p->info.n)
         return tc_error_set(err, TC_ERR_ARG, "plan: ldb %lld and ldc %lld must be at least n = %d",
                             (long long)ldb, (long long)ldc, p->info.n);
@@ -270,7 +270,11 @@ tc_status tc_plan_attention(tc_plan *p, const float *Q, const float *K, const fl
 
 void tc_plan_get_info(const tc_plan *p, tc_plan_info *out)
 {
-    *out = p->info;
+    /* an attention plan's figures change after create (its bench) */
+    if (p->attn)
+        tc_attn_plan_info(p->attn, out);
+    else
+        *out = p->info;
 }
 
 int tc_plan_candidate_count(const tc_plan *p)

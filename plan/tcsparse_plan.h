@@ -136,7 +136,8 @@ typedef struct tc_plan_info {
     char order[64];                 /* "given" or the reordering method */
     char format[32];                /* "csr" on the GPU is cuSPARSE */
     char variant[32];
-    char precision[8];              /* "fp32", "tf32" or "fp16" */
+    char precision[8];              /* "fp32", "tf32" or "fp16" ("fp64": an
+                                       SDDMM or attention plan on the CPU) */
     double tolerance;               /* its relative Frobenius error bound */
     int b_scaled;                   /* 1: B is scaled by a power of two so that
                                        fp16 holds it (exact, undone on C) */
@@ -152,6 +153,10 @@ typedef struct tc_plan_info {
     int reused;                     /* 1: taken from a stored plan, nothing tuned */
     char stale[256];                /* why a stored plan was not reused ("" none) */
     char plan_file[4096];           /* where it was stored or found ("" none) */
+    double scale;                   /* SDDMM and attention: what scores are
+                                       multiplied by (tc_plan_opts.scale, else
+                                       1 / sqrt(d) for attention, 1 for the
+                                       SDDMM); SpMM: 0 */
 } tc_plan_info;
 void tc_plan_get_info(const tc_plan *p, tc_plan_info *out);
 
@@ -167,7 +172,10 @@ int tc_plan_candidate_count(const tc_plan *p);
 const tc_plan_candidate *tc_plan_candidate_at(const tc_plan *p, int i);
 
 /* The plan's choices, costs and candidates as report sections "plan" and
-   "candidates" (tcmul prints them). */
+   "candidates" (tcmul prints them). SDDMM and attention plans: sections
+   "run" (device, path, kernel, precision, device_why; on a GPU the fused
+   kernel's warps and width), "bench" after tc_plan_bench_attention, and
+   "memory" (device bytes of each path) on a GPU. */
 tc_status tc_plan_report(const tc_plan *p, tc_report *r, tc_error *err);
 
 /* Writes the plan (its key and choices, not the matrix) to path
@@ -203,6 +211,48 @@ tc_status tc_plan_verify(const tc_plan *p, const float *B, int64_t ldb, const fl
    and its reasons, as report sections "advice" (tcstat --advise). */
 tc_status tc_plan_advise(const tc_csr *a, int32_t n, const char *accuracy, tc_report *r,
                          const tc_progress *progress, tc_error *err);
+
+/* tcmul --op sddmm and --op attention's run protocol, for SDDMM and
+   attention plans (each refuses an SpMM plan with TC_ERR_ARG, as the SpMM
+   calls above refuse these). Q (rows x d), K and V (cols x d) and the
+   output are float32 host arrays in the caller's order, packed (ld = d);
+   the output is O (rows x d) or S (nnz, one score for each nonzero of
+   tc_plan_attention_mask, in its CSR order). V is not read for an SDDMM
+   plan (it may be NULL). */
+
+/* Either operation with host arrays, for a CPU or GPU plan (a GPU plan
+   copies them in and out, and returns when out is complete). */
+tc_status tc_plan_execute_attention_host(tc_plan *p, const float *Q, const float *K,
+                                         const float *V, float *out, tc_error *err);
+/* The mask in the caller's order (a .tcf.h5's original order for
+   tc_plan_create_tcf): S's k-th score belongs to its k-th nonzero. Owned
+   by the plan. */
+tc_status tc_plan_attention_mask(const tc_plan *p, const tc_csr **mask, tc_error *err);
+/* Whether Q, K and V fit the fused kernel's fp16 (finite, |x| <= 65504),
+   whatever path the plan runs (tc_plan_bench_attention times the fused
+   one too): TC_ERR_INVALID naming the first element that does not, with
+   *which 0, 1 or 2 for Q, K or V; else TC_OK and *which -1. Executing a
+   fused plan checks the same (on the device for device pointers, unless
+   tc_plan_opts.b_max_abs vouches for them). */
+tc_status tc_plan_check_attention(const tc_plan *p, const float *Q, const float *K,
+                                  const float *V, int *which, tc_error *err);
+/* out (as executing gave it) against the float64 reference on the same
+   operands, rounded to fp16 as the fused kernel takes them: *c the
+   comparison, *row and *col the caller's place of the largest error (O's
+   row and column, or S's nonzero), -1 when none; *pass 1 when no element
+   is wrongly non-finite and the relative Frobenius error is within the
+   info's tolerance. */
+tc_status tc_plan_verify_attention(const tc_plan *p, const float *Q, const float *K,
+                                   const float *V, const float *out, tc_compare *c,
+                                   int64_t *row, int64_t *col, int *pass, tc_error *err);
+/* GPU plans: times the fused and the unfused path on these operands (the
+   kernels alone, in the stored order, not the permutation), the options'
+   warmup and iters each, over operand sets rotated through L2. The medians
+   go to tc_plan_get_info (ms: the plan's path, cusparse_ms: the unfused
+   one, payback_calls) and tc_plan_report's section "bench". A CPU plan has
+   nothing to time: TC_ERR_ARG. */
+tc_status tc_plan_bench_attention(tc_plan *p, const float *Q, const float *K, const float *V,
+                                  tc_error *err);
 
 #ifdef __cplusplus
 }

@@ -234,7 +234,8 @@ static void check_attention_args(int extra, char **specs, options *o)
     const char *op = o->op == OP_ATTENTION ? "attention" : "sddmm";
     if (o->b.spec || o->cols || o->dense)
         tool_usage_error("--op %s: -B, --cols and --dense belong to --op spmm", op);
-    if (o->variant && (o->path == TC_ATTN_UNFUSED || !tcmul_attention_warps(o->variant)))
+    if (o->variant && ((o->path && strcmp(o->path, "unfused") == 0) ||
+                       !tcmul_attention_warps(o->variant)))
         tool_usage_error("--variant %s: --op %s's variants are the fused kernel's warps per "
                          "thread block: w1, w2, w4, w8", o->variant, op);
     if (o->format && strcmp(o->format, "bsb") != 0)
@@ -338,10 +339,8 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_DIM: o->dim = (int32_t)tool_parse_long("--dim", optarg, 1, INT32_MAX); break;
         case OPT_SCALE: o->scale = tool_parse_double("--scale", optarg, 1e-30, 1e30); break;
         case OPT_PATH:
-            if (strcmp(optarg, "fused") == 0)
-                o->path = TC_ATTN_FUSED;
-            else if (strcmp(optarg, "unfused") == 0)
-                o->path = TC_ATTN_UNFUSED;
+            if (strcmp(optarg, "fused") == 0 || strcmp(optarg, "unfused") == 0)
+                o->path = optarg;
             else
                 tool_usage_error("--path: expected fused or unfused, found '%s'", optarg);
             break;
@@ -409,26 +408,6 @@ static noreturn void list_devices(void)
                (double)list[i].mem_total / (1 << 30), (double)list[i].l2_bytes / (1 << 20));
     free(list);
     exit(0);
-}
-
-/* Opens the GPU when the device asks for one; with auto, no GPU means the
-   CPU. Returns NULL for the CPU. */
-static tc_gpu *open_device(const options *o)
-{
-    if (o->device == DEVICE_CPU)
-        return NULL;
-    tc_gpu *g = NULL;
-    tc_error err;
-    tc_status st = tc_gpu_open(o->gpu, &g, &err);
-    if (st == TC_ERR_NODEVICE && o->device == DEVICE_AUTO) {
-        /* said unless -q: timings and results of the CPU are not the GPU's */
-        tool_warn("running on the CPU: %s", err.msg);
-        return NULL;
-    }
-    if (st)
-        tool_die(&err);
-    tool_info("running on GPU %d: %s", o->gpu, tc_gpu_get_info(g)->name);
-    return g;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -550,5 +529,5 @@ int main(int argc, char **argv)
 
     if (o.op == OP_SPMM)
         return tcmul_spmm(&o);
-    return tcmul_attention(&o, open_device(&o));
+    return tcmul_attention(&o);
 }

@@ -32,7 +32,7 @@ typedef struct options {
     int32_t cols;               /* random B of this many columns; 0: -B */
     int32_t dim;                /* --dim: random Q, K, V of this many columns */
     double scale;               /* --scale; 0: the operation's default */
-    tc_attn_path path;          /* --path */
+    const char *path;           /* --path: "fused" or "unfused" (NULL: fused) */
     uint64_t seed;
     device_kind device;
     int gpu, list_devices;
@@ -83,9 +83,9 @@ tc_status tcmul_verify_failed(const tc_compare *c, const char *precision, tc_err
    options were parsed. Returns the exit status. */
 int tcmul_spmm(const options *o);
 
-/* --op attention and --op sddmm: the whole run after the options were
-   parsed and the device opened (g NULL: the CPU). Returns the exit status. */
-int tcmul_attention(const options *o, tc_gpu *g);
+/* --op attention and --op sddmm (tcmul_attention.c): the whole run over
+   the plan API after the options were parsed. Returns the exit status. */
+int tcmul_attention(const options *o);
 /* The warps per thread block --variant NAME fixes for the fused attention
    and SDDMM kernels (w1, w2, w4, w8), or 0 for any other NAME. */
 int tcmul_attention_warps(const char *name);

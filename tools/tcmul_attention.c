@@ -1,9 +1,10 @@
 /*
  * tcmul_attention.c: tcmul --op attention (O = softmax(scale * Q K^T
  * masked by A) V) and --op sddmm (S = scale * Q K^T at A's nonzeros):
- * options and printing over the attention plan (plan/attention.h), which
- * holds the run protocol: the path, bsb, upload, tuning, the permutation
- * of a reordered A, timing and verification.
+ * options, operands, output and printing over the public plan API
+ * (tcsparse_plan.h), whose SDDMM and attention plans hold the run
+ * protocol: the device, the path, bsb, upload, tuning, the permutation of
+ * a reordered A, timing and verification.
  *
  * Operands. Q has A's rows, K and V have A's columns, all d columns;
  * random ones (--dim) are uniform in [-1, 1), drawn in the original order
@@ -11,11 +12,9 @@
  * (S) comes back in it.
  */
 #include "config.h"
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcmul.h"
-#include "attention.h"
 
 static const char *op_name(const options *o)
 {
@@ -83,15 +82,6 @@ static tc_status load_operands(const options *o, const tc_csr *a, int nops, floa
     return st;
 }
 
-/* The bsb format a .tcf.h5 stores (the plan builds it when there is none). */
-static const tc_fmt *stored_bsb(const tool_matrix *in)
-{
-    for (int i = 0; in->tcf && i < in->tcf->nformats; i++)
-        if (tc_fmt_format(in->tcf->formats[i]) == tc_format_find("bsb"))
-            return in->tcf->formats[i];
-    return NULL;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Report and output                                                         */
 /* ------------------------------------------------------------------------ */
@@ -129,15 +119,15 @@ static tc_status report_input(tc_report *rep, const options *o, const tool_matri
 
 
 static tc_status print_report(const options *o, const tool_matrix *in, const attn_run *r,
-                              const tc_attn_plan *plan, const tc_compare *c, double tol,
-                              int pass, int64_t row, int64_t col, tc_error *err)
+                              const tc_plan *plan, const tc_compare *c, double tol, int pass,
+                              int64_t row, int64_t col, tc_error *err)
 {
     tc_report *rep = tc_report_new();
     if (!rep)
         return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     tc_status st = report_input(rep, o, in, r);
     if (!st)
-        st = tc_attn_plan_report(plan, rep, err);
+        st = tc_plan_report(plan, rep, err);
     if (!st && o->verify)
         st = tcmul_report_verify(rep, c, tol, pass, row, col);
     if (!st)
@@ -209,31 +199,69 @@ int tcmul_attention_warps(const char *name)
     return 0;
 }
 
-/* The plan's options from tcmul's: the GPU when tcmul opened one, the
-   path by its format (bsb: fused; csr: cuSPARSE's unfused pipeline). */
-static void plan_options(const options *o, int gpu, int32_t d, tc_plan_opts *po)
+static int unfused(const options *o)
 {
-    memset(po, 0, sizeof *po);
+    return o->path && strcmp(o->path, "unfused") == 0;
+}
+
+/* The plan's options from tcmul's: the path by its format (bsb: fused;
+   csr: cuSPARSE's unfused pipeline), never the planner's timed choice, so
+   that a run is the path asked for; a one-off product, no plan cache. */
+static void plan_options(const options *o, int32_t d, tc_plan_opts *po)
+{
+    tc_plan_opts_init(po);
     po->op = o->op == OP_ATTENTION ? TC_OP_ATTENTION : TC_OP_SDDMM;
     po->n = d;
-    po->device = gpu ? TC_DEVICE_GPU : TC_DEVICE_CPU;
+    po->device = o->device == DEVICE_CPU   ? TC_DEVICE_CPU
+                 : o->device == DEVICE_GPU ? TC_DEVICE_GPU
+                                           : TC_DEVICE_AUTO;
     po->gpu = o->gpu;
-    po->effort = TC_EFFORT_DEFAULT;
-    po->format = gpu ? (o->path == TC_ATTN_UNFUSED ? "csr" : "bsb") : NULL;
+    po->format = unfused(o) ? "csr" : "bsb";
     po->variant = o->variant;
-    po->calls = 1;
     po->scale = o->scale;
     po->warmup = o->warmup;
     po->iters = o->iters;
     po->cache_dir = "";
 }
 
+/* The GPU's options refused for a run on the CPU (asked for, or chosen by
+   auto for want of a GPU). */
+static void refuse_gpu_options(const options *o)
+{
+    if (o->bench || o->verify || o->path || o->variant)
+        tool_usage_error("--op %s: --bench, --verify, --path and --variant are about the GPU "
+                         "paths; the CPU computes the float64 reference itself", op_name(o));
+}
+
+/* On stderr: the CPU that auto fell back to, with the reason, as a
+   warning (its results and timings are not the GPU's), else the GPU. */
+static void say_device(const options *o, const tc_plan *plan, const tc_plan_info *i)
+{
+    if (i->device == TC_DEVICE_GPU) {
+        tool_info("running on GPU %d: %s", o->gpu, i->device_name);
+        return;
+    }
+    if (o->device != DEVICE_AUTO)
+        return;
+    tc_report *r = tc_report_new();
+    const char *why = "";
+    const int n = r && !tc_plan_report(plan, r, NULL) ? tc_report_count(r) : 0;
+    for (int k = 0; k < n; k++) {
+        const tc_report_entry *e = tc_report_at(r, k);
+        if (e->is_str && strcmp(e->section, "run") == 0 && strcmp(e->key, "device_why") == 0)
+            why = e->str;
+    }
+    tool_warn("running on the CPU: %s", why);
+    tc_report_free(r);
+    refuse_gpu_options(o);
+}
+
 /* The fp16 check, the operand named by its file. */
-static tc_status check_operands(const options *o, const tc_attn_plan *plan, const float *q,
+static tc_status check_operands(const options *o, const tc_plan *plan, const float *q,
                                 const float *k, const float *v, tc_error *err)
 {
     int which;
-    tc_status st = tc_attn_plan_check(plan, q, k, v, &which, err);
+    tc_status st = tc_plan_check_attention(plan, q, k, v, &which, err);
     if (st != TC_OK && which >= 0) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -243,59 +271,60 @@ static tc_status check_operands(const options *o, const tc_attn_plan *plan, cons
     return st;
 }
 
-int tcmul_attention(const options *o, tc_gpu *g)
+int tcmul_attention(const options *o)
 {
-    if (!g && (o->bench || o->verify || o->path || o->variant))
-        tool_usage_error("--op %s: --bench, --verify, --path and --variant are about the GPU "
-                         "paths; the CPU computes the float64 reference itself", op_name(o));
-    /* the plan opens the device itself */
-    const int gpu = g != NULL;
-    tc_gpu_close(g);
+    if (o->device == DEVICE_CPU)
+        refuse_gpu_options(o);
     tc_error err;
     tool_matrix in;
-    if (tool_load_matrix(o->input, gpu, &in, &err))
+    /* a .tcf.h5's stored bsb is what the fused kernel runs */
+    if (tool_load_matrix(o->input, o->device != DEVICE_CPU, &in, &err))
         tool_die(&err);
     attn_run r = { in.a, o->op == OP_ATTENTION ? 3 : 2, 0, 0 };
     float *x = NULL, *out = NULL;
-    tc_attn_plan *plan = NULL;
+    tc_plan *plan = NULL;
     tc_compare cmp;
     memset(&cmp, 0, sizeof cmp);
     tc_plan_info info;
+    memset(&info, 0, sizeof info);
     int64_t row = -1, col = -1;
     int pass = 1;
     tc_status st = load_operands(o, in.a, r.nops, &x, &r.d, &err);
     const float *q = x, *k = q + (int64_t)in.a->rows * r.d;
     const float *v = r.nops == 3 ? k + (int64_t)in.a->cols * r.d : NULL;
     tc_plan_opts po;
-    plan_options(o, gpu, r.d, &po);
+    plan_options(o, r.d, &po);
     if (!st)
-        st = tc_attn_plan_create(in.a, stored_bsb(&in), in.tcf ? in.tcf->row_perm : NULL,
-                                 in.tcf ? in.tcf->col_perm : NULL, &po, &plan, &err);
-    if (!st && gpu && (o->path == TC_ATTN_FUSED || o->bench))
+        st = in.tcf ? tc_plan_create_tcf(in.tcf, &po, &plan, &err)
+                    : tc_plan_create(in.a, &po, &plan, &err);
+    if (!st) {
+        tc_plan_get_info(plan, &info);
+        say_device(o, plan, &info);
+        r.scale = info.scale;
+    }
+    const int gpu = !st && info.device == TC_DEVICE_GPU;
+    if (gpu && (!unfused(o) || o->bench))
         st = check_operands(o, plan, q, k, v, &err);
     const int64_t len = o->op == OP_ATTENTION ? (int64_t)in.a->rows * r.d : in.a->nnz;
     if (!st && !(out = tc_malloc_array(len ? len : 1, sizeof *out, &err)))
         st = TC_ERR_NOMEM;
     if (!st)
-        st = tc_attn_plan_execute_host(plan, q, k, v, out, &err);
-    if (!st) {
-        r.scale = tc_attn_plan_scale(plan);
-        tc_attn_plan_info(plan, &info);
-    }
-    if (!st && o->verify) {
-        st = tc_attn_plan_verify(plan, q, k, v, out, &cmp, &row, &col, &err);
-        pass = !st && cmp.nonfinite == 0 && cmp.rel_fro <= info.tolerance;
-    }
+        st = tc_plan_execute_attention_host(plan, q, k, v, out, &err);
+    if (!st && o->verify)
+        st = tc_plan_verify_attention(plan, q, k, v, out, &cmp, &row, &col, &pass, &err);
+    const tc_csr *mask = NULL;
+    if (!st && o->output && pass && o->op == OP_SDDMM)
+        st = tc_plan_attention_mask(plan, &mask, &err);
     if (!st && o->output && pass)
         st = o->op == OP_ATTENTION ? write_o(o, &in, out, &r, &err)
-                                   : write_scores(o, tc_attn_plan_mask(plan), out, &err);
+                                   : write_scores(o, mask, out, &err);
     if (!st && o->bench)
-        st = tc_attn_plan_bench(plan, q, k, v, &err);
+        st = tc_plan_bench_attention(plan, q, k, v, &err);
     if (!st && (o->verify || o->bench))
         st = print_report(o, &in, &r, plan, &cmp, info.tolerance, pass, row, col, &err);
     if (!st && !pass)
         st = tcmul_verify_failed(&cmp, info.precision, &err);
-    tc_attn_plan_free(plan);
+    tc_plan_free(plan);
     tool_matrix_free(&in);
     free(x);
     free(out);

@@ -68,6 +68,10 @@ h5dump -H -a /formats/auto_predicted_speedup "$T/blocks.tcf.h5" | grep -q H5T_IE
 ok $? "auto_predicted_speedup is float64"
 h5dump -H -a /formats/auto_n "$T/blocks.tcf.h5" | grep -q H5T_STD_I64LE
 ok $? "auto_n is int64"
+for a in auto_format auto_accuracy auto_model; do
+    h5dump -H -a /formats/$a "$T/blocks.tcf.h5" | grep -q 'CSET H5T_CSET_UTF8'
+    ok $? "$a is a UTF-8 string, as every string of the file (tcf.h5(5), Strings)"
+done
 
 # tcstat shows the recorded choice; a file without one has no such section
 "$TCSTAT" --tsv "$T/blocks.tcf.h5" > "$T/stat.tsv"

@@ -32,8 +32,17 @@ void tc_tcf_free(tc_tcf *f)
     for (int i = 0; i < f->nformats; i++)
         tc_fmt_free(f->formats[i]);
     free(f->formats);
+    tc_auto_choice_clear(&f->auto_choice);
     tc_provenance_clear(&f->prov);
     free(f);
+}
+
+void tc_auto_choice_clear(tc_auto_choice *c)
+{
+    free(c->format);
+    free(c->accuracy);
+    free(c->model);
+    memset(c, 0, sizeof *c);
 }
 
 tc_status tc_tcf_add_format(tc_tcf *f, tc_fmt *m, tc_error *err)
@@ -86,16 +95,34 @@ static tc_status write_format(tc_h5grp *parent, hid_t file, const char *fname,
     return st;
 }
 
+/* The auto_* attributes of /formats (tc_auto_choice). */
+static tc_status write_auto_choice(tc_h5grp *g, const tc_auto_choice *c, tc_error *err)
+{
+    tc_status st;
+    (void)((st = tc_h5grp_put_attr_str(g, "auto_format", c->format, err)) ||
+           (st = tc_h5grp_put_attr_i64(g, "auto_n", c->n, err)) ||
+           (st = tc_h5grp_put_attr_str(g, "auto_accuracy", c->accuracy ? c->accuracy : "any",
+                                       err)) ||
+           (st = tc_h5grp_put_attr_f64(g, "auto_predicted_speedup", c->predicted_speedup,
+                                       err)) ||
+           (st = tc_h5grp_put_attr_str(g, "auto_model", c->model ? c->model : "", err)));
+    return st;
+}
+
 static tc_status write_formats(hid_t file, const char *fname, const tc_tcf *f, int compress,
                                tc_error *err)
 {
     int stored = 0;
     for (int i = 0; i < f->nformats; i++)
         stored += !f->formats[i]->kind->canonical;
-    if (stored == 0)
+    /* An auto choice of csr stores no format, but the choice itself is
+       recorded: /formats then holds attributes only. */
+    if (stored == 0 && !f->auto_choice.format)
         return TC_OK;
     tc_h5grp g;
     tc_status st = tc_h5grp_create_at(&g, file, fname, NULL, "formats", compress, err);
+    if (st == TC_OK && f->auto_choice.format)
+        st = write_auto_choice(&g, &f->auto_choice, err);
     for (int i = 0; i < f->nformats && st == TC_OK; i++)
         if (!f->formats[i]->kind->canonical)
             st = write_format(&g, file, fname, f->formats[i], compress, err);
@@ -208,6 +235,39 @@ static tc_status read_formats(hid_t file, const char *fname, tc_tcf *f, tc_error
     return st;
 }
 
+/* /formats' auto_* attributes into f->auto_choice, when auto_format is
+   there (a file written without -f auto has none: left empty); the others
+   must then be there too. Read whether or not the formats are. */
+static tc_status read_auto_choice(hid_t file, const char *fname, tc_tcf *f, tc_error *err)
+{
+    tc_h5grp g;
+    tc_status st = tc_h5grp_open_at(&g, file, fname, "/formats", 1, err);
+    if (st != TC_OK || g.id < 0)
+        return st;
+    tc_auto_choice *c = &f->auto_choice;
+    htri_t has = H5Aexists(g.id, "auto_format");
+    if (has < 0)
+        st = tc_h5_fail(err, TC_ERR_FORMAT, "%s: cannot read its attributes", g.where);
+    else if (has > 0) {
+        (void)((st = tc_h5grp_get_attr_str(&g, "auto_format", &c->format, err)) ||
+               (st = tc_h5grp_get_attr_i64(&g, "auto_n", &c->n, err)) ||
+               (st = tc_h5grp_get_attr_str(&g, "auto_accuracy", &c->accuracy, err)) ||
+               (st = tc_h5grp_get_attr_f64(&g, "auto_predicted_speedup",
+                                           &c->predicted_speedup, err)) ||
+               (st = tc_h5grp_get_attr_str(&g, "auto_model", &c->model, err)));
+        if (st == TC_OK && (c->n < 1 || c->n > INT32_MAX || !(c->predicted_speedup >= 0) ||
+                            !c->format[0]))
+            st = tc_error_set(err, TC_ERR_FORMAT,
+                              "%s: auto_format '%s', auto_n %" PRId64
+                              ", auto_predicted_speedup %g: not a recorded choice",
+                              g.where, c->format, c->n, c->predicted_speedup);
+        if (st != TC_OK)
+            tc_auto_choice_clear(c);
+    }
+    tc_h5grp_release(&g);
+    return st;
+}
+
 /* What tc_h5_write puts in the file. */
 struct tcf_job {
     const tc_tcf *f;
@@ -230,6 +290,12 @@ static tc_status write_tcf(hid_t file, const char *fname, void *ctx, tc_error *e
 static tc_status check_tcf(const char *path, const tc_tcf *f, tc_error *err)
 {
     tc_status st = tc_h5_check_base(path, f, err);
+    const tc_auto_choice *c = &f->auto_choice;
+    if (st == TC_OK && c->format && (!c->format[0] || c->n < 1 || c->n > INT32_MAX ||
+                                     !(c->predicted_speedup >= 0)))
+        st = tc_error_set(err, TC_ERR_ARG, "%s: auto choice '%s' for n = %" PRId64
+                          ", predicted %g: not a choice the model makes", path, c->format,
+                          c->n, c->predicted_speedup);
     for (int i = 0; i < f->nformats && st == TC_OK; i++) {
         const tc_fmt *m = f->formats[i];
         if (m->rows != f->matrix->rows || m->cols != f->matrix->cols || m->nnz != f->matrix->nnz)
@@ -266,6 +332,8 @@ tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
         st = tc_h5_read_base(file, path, f, err);
     if (st == TC_OK && formats)
         st = read_formats(file, path, f, err);
+    if (st == TC_OK)
+        st = read_auto_choice(file, path, f, err);
     if (st == TC_OK)
         st = tc_h5_read_provenance(file, path, &f->prov, err);
     tc_h5_close(file);

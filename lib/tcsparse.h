@@ -471,6 +471,24 @@ typedef struct tc_provenance {
     char *comments;     /* Matrix Market comments of the source, or NULL */
 } tc_provenance;
 
+/* The choice `tcconv -f auto` recorded: /formats attributes auto_format,
+   auto_n, auto_accuracy, auto_predicted_speedup and auto_model. The
+   planner's model, in the stored order, for n columns of B, picked format
+   (built in the file; "csr" when its first choice was cuSPARSE, which
+   /matrix itself serves). A record for people and tools, never a plan:
+   plans depend on the device and live in plan files (tcmul(1)). Empty
+   (format NULL) when the file holds none. */
+typedef struct tc_auto_choice {
+    char *format;               /* the format's name, or NULL: none recorded */
+    int64_t n;                  /* columns of B the choice was made for */
+    char *accuracy;             /* "any", "fp32", "tf32" or "fp16" */
+    double predicted_speedup;   /* the model's, over cuSPARSE (1 for csr) */
+    char *model;                /* where its coefficients came from */
+} tc_auto_choice;
+
+/* Frees what c holds and empties it. */
+void tc_auto_choice_clear(tc_auto_choice *c);
+
 /* Everything one .tcf.h5 file holds. */
 typedef struct tc_tcf {
     tc_csr *matrix;             /* /matrix (reordered if row_perm is set) */
@@ -481,6 +499,7 @@ typedef struct tc_tcf {
     tc_provenance prov;
     int nformats;
     tc_fmt **formats;           /* /formats/<name>, in registry order */
+    tc_auto_choice auto_choice; /* /formats' auto_* attributes, or empty */
 } tc_tcf;
 
 tc_tcf *tc_tcf_new(void);

@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "model.h"
+#include "model_internal.h"
+
+/* n for -f auto when --cols is not given: what tcstat --advise ranks for. */
+#define DEFAULT_COLS 32
 
 static void usage(void)
 {
@@ -24,7 +29,11 @@ static void usage(void)
 "      --to KIND            output kind: tcf or mtx\n"
 "  -f, --format LIST        tensor-core formats to build into the .tcf.h5\n"
 "                           (comma list or 'all'; default csr); --list-formats\n"
-"                           shows them\n"
+"                           shows them; 'auto': the one the planner's model\n"
+"                           ranks first (recorded in the file)\n"
+"  -n, --cols N             -f auto: rank for N columns of B (default %d)\n"
+"      --accuracy P         -f auto: only formats whose tolerance is at most\n"
+"                           P's (fp32, tf32 or fp16)\n"
 "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
 "                           format parameters (each must belong to a format\n"
 "                           being built)\n"
@@ -45,8 +54,9 @@ static void usage(void)
 "Examples:\n"
 "  %s graph.mtx.gz -o graph.tcf.h5\n"
 "  %s graph.tcf.h5 -o back.mtx\n"
-"  %s graph.tcf.h5 | head\n",
-        tool_name, tool_name, tool_name, tool_name);
+"  %s graph.tcf.h5 | head\n"
+"  %s -f auto --cols 64 graph.mtx.gz -o graph.tcf.h5\n",
+        tool_name, DEFAULT_COLS, tool_name, tool_name, tool_name, tool_name);
 }
 
 static void list_formats(void)
@@ -59,13 +69,44 @@ static void list_formats(void)
     }
 }
 
-enum { OPT_TO = 256, OPT_NO_COMPRESS, OPT_DUPLICATES, OPT_GENERAL, OPT_ORIGINAL, OPT_LIST };
+enum { OPT_TO = 256, OPT_NO_COMPRESS, OPT_DUPLICATES, OPT_GENERAL, OPT_ORIGINAL, OPT_LIST,
+       OPT_ACCURACY };
 
 typedef struct options {
-    const char *input, *output, *to, *formats;
+    const char *input, *output, *to;
+    char formats[512];      /* -f's list without its 'auto' entries ("": none) */
+    int want_auto;          /* -f named auto */
+    long cols;              /* -f auto's n; 0: not given */
+    const char *accuracy;   /* -f auto's --accuracy, or NULL */
     tc_params params;
     int compress, sum_duplicates, general, original_order;
 } options;
+
+/* -f's LIST into o->formats without its 'auto' entries, which set
+   o->want_auto: auto is no format of the registry but a request to the
+   model, answered once the matrix is read. */
+static void parse_format_list(const char *list, options *o)
+{
+    o->formats[0] = '\0';
+    o->want_auto = 0;
+    for (const char *s = list;; s++) {
+        size_t len = strcspn(s, ",");
+        if (len == 0)
+            tool_usage_error("--format: bad format list '%s'", list);
+        if (len == 4 && strncmp(s, "auto", 4) == 0) {
+            o->want_auto = 1;
+        } else {
+            size_t at = strlen(o->formats);
+            if (at + len + 2 > sizeof o->formats)
+                tool_usage_error("--format: list too long");
+            snprintf(o->formats + at, sizeof o->formats - at, "%s%.*s", at ? "," : "",
+                     (int)len, s);
+        }
+        s += len;
+        if (!*s)
+            break;
+    }
+}
 
 static void parse_args(int argc, char **argv, options *o)
 {
@@ -79,15 +120,17 @@ static void parse_args(int argc, char **argv, options *o)
         { "general", no_argument, NULL, OPT_GENERAL },
         { "original-order", no_argument, NULL, OPT_ORIGINAL },
         { "list-formats", no_argument, NULL, OPT_LIST },
+        { "cols", required_argument, NULL, 'n' },
+        { "accuracy", required_argument, NULL, OPT_ACCURACY },
         TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
     o->compress = 1;
     o->sum_duplicates = 1;
-    o->formats = "csr";
+    parse_format_list("csr", o);
     tc_error err;
     int c;
-    while ((c = getopt_long(argc, argv, ":o:f:p:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:f:p:n:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o->output = optarg; break;
         case OPT_TO:
@@ -95,7 +138,13 @@ static void parse_args(int argc, char **argv, options *o)
                 tool_usage_error("--to: expected tcf or mtx, found '%s'", optarg);
             o->to = optarg;
             break;
-        case 'f': o->formats = optarg; break;
+        case 'f': parse_format_list(optarg, o); break;
+        case 'n': o->cols = tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
+        case OPT_ACCURACY:
+            if (tc_tolerance(optarg) == 0)
+                tool_usage_error("--accuracy: expected fp32, tf32 or fp16, found '%s'", optarg);
+            o->accuracy = optarg;
+            break;
         case 'p':
             if (tc_params_parse(&o->params, optarg, &err))
                 tool_usage_error("--param: %s", err.msg);
@@ -115,18 +164,61 @@ static void parse_args(int argc, char **argv, options *o)
         default: tool_common_option(c, argv, usage);
         }
     }
+    if (!o->want_auto && (o->cols || o->accuracy))
+        tool_usage_error("%s: only with -f auto", o->cols ? "--cols" : "--accuracy");
+    if (!o->cols)
+        o->cols = DEFAULT_COLS;
     if (optind != argc - 1)
         tool_usage_error(optind == argc ? "no input file" : "more than one input file");
     o->input = argv[optind];
 }
 
+/* -f auto: the model's pick for a in its stored order, recorded in *c and
+   its format (NULL for csr) in *pick. The pick is the model's first
+   candidate whose precision meets --accuracy; cuSPARSE ranks at a
+   predicted 1 and wins ties (registry order), so a tensor-core format is
+   picked only when predicted at least as fast, else csr, which /matrix
+   serves. Only the stored order is ranked: a reordering is tcreorder's to
+   make, and the file keeps the order it was given. Deterministic: the
+   model's figures are counts and sums in a fixed order. */
+static tc_status auto_pick(const tc_csr *a, const options *o, const tc_format **pick,
+                           tc_auto_choice *c, tc_error *err)
+{
+    tc_model_candidate *cand;
+    int count;
+    tc_status st = tc_model_rank(a, (int32_t)o->cols, 0, &cand, &count, NULL, err);
+    if (st)
+        return st;
+    const tc_model_candidate *best = NULL;
+    for (int i = 0; !best && i < count; i++) {
+        const char *p = tc_model_precision(cand[i].format);
+        if (!o->accuracy || (p && tc_tolerance(p) <= tc_tolerance(o->accuracy)))
+            best = &cand[i];
+    }
+    /* cuSPARSE (fp32) meets every accuracy, so best is never NULL */
+    *pick = tc_format_is_canonical(best->format) ? NULL : best->format;
+    c->n = o->cols;
+    c->predicted_speedup = best->predicted_speedup;
+    if (!(c->format = strdup(tc_format_name(best->format))) ||
+        !(c->accuracy = strdup(o->accuracy ? o->accuracy : "any")) ||
+        !(c->model = strdup(tc_model_fit_source())))
+        st = tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    else
+        tool_info("-f auto: %s, predicted %.2fx cuSPARSE at n = %ld (%s)", c->format,
+                  c->predicted_speedup, o->cols, best->reason);
+    free(cand);
+    return st;
+}
+
 /* Builds every requested format of t->matrix into t, checking that each
-   parameter belongs to at least one of them. */
+   parameter belongs to at least one of those named; with -f auto, also
+   the model's pick with default parameters (once, with the given ones,
+   when it is named too), recording the choice in t. */
 static tc_status build_formats(tc_tcf *t, const options *o, tc_error *err)
 {
-    const tc_format *list[32];
-    int n;
-    tc_status st = tc_format_list_parse(o->formats, list, 32, &n, err);
+    const tc_format *list[33];
+    int n = 0;
+    tc_status st = o->formats[0] ? tc_format_list_parse(o->formats, list, 32, &n, err) : TC_OK;
     if (st)
         return st;
     for (int k = 0; k < o->params.n; k++) {
@@ -138,17 +230,29 @@ static tc_status build_formats(tc_tcf *t, const options *o, tc_error *err)
                 known |= strcmp(d[j].name, o->params.kv[k].name) == 0;
         }
         if (!known)
-            return tc_error_set(err, TC_ERR_ARG, "--param: no format being built has a parameter '%s'",
+            return tc_error_set(err, TC_ERR_ARG, "--param: no format %s has a parameter '%s'",
+                                o->want_auto ? "named (auto's is built with its defaults)"
+                                             : "being built",
                                 o->params.kv[k].name);
     }
+    const tc_format *pick = NULL;
+    if (o->want_auto && (st = auto_pick(t->matrix, o, &pick, &t->auto_choice, err)))
+        return st;
+    int named = 0;
+    for (int i = 0; pick && i < n; i++)
+        named |= list[i] == pick;
+    int nnamed = n;   /* list[nnamed], when there, is auto's pick alone */
+    if (pick && !named)
+        list[n++] = pick;
     for (int i = 0; i < n; i++) {
         if (tc_format_is_canonical(list[i]))
             continue;   /* stored as /matrix itself */
-        /* Pass each format only the parameters it knows. */
+        /* Pass each format only the parameters it knows (auto's own pick
+           none: what the model predicted for is the default build). */
         tc_params mine = { 0 };
         int np;
         const tc_param_def *d = tc_format_params(list[i], &np);
-        for (int k = 0; k < o->params.n; k++)
+        for (int k = 0; i < nnamed && k < o->params.n; k++)
             for (int j = 0; j < np; j++)
                 if (strcmp(d[j].name, o->params.kv[k].name) == 0)
                     mine.kv[mine.n++] = o->params.kv[k];
@@ -172,6 +276,7 @@ static tc_status to_tcf(const options *o, tool_matrix *in, tc_error *err)
         /* Re-written whole: formats rebuilt as asked, provenance renewed. */
         in->tcf = NULL;
         in->a = NULL;
+        tc_auto_choice_clear(&t->auto_choice);  /* made again only with -f auto */
         free(t->prov.command);
         free(t->prov.created);
         free(t->prov.creator);
@@ -261,7 +366,7 @@ int main(int argc, char **argv)
     tc_error err;
     const tc_format *check[32];
     int nf;
-    if (tc_format_list_parse(o.formats, check, 32, &nf, &err))
+    if (o.formats[0] && tc_format_list_parse(o.formats, check, 32, &nf, &err))
         tool_usage_error("--format: %s", err.msg);
     if (!want_mtx && (!o.output || strcmp(o.output, "-") == 0))
         tool_usage_error("a .tcf.h5 cannot go to standard output: give -o FILE");

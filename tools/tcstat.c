@@ -178,6 +178,22 @@ static tc_status add_format(const tool_matrix *m, const tc_format *f, tc_report 
     return st;
 }
 
+/* The choice `tcconv -f auto` recorded in a .tcf.h5, section "auto". */
+static tc_status add_auto_choice(const tc_auto_choice *c, tc_report *r, tc_error *err)
+{
+    tc_status st;
+    (void)((st = tc_report_str(r, "auto", "format", c->format,
+                               "what tcconv -f auto built (csr: /matrix, for cuSPARSE)")) ||
+           (st = tc_report_int(r, "auto", "n", c->n, "columns of B it was picked for")) ||
+           (st = tc_report_str(r, "auto", "accuracy", c->accuracy, NULL)) ||
+           (st = tc_report_num(r, "auto", "predicted_speedup", c->predicted_speedup,
+                               "over cuSPARSE, by the model")) ||
+           (st = tc_report_str(r, "auto", "model", c->model, "fitted at commit, on")));
+    if (st)
+        tc_error_set(err, st, "out of memory");
+    return st;
+}
+
 /* Every figure of one input; the library's message is prefixed with the
    file name when it does not already start with it. */
 static tc_report *stat_one(const options *o, const char *path)
@@ -201,6 +217,8 @@ static tc_report *stat_one(const options *o, const char *path)
         tool_progress_end();
     } else {
         st = tc_stats_report(m.a, o->h, o->w, r, &err);
+        if (!st && m.tcf && m.tcf->auto_choice.format)
+            st = add_auto_choice(&m.tcf->auto_choice, r, &err);
     }
     tool_info("%s: %s in %.3f s", path, o->advise ? "advice" : "statistics",
               seconds_since(&t0));

@@ -175,10 +175,10 @@ static void parse_args(int argc, char **argv, options *o)
 
 /* -f auto: the model's pick for a in its stored order, recorded in *c and
    its format (NULL for csr) in *pick. The pick is the model's first
-   candidate whose precision meets --accuracy; cuSPARSE ranks at a
-   predicted 1 and wins ties (registry order), so a tensor-core format is
-   picked only when predicted at least as fast, else csr, which /matrix
-   serves. Only the stored order is ranked: a reordering is tcreorder's to
+   candidate whose precision meets --accuracy and whose predicted speedup
+   clears the margin tcmul's ESTIMATE uses (TC_MODEL_ESTIMATE_MARGIN), or
+   cuSPARSE (csr, which /matrix serves) when none ranked above it does:
+   tcconv -f auto and a one-off tcmul choose alike. Only the stored order is ranked: a reordering is tcreorder's to
    make, and the file keeps the order it was given. Deterministic: the
    model's figures are counts and sums in a fixed order. */
 static tc_status auto_pick(const tc_csr *a, const options *o, const tc_format **pick,
@@ -192,7 +192,9 @@ static tc_status auto_pick(const tc_csr *a, const options *o, const tc_format **
     const tc_model_candidate *best = NULL;
     for (int i = 0; !best && i < count; i++) {
         const char *p = tc_model_precision(cand[i].format);
-        if (!o->accuracy || (p && tc_tolerance(p) <= tc_tolerance(o->accuracy)))
+        if ((!o->accuracy || (p && tc_tolerance(p) <= tc_tolerance(o->accuracy))) &&
+            (tc_format_is_canonical(cand[i].format) ||
+             cand[i].predicted_speedup >= TC_MODEL_ESTIMATE_MARGIN))
             best = &cand[i];
     }
     /* cuSPARSE (fp32) meets every accuracy, so best is never NULL */

@@ -82,7 +82,8 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
         p->path.variant = p->kp->variant;
         snprintf(p->info.variant, sizeof p->info.variant, "%s", k->variant_names[p->kp->variant]);
     }
-    return st ? tc_error_prefix(err, "plan: %s", k->format) : TC_OK;
+    /* the kernels' messages name their kernel (and variant) already */
+    return st;
 }
 
 void tc_plan_gpu_release(tc_plan *p)

@@ -160,7 +160,11 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, dou
     p->info.tune_s += tc_plan_now() - t0;
     tc_kernel_free(kp);
     tc_fmt_free(built);
-    return st ? tc_error_prefix(err, "plan: %s in order %s", c->k->format, c->order) : TC_OK;
+    /* the kernels' messages name their kernel; the order is news only when
+       it is not the given one */
+    if (st && strcmp(c->order, "given") != 0)
+        return tc_error_prefix(err, "after reordering by %s", c->order);
+    return st;
 }
 
 /* EXHAUSTIVE: every kernel in every order (the given one, then each

@@ -423,30 +423,6 @@ tc_status tcmul_read_dense(const dense_spec *spec, const char *default_dataset, 
     return tc_mtx_read_dense(spec->path, rows, cols, data, err);
 }
 
-tc_status tcmul_kernel_fmt(const tc_format *f, const tool_matrix *in, const tc_fmt **m,
-                           tc_fmt **built, tc_error *err)
-{
-    *m = NULL;
-    *built = NULL;
-    if (tc_format_is_canonical(f))
-        return TC_OK;
-    for (int i = 0; in->tcf && i < in->tcf->nformats; i++)
-        if (tc_fmt_format(in->tcf->formats[i]) == f) {
-            *m = in->tcf->formats[i];
-            return TC_OK;
-        }
-    tc_params none = { 0 };
-    tc_status st = tc_fmt_build(f, in->a, &none, built, err);
-    *m = *built;
-    return st;
-}
-
-int64_t tcmul_original(const tool_matrix *in, int64_t i, int cols)
-{
-    const tc_perm *p = !in->tcf ? NULL : cols ? in->tcf->col_perm : in->tcf->row_perm;
-    return p && i >= 0 ? p->new2old[i] : i;
-}
-
 tc_status tcmul_report_verify(tc_report *rep, const tc_compare *c, double tol, int pass,
                               int64_t row, int64_t col)
 {
@@ -487,20 +463,14 @@ tc_status tcmul_write_dense(const options *o, const double *c, int32_t rows, int
     return st;
 }
 
-/* x in the original row order (/matrix row i is original row new2old[i]),
-   widened for the writers. */
-tc_status tcmul_write_rows(const options *o, const tool_matrix *in, const float *x, int32_t rows,
-                           int32_t n, tc_error *err)
+tc_status tcmul_write_floats(const options *o, const float *x, int32_t rows, int32_t n,
+                             tc_error *err)
 {
-    const tc_perm *rp = in->tcf ? in->tcf->row_perm : NULL;
     double *c = tc_malloc_array((int64_t)rows * n, sizeof *c, err);
     if (!c)
         return TC_ERR_NOMEM;
-    for (int32_t i = 0; i < rows; i++) {
-        double *dst = c + (int64_t)(rp ? rp->new2old[i] : i) * n;
-        for (int32_t k = 0; k < n; k++)
-            dst[k] = x[(int64_t)i * n + k];
-    }
+    for (int64_t i = 0; i < (int64_t)rows * n; i++)
+        c[i] = x[i];
     tc_status st = tcmul_write_dense(o, c, rows, n, err);
     free(c);
     return st;

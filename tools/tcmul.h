@@ -57,20 +57,10 @@ tc_status tcmul_read_dense(const dense_spec *spec, const char *default_dataset, 
    array). */
 tc_status tcmul_write_dense(const options *o, const double *c, int32_t rows, int32_t n,
                             tc_error *err);
-/* Writes rows x n float32 values in the stored row order of `in` to -o
-   (HDF5 dataset or Matrix Market array) in the original row order. */
-tc_status tcmul_write_rows(const options *o, const tool_matrix *in, const float *x, int32_t rows,
-                           int32_t n, tc_error *err);
-
-/* The tc_fmt a kernel multiplies: NULL for the canonical format (its kernel
-   runs from the CSR itself), else the one stored in the .tcf.h5, else built
-   with default parameters. *built is what the caller frees. */
-tc_status tcmul_kernel_fmt(const tc_format *f, const tool_matrix *in, const tc_fmt **m,
-                           tc_fmt **built, tc_error *err);
-
-/* Row (cols 0) or column (cols 1) i of the stored A as the user numbers
-   it: the original one of a reordered A; -1 stays -1. */
-int64_t tcmul_original(const tool_matrix *in, int64_t i, int cols);
+/* The same from float32 values (C or O, already in the caller's order:
+   the plan undid any permutation). */
+tc_status tcmul_write_floats(const options *o, const float *x, int32_t rows, int32_t n,
+                             tc_error *err);
 
 /* The verify section: tolerance, errors, where the largest is (row, col,
    or -1), non-finite count, pass or FAIL. */

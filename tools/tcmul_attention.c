@@ -178,16 +178,6 @@ static tc_status write_scores(const options *o, const tc_csr *a, const float *ou
     return st;
 }
 
-/* O, already in the original order: written as tcmul writes rows of an A
-   that was not reordered. */
-static tc_status write_o(const options *o, const tool_matrix *in, const float *out,
-                         const attn_run *r, tc_error *err)
-{
-    tool_matrix plain = *in;
-    plain.tcf = NULL;
-    return tcmul_write_rows(o, &plain, out, r->a->rows, r->d, err);
-}
-
 /* ------------------------------------------------------------------------ */
 
 int tcmul_attention_warps(const char *name)
@@ -316,7 +306,7 @@ int tcmul_attention(const options *o)
     if (!st && o->output && pass && o->op == OP_SDDMM)
         st = tc_plan_attention_mask(plan, &mask, &err);
     if (!st && o->output && pass)
-        st = o->op == OP_ATTENTION ? write_o(o, &in, out, &r, &err)
+        st = o->op == OP_ATTENTION ? tcmul_write_floats(o, out, r.a->rows, r.d, &err)
                                    : write_scores(o, mask, out, &err);
     if (!st && o->bench)
         st = tc_plan_bench_attention(plan, q, k, v, &err);

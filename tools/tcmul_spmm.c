@@ -189,19 +189,6 @@ static tc_status print_report(const options *o, const tool_matrix *in, const tc_
     return st == TC_ERR_NOMEM ? tc_error_set(err, st, "out of memory") : st;
 }
 
-static tc_status write_c(const options *o, const float *C, int32_t rows, int32_t n,
-                         tc_error *err)
-{
-    double *c = tc_malloc_array((int64_t)rows * n, sizeof *c, err);
-    if (!c)
-        return TC_ERR_NOMEM;
-    for (int64_t i = 0; i < (int64_t)rows * n; i++)
-        c[i] = C[i];
-    tc_status st = tcmul_write_dense(o, c, rows, n, err);
-    free(c);
-    return st;
-}
-
 /* Plans, multiplies (or benches), verifies, writes and reports. */
 static tc_status run(const options *o, const tool_matrix *in, const float *B, int32_t n,
                      float *C, tc_error *err)
@@ -227,7 +214,7 @@ static tc_status run(const options *o, const tool_matrix *in, const float *B, in
     if (!st && o->verify)
         st = tc_plan_verify(p, B, n, C, n, &cmp, &pass, err);
     if (!st && o->output && pass)
-        st = write_c(o, C, in->a->rows, n, err);
+        st = tcmul_write_floats(o, C, in->a->rows, n, err);
     if (!st && (o->verify || o->bench))
         st = print_report(o, in, p, bench, &cmp, pass, err);
     if (!st && !pass) {

@@ -17,47 +17,6 @@
 #include "tap.h"
 #include "testmat.h"
 
-static void bail(const char *msg)
-{
-    printf("Bail out! %s\n", msg);
-    exit(1);
-}
-
-/* A random permutation of n. */
-static tc_perm *shuffled(int32_t n)
-{
-    int32_t *idx = malloc(sizeof *idx * ((size_t)n + 1));
-    for (int32_t i = 0; i < n; i++)
-        idx[i] = i;
-    for (int32_t i = n - 1; i > 0; i--) {
-        const int32_t j = (int32_t)tap_rand((uint32_t)i + 1), t = idx[i];
-        idx[i] = idx[j];
-        idx[j] = t;
-    }
-    tc_perm *p;
-    tc_error err;
-    if (tc_perm_from_array(&p, n, idx, TC_PERM_NEW2OLD, "test", &err))
-        bail(err.msg);
-    free(idx);
-    return p;
-}
-
-static float *random_floats(int64_t n)
-{
-    float *x = malloc(sizeof *x * ((size_t)n + 1));
-    for (int64_t i = 0; i < n; i++)
-        x[i] = (float)((double)tap_rand(2000001) / 1e6 - 1.0);
-    return x;
-}
-
-static double *widen(const float *x, int64_t n)
-{
-    double *y = malloc(sizeof *y * ((size_t)n + 1));
-    for (int64_t i = 0; i < n; i++)
-        y[i] = x[i];
-    return y;
-}
-
 static void opts_for(tc_plan_opts *o, tc_op op, int32_t d)
 {
     memset(o, 0, sizeof *o);
@@ -118,13 +77,13 @@ static void caller_order(const tc_csr *orig, const tc_perm *rp, const tc_perm *c
     tc_csr *stored = NULL;
     tc_perm *id = NULL;
     if (!rp && tc_perm_identity(&id, orig->rows, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     if (tc_csr_permute(orig, rp ? rp : id, cp, &stored, &err))
-        bail(err.msg);
-    float *Q = random_floats((int64_t)orig->rows * d), *K = random_floats((int64_t)orig->cols * d);
-    float *V = random_floats((int64_t)orig->cols * d);
-    double *q = widen(Q, (int64_t)orig->rows * d), *k = widen(K, (int64_t)orig->cols * d);
-    double *v = widen(V, (int64_t)orig->cols * d);
+        tap_bail(err.msg);
+    float *Q = tap_random_floats((int64_t)orig->rows * d), *K = tap_random_floats((int64_t)orig->cols * d);
+    float *V = tap_random_floats((int64_t)orig->cols * d);
+    double *q = tap_widen(Q, (int64_t)orig->rows * d), *k = tap_widen(K, (int64_t)orig->cols * d);
+    double *v = tap_widen(V, (int64_t)orig->cols * d);
     double *ref = malloc(sizeof *ref * ((size_t)orig->rows * d + (size_t)orig->nnz + 1));
     float *out = malloc(sizeof *out * ((size_t)orig->rows * d + (size_t)orig->nnz + 1));
     tc_plan_opts o;
@@ -132,12 +91,12 @@ static void caller_order(const tc_csr *orig, const tc_perm *rp, const tc_perm *c
 
     opts_for(&o, TC_OP_ATTENTION, d);
     if (tc_attn_plan_create(stored, NULL, rp, cp, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     ok(same_pattern(tc_attn_plan_mask(p), orig), "%s: the plan's mask is the caller's", what);
     ok(fabs(tc_attn_plan_scale(p) - 1 / sqrt(d)) < 1e-15, "%s: attention's scale 1/sqrt(d)",
        what);
     if (tc_attention_ref_f64(orig, q, k, v, d, 1 / sqrt(d), ref, 1, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     tc_status st = tc_attn_plan_attention(p, Q, K, V, out, NULL, &err);
     ok(st == TC_OK && same(out, ref, (int64_t)orig->rows * d),
        "%s: attention's O in the caller's order, bitwise the reference's", what);
@@ -146,9 +105,9 @@ static void caller_order(const tc_csr *orig, const tc_perm *rp, const tc_perm *c
     opts_for(&o, TC_OP_SDDMM, d);
     o.scale = 0.5;
     if (tc_attn_plan_create(stored, NULL, rp, cp, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     if (tc_sddmm_ref_f64(orig, q, k, d, 0.5, ref, 1, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     st = tc_attn_plan_sddmm(p, Q, K, out, NULL, &err);
     ok(st == TC_OK && same(out, ref, orig->nnz),
        "%s: the SDDMM's S in the caller's CSR order, bitwise the reference's", what);
@@ -199,7 +158,7 @@ static void info_and_report(const tc_csr *a, const tc_perm *rp, const tc_perm *c
     opts_for(&o, TC_OP_ATTENTION, 3);
     o.device = TC_DEVICE_AUTO;          /* no GPU in a build without CUDA: the CPU */
     if (tc_attn_plan_create(a, NULL, rp, cp, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     tc_plan_info info;
     tc_attn_plan_info(p, &info);
     ok(info.op == TC_OP_ATTENTION && info.n == 3, "info: the op and d");
@@ -226,9 +185,9 @@ static void fp16_check(const tc_csr *a)
     tc_error err;
     opts_for(&o, TC_OP_ATTENTION, d);
     if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
-        bail(err.msg);
-    float *Q = random_floats((int64_t)a->rows * d), *K = random_floats((int64_t)a->cols * d);
-    float *V = random_floats((int64_t)a->cols * d);
+        tap_bail(err.msg);
+    float *Q = tap_random_floats((int64_t)a->rows * d), *K = tap_random_floats((int64_t)a->cols * d);
+    float *V = tap_random_floats((int64_t)a->cols * d);
     int which;
     ok(tc_attn_plan_check(p, Q, K, V, &which, &err) == TC_OK && which == -1,
        "fp16 check: operands in [-1, 1) pass");
@@ -277,7 +236,7 @@ static void refused(const tc_csr *a, const tc_perm *rp)
     p = NULL;
     o.device = TC_DEVICE_CPU;
     if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     ok(tc_attn_plan_attention(p, x, x, x, x, NULL, &err) == TC_ERR_ARG,
        "attention on an SDDMM plan refused: %s", err.msg);
     ok(tc_attn_plan_sddmm(p, x, x, x, (void *)x, &err) == TC_ERR_ARG,
@@ -292,8 +251,8 @@ int main(void)
     tc_csr *a = tap_random_matrix(37, 23, 3, 5, 7, 1);      /* rectangular, a dense row and
                                                               column, empty rows likely */
     if (!a)
-        bail("no test matrix");
-    tc_perm *rp = shuffled(a->rows), *cp = shuffled(a->cols);
+        tap_bail("no test matrix");
+    tc_perm *rp = tap_shuffled(a->rows), *cp = tap_shuffled(a->cols);
     caller_order(a, rp, cp, "rows and columns permuted");
     caller_order(a, rp, NULL, "rows permuted");
     caller_order(a, NULL, NULL, "not permuted");

@@ -21,38 +21,6 @@
 #include "tap.h"
 #include "testmat.h"
 
-static void bail(const char *msg)
-{
-    printf("Bail out! %s\n", msg);
-    exit(1);
-}
-
-static tc_perm *shuffled(int32_t n)
-{
-    int32_t *idx = malloc(sizeof *idx * ((size_t)n + 1));
-    for (int32_t i = 0; i < n; i++)
-        idx[i] = i;
-    for (int32_t i = n - 1; i > 0; i--) {
-        const int32_t j = (int32_t)tap_rand((uint32_t)i + 1), t = idx[i];
-        idx[i] = idx[j];
-        idx[j] = t;
-    }
-    tc_perm *p;
-    tc_error err;
-    if (tc_perm_from_array(&p, n, idx, TC_PERM_NEW2OLD, "test", &err))
-        bail(err.msg);
-    free(idx);
-    return p;
-}
-
-static float *random_floats(int64_t n)
-{
-    float *x = malloc(sizeof *x * ((size_t)n + 1));
-    for (int64_t i = 0; i < n; i++)
-        x[i] = (float)((double)tap_rand(2000001) / 1e6 - 1.0);
-    return x;
-}
-
 /* The caller's side: its device, stream and buffers. */
 typedef struct caller {
     tc_gpu *g;
@@ -64,7 +32,7 @@ static float *put(tc_gpu *g, const float *x, int64_t n)
     void *dev;
     tc_error err;
     if (tc_gpu_alloc(g, 4 * (n ? n : 1), &dev, &err) || (n && tc_gpu_upload(g, dev, x, 4 * n, &err)))
-        bail(err.msg);
+        tap_bail(err.msg);
     return dev;
 }
 
@@ -76,7 +44,7 @@ static void one(caller *c, const tc_csr *orig, const tc_csr *stored, const tc_pe
     const int att = op == TC_OP_ATTENTION;
     const int64_t nq = (int64_t)orig->rows * d, nk = (int64_t)orig->cols * d;
     const int64_t nout = att ? nq : orig->nnz;
-    float *Q = random_floats(nq), *K = random_floats(nk), *V = random_floats(nk);
+    float *Q = tap_random_floats(nq), *K = tap_random_floats(nk), *V = tap_random_floats(nk);
     float *out = malloc(sizeof *out * ((size_t)nout + 1)), *host = malloc(sizeof *host * ((size_t)nout + 1));
     tc_error err;
     c->Q = put(c->g, Q, nq);
@@ -85,7 +53,7 @@ static void one(caller *c, const tc_csr *orig, const tc_csr *stored, const tc_pe
     void *dev;
     if (tc_gpu_alloc(c->g, 4 * (nout ? nout : 1), &dev, &err) ||
         tc_gpu_poison(c->g, dev, 4 * nout, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     c->out = dev;
 
     tc_plan_opts o;
@@ -100,7 +68,7 @@ static void one(caller *c, const tc_csr *orig, const tc_csr *stored, const tc_pe
     o.iters = 5;
     tc_attn_plan *p = NULL;
     if (tc_attn_plan_create(stored, NULL, rp, cp, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     void *stream = tc_gpu_stream(c->g);
     tc_status st = att ? tc_attn_plan_attention(p, c->Q, c->K, c->V, c->out, stream, &err)
                        : tc_attn_plan_sddmm(p, c->Q, c->K, c->out, stream, &err);
@@ -143,14 +111,14 @@ static void one(caller *c, const tc_csr *orig, const tc_csr *stored, const tc_pe
 static void device_range(caller *c, const tc_csr *a)
 {
     const int32_t d = 8;
-    float *Q = random_floats((int64_t)a->rows * d), *K = random_floats((int64_t)a->cols * d);
+    float *Q = tap_random_floats((int64_t)a->rows * d), *K = tap_random_floats((int64_t)a->cols * d);
     K[2 * d + 3] = 1e6f;
     tc_error err;
     c->Q = put(c->g, Q, (int64_t)a->rows * d);
     c->K = put(c->g, K, (int64_t)a->cols * d);
     void *dev;
     if (tc_gpu_alloc(c->g, 4 * (a->nnz ? a->nnz : 1), &dev, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     c->out = dev;
     tc_plan_opts o;
     memset(&o, 0, sizeof o);
@@ -160,7 +128,7 @@ static void device_range(caller *c, const tc_csr *a)
     o.format = "bsb";
     tc_attn_plan *p = NULL;
     if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     const tc_status st = tc_attn_plan_sddmm(p, c->Q, c->K, c->out, tc_gpu_stream(c->g), &err);
     ok(st == TC_ERR_INVALID && strncmp(err.msg, "K[2][3] = 1e+06: ", 17) == 0,
        "device operands beyond fp16 refused, named: %s", err.msg);
@@ -175,8 +143,8 @@ static void device_range(caller *c, const tc_csr *a)
 static void bench(const tc_csr *a)
 {
     const int32_t d = 32;
-    float *Q = random_floats((int64_t)a->rows * d), *K = random_floats((int64_t)a->cols * d);
-    float *V = random_floats((int64_t)a->cols * d);
+    float *Q = tap_random_floats((int64_t)a->rows * d), *K = tap_random_floats((int64_t)a->cols * d);
+    float *V = tap_random_floats((int64_t)a->cols * d);
     tc_plan_opts o;
     memset(&o, 0, sizeof o);
     o.op = TC_OP_ATTENTION;
@@ -187,7 +155,7 @@ static void bench(const tc_csr *a)
     tc_attn_plan *p = NULL;
     tc_error err;
     if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     const tc_status st = tc_attn_plan_bench(p, Q, K, V, &err);
     tc_plan_info info;
     tc_attn_plan_info(p, &info);
@@ -215,7 +183,7 @@ static void auto_path(const tc_csr *a)
     tc_error err;
     tc_plan_info info;
     if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     tc_attn_plan_info(p, &info);
     ok(info.ms > 0 && info.cusparse_ms > 0 && info.ms <= info.cusparse_ms &&
            strcmp(info.format, info.ms < info.cusparse_ms ? "bsb" : "csr") == 0,
@@ -225,7 +193,7 @@ static void auto_path(const tc_csr *a)
     o.effort = TC_EFFORT_ESTIMATE;
     o.b_max_abs = 1e6;
     if (tc_attn_plan_create(a, NULL, NULL, NULL, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     tc_attn_plan_info(p, &info);
     ok(strcmp(info.format, "csr") == 0 && strcmp(info.precision, "fp32") == 0 && info.ms == -1,
        "auto with operands up to 1e6: the unfused fp32 path, untimed at ESTIMATE");
@@ -238,7 +206,7 @@ static double report_num(const tc_plan *p, const char *section, const char *key)
     double v = NAN;
     tc_error err;
     if (!r || tc_plan_report(p, r, &err))
-        bail("tc_plan_report");
+        tap_bail("tc_plan_report");
     for (int i = 0; i < tc_report_count(r); i++) {
         const tc_report_entry *e = tc_report_at(r, i);
         if (!e->is_str && strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0)
@@ -272,8 +240,8 @@ static void public_api(caller *c, const tc_csr *orig, const tc_csr *stored, cons
         tc_perm_from_array(&f->col_perm, cp->n, cp->new2old, TC_PERM_NEW2OLD, "col", &err) ||
         tc_fmt_build(tc_format_find("bsb"), f->matrix, &none, &bsb, &err) ||
         tc_tcf_add_format(f, bsb, &err))
-        bail(err.msg);
-    float *Q = random_floats(nq), *K = random_floats(nk), *V = random_floats(nk);
+        tap_bail(err.msg);
+    float *Q = tap_random_floats(nq), *K = tap_random_floats(nk), *V = tap_random_floats(nk);
     float *out = malloc(sizeof *out * ((size_t)nout + 1));
     float *host = malloc(sizeof *host * ((size_t)nout + 1));
     c->Q = put(c->g, Q, nq);
@@ -282,7 +250,7 @@ static void public_api(caller *c, const tc_csr *orig, const tc_csr *stored, cons
     void *dev;
     if (tc_gpu_alloc(c->g, 4 * (nout ? nout : 1), &dev, &err) ||
         tc_gpu_poison(c->g, dev, 4 * nout, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     c->out = dev;
     tc_plan_opts o;
     tc_plan_opts_init(&o);
@@ -294,7 +262,7 @@ static void public_api(caller *c, const tc_csr *orig, const tc_csr *stored, cons
     o.iters = 5;
     tc_plan *p = NULL;
     if (tc_plan_create_tcf(f, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     void *stream = tc_gpu_stream(c->g);
     tc_status st = att ? tc_plan_attention(p, c->Q, c->K, c->V, c->out, stream, &err)
                        : tc_plan_sddmm(p, c->Q, c->K, c->out, stream, &err);
@@ -352,12 +320,12 @@ int main(void)
     caller c;
     memset(&c, 0, sizeof c);
     if (tc_gpu_open(0, &c.g, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     tc_csr *a = tap_random_matrix(301, 211, 6, 17, 40, 1);
-    tc_perm *rp = shuffled(a->rows), *cp = shuffled(a->cols);
+    tc_perm *rp = tap_shuffled(a->rows), *cp = tap_shuffled(a->cols);
     tc_csr *stored = NULL;
     if (tc_csr_permute(a, rp, cp, &stored, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     static const tc_op ops[2] = { TC_OP_ATTENTION, TC_OP_SDDMM };
     static const char *const formats[2] = { "bsb", "csr" };
     for (int i = 0; i < 2; i++)

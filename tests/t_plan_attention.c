@@ -19,46 +19,6 @@
 #include "tap.h"
 #include "testmat.h"
 
-static void bail(const char *msg)
-{
-    printf("Bail out! %s\n", msg);
-    exit(1);
-}
-
-static tc_perm *shuffled(int32_t n)
-{
-    int32_t *idx = malloc(sizeof *idx * ((size_t)n + 1));
-    for (int32_t i = 0; i < n; i++)
-        idx[i] = i;
-    for (int32_t i = n - 1; i > 0; i--) {
-        const int32_t j = (int32_t)tap_rand((uint32_t)i + 1), t = idx[i];
-        idx[i] = idx[j];
-        idx[j] = t;
-    }
-    tc_perm *p;
-    tc_error err;
-    if (tc_perm_from_array(&p, n, idx, TC_PERM_NEW2OLD, "test", &err))
-        bail(err.msg);
-    free(idx);
-    return p;
-}
-
-static float *random_floats(int64_t n)
-{
-    float *x = malloc(sizeof *x * ((size_t)n + 1));
-    for (int64_t i = 0; i < n; i++)
-        x[i] = (float)((double)tap_rand(2000001) / 1e6 - 1.0);
-    return x;
-}
-
-static double *widen(const float *x, int64_t n)
-{
-    double *y = malloc(sizeof *y * ((size_t)n + 1));
-    for (int64_t i = 0; i < n; i++)
-        y[i] = x[i];
-    return y;
-}
-
 static int same(const float *x, const double *ref, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
@@ -82,21 +42,21 @@ static tc_tcf *permuted_file(const tc_csr *orig)
     tc_tcf *f = tc_tcf_new();
     tc_fmt *bsb = NULL;
     const tc_params none = { 0 };
-    f->row_perm = shuffled(orig->rows);
-    f->col_perm = shuffled(orig->cols);
+    f->row_perm = tap_shuffled(orig->rows);
+    f->col_perm = tap_shuffled(orig->cols);
     if (tc_csr_permute(orig, f->row_perm, f->col_perm, &f->matrix, &err) ||
         tc_fmt_build(tc_format_find("bsb"), f->matrix, &none, &bsb, &err) ||
         tc_tcf_add_format(f, bsb, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     char path[] = "/tmp/t_plan_attention.XXXXXX";
     const int fd = mkstemp(path);
     if (fd < 0)
-        bail("mkstemp");
+        tap_bail("mkstemp");
     close(fd);
     const tc_h5_write_opts wo = TC_H5_WRITE_DEFAULTS;
     tc_tcf *back = NULL;
     if (tc_h5_write(path, f, &wo, &err) || tc_h5_read(path, 1, &back, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     unlink(path);
     tc_tcf_free(f);
     return back;
@@ -116,7 +76,7 @@ static const char *run_str(const tc_plan *p, const char *key, char *buf, size_t 
     tc_error err;
     snprintf(buf, len, "(none)");
     if (!r || tc_plan_report(p, r, &err))
-        bail("tc_plan_report");
+        tap_bail("tc_plan_report");
     for (int i = 0; i < tc_report_count(r); i++) {
         const tc_report_entry *e = tc_report_at(r, i);
         if (e->is_str && strcmp(e->section, "run") == 0 && strcmp(e->key, key) == 0)
@@ -146,8 +106,8 @@ static void attention(const tc_tcf *f, const tc_csr *orig)
 {
     const int32_t d = 6;
     const int64_t nq = (int64_t)orig->rows * d, nk = (int64_t)orig->cols * d;
-    float *Q = random_floats(nq), *K = random_floats(nk), *V = random_floats(nk);
-    double *q = widen(Q, nq), *k = widen(K, nk), *v = widen(V, nk);
+    float *Q = tap_random_floats(nq), *K = tap_random_floats(nk), *V = tap_random_floats(nk);
+    double *q = tap_widen(Q, nq), *k = tap_widen(K, nk), *v = tap_widen(V, nk);
     double *ref = malloc(sizeof *ref * ((size_t)nq + 1));
     float *O = malloc(sizeof *O * ((size_t)nq + 1));
     tc_plan_opts o;
@@ -155,14 +115,14 @@ static void attention(const tc_tcf *f, const tc_csr *orig)
     tc_error err;
     opts_for(&o, TC_OP_ATTENTION, d);
     if (tc_plan_create_tcf(f, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     tc_plan_info info;
     tc_plan_get_info(p, &info);
     ok(info.op == TC_OP_ATTENTION && info.device == TC_DEVICE_CPU &&
            fabs(info.scale - 1 / sqrt(d)) < 1e-15,
        "attention: a CPU plan from the .tcf.h5, scale 1/sqrt(d) in the info");
     if (tc_attention_ref_f64(orig, q, k, v, d, 1 / sqrt(d), ref, 1, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     tc_status st = tc_plan_execute_attention_host(p, Q, K, V, O, &err);
     ok(st == TC_OK && same(O, ref, nq),
        "attention: O in the file's original order, bitwise the reference on the original");
@@ -210,8 +170,8 @@ static void sddmm(const tc_tcf *f, const tc_csr *orig)
 {
     const int32_t d = 5;
     const int64_t nq = (int64_t)orig->rows * d, nk = (int64_t)orig->cols * d;
-    float *Q = random_floats(nq), *K = random_floats(nk);
-    double *q = widen(Q, nq), *k = widen(K, nk);
+    float *Q = tap_random_floats(nq), *K = tap_random_floats(nk);
+    double *q = tap_widen(Q, nq), *k = tap_widen(K, nk);
     double *ref = malloc(sizeof *ref * ((size_t)orig->nnz + 1));
     float *S = malloc(sizeof *S * ((size_t)orig->nnz + 1));
     tc_plan_opts o;
@@ -220,7 +180,7 @@ static void sddmm(const tc_tcf *f, const tc_csr *orig)
     opts_for(&o, TC_OP_SDDMM, d);
     o.scale = 0.25;
     if (tc_plan_create_tcf(f, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     tc_plan_info info;
     tc_plan_get_info(p, &info);
     ok(info.op == TC_OP_SDDMM && info.scale == 0.25, "sddmm: the info's scale is the option's");
@@ -229,7 +189,7 @@ static void sddmm(const tc_tcf *f, const tc_csr *orig)
     ok(st == TC_OK && same_pattern(mask, orig),
        "sddmm: the mask is the file's matrix in its original order");
     if (tc_sddmm_ref_f64(orig, q, k, d, 0.25, ref, 1, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     /* V is not read for an SDDMM plan */
     st = tc_plan_execute_attention_host(p, Q, K, NULL, S, &err);
     ok(st == TC_OK && same(S, ref, orig->nnz),
@@ -274,7 +234,7 @@ static void spmm_refused(const tc_csr *a)
     tc_error err;
     opts_for(&o, TC_OP_SPMM, 4);
     if (tc_plan_create(a, &o, &p, &err))
-        bail(err.msg);
+        tap_bail(err.msg);
     float *x = calloc((size_t)(a->rows + a->cols) * 4 + (size_t)a->nnz + 1, sizeof *x);
     tc_compare c;
     int64_t r = 7, col = 7;
@@ -297,7 +257,7 @@ int main(void)
 {
     tc_csr *orig = tap_random_matrix(203, 171, 4, 17, 40, 0);
     if (!orig)
-        bail("matrix");
+        tap_bail("matrix");
     tc_tcf *f = permuted_file(orig);
     ok(f->row_perm && f->col_perm && f->nformats == 1,
        "the .tcf.h5 holds its permutations and its bsb format");

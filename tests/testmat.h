@@ -44,4 +44,48 @@ __attribute__((unused)) static tc_csr *tap_random_matrix(int32_t rows, int32_t c
     return a;
 }
 
+/* Stops the test plan: a set-up step failed. */
+__attribute__((unused, noreturn)) static void tap_bail(const char *msg)
+{
+    printf("Bail out! %s\n", msg);
+    exit(1);
+}
+
+/* A random permutation of n (new-to-old), from tap_rand. */
+__attribute__((unused)) static tc_perm *tap_shuffled(int32_t n)
+{
+    int32_t *idx = malloc(sizeof *idx * ((size_t)n + 1));
+    for (int32_t i = 0; i < n; i++)
+        idx[i] = i;
+    for (int32_t i = n - 1; i > 0; i--) {
+        const int32_t j = (int32_t)tap_rand((uint32_t)i + 1), t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+    tc_perm *p;
+    tc_error err;
+    if (tc_perm_from_array(&p, n, idx, TC_PERM_NEW2OLD, "test", &err))
+        tap_bail(err.msg);
+    free(idx);
+    return p;
+}
+
+/* n floats uniform in [-1, 1], from tap_rand. */
+__attribute__((unused)) static float *tap_random_floats(int64_t n)
+{
+    float *x = malloc(sizeof *x * ((size_t)n + 1));
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)((double)tap_rand(2000001) / 1e6 - 1.0);
+    return x;
+}
+
+/* x widened to double (a new array). */
+__attribute__((unused)) static double *tap_widen(const float *x, int64_t n)
+{
+    double *y = malloc(sizeof *y * ((size_t)n + 1));
+    for (int64_t i = 0; i < n; i++)
+        y[i] = x[i];
+    return y;
+}
+
 #endif

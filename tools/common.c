@@ -196,6 +196,13 @@ double tool_parse_double(const char *opt, const char *s, double min, double max)
     return v;
 }
 
+const char *tool_parse_accuracy(const char *s)
+{
+    if (tc_tolerance(s) == 0)
+        tool_usage_error("--accuracy: expected fp32, tf32 or fp16, found '%s'", s);
+    return s;
+}
+
 void tool_format_names(char *buf, size_t size, int (*keep)(const tc_format *))
 {
     buf[0] = '\0';

@@ -78,6 +78,9 @@ __attribute__((format(printf, 1, 2))) void tool_info(const char *fmt, ...);
    the option. */
 long tool_parse_long(const char *opt, const char *s, long min, long max);
 double tool_parse_double(const char *opt, const char *s, double min, double max);
+/* --accuracy's value: a precision with a tolerance (fp32, tf32, fp16), else
+   a usage error. */
+const char *tool_parse_accuracy(const char *s);
 /* "csr, brp, ...": the registry's format names for which keep (NULL: every
    one) is true. */
 void tool_format_names(char *buf, size_t size, int (*keep)(const tc_format *));

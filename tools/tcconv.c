@@ -140,11 +140,7 @@ static void parse_args(int argc, char **argv, options *o)
             break;
         case 'f': parse_format_list(optarg, o); break;
         case 'n': o->cols = tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
-        case OPT_ACCURACY:
-            if (tc_tolerance(optarg) == 0)
-                tool_usage_error("--accuracy: expected fp32, tf32 or fp16, found '%s'", optarg);
-            o->accuracy = optarg;
-            break;
+        case OPT_ACCURACY: o->accuracy = tool_parse_accuracy(optarg); break;
         case 'p':
             if (tc_params_parse(&o->params, optarg, &err))
                 tool_usage_error("--param: %s", err.msg);

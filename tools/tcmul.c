@@ -347,11 +347,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_EFFORT: o->effort = parse_effort(optarg); break;
         case OPT_PLAN: o->plan_file = optarg; break;
         case OPT_NO_PLAN_CACHE: o->no_plan_cache = 1; break;
-        case OPT_ACCURACY:
-            if (tc_tolerance(optarg) == 0)
-                tool_usage_error("--accuracy: expected fp32, tf32 or fp16, found '%s'", optarg);
-            o->accuracy = optarg;
-            break;
+        case OPT_ACCURACY: o->accuracy = tool_parse_accuracy(optarg); break;
         case OPT_CALLS: o->calls = tool_parse_long("--calls", optarg, 1, LONG_MAX); break;
         case OPT_ORDER:
             if (strcmp(optarg, "given") != 0 && strcmp(optarg, "auto") != 0 &&

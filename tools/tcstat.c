@@ -131,11 +131,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_JSON: tool_set_out_style(&o->style, TOOL_OUT_JSON); break;
         case OPT_ADVISE: o->advise = 1; break;
         case 'n': o->cols = tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
-        case OPT_ACCURACY:
-            if (tc_tolerance(optarg) == 0)
-                tool_usage_error("--accuracy: expected fp32, tf32 or fp16, found '%s'", optarg);
-            o->accuracy = optarg;
-            break;
+        case OPT_ACCURACY: o->accuracy = tool_parse_accuracy(optarg); break;
         default: tool_common_option(c, argv, usage);
         }
     }

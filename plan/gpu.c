@@ -90,6 +90,9 @@ static tc_status run_moves(void *arg, int set, tc_error *err)
     const tc_csr *a = m->p->a;
     const int32_t n = m->p->o.n;
     tc_status st = TC_OK;
+    /* into the next set's B: its values are a permutation of B's, so the
+       candidates tuned after still meet a finite B of the same range (with
+       one set it is in place, which only the timing sees) */
     if (m->d_col)
         st = tc_gpu_gather_rows(m->p->gpu, m->ops->B[set], n, m->d_col, a->cols, n, NULL,
                                 m->ops->B[(set + 1) % m->ops->count], n, err);

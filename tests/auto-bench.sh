@@ -1,0 +1,32 @@
+#!/bin/sh
+# auto-bench.sh: bench/auto.sh and its driver bench/auto (which write
+# bench/results/auto.tsv on a GPU) cannot rot unseen: usage errors exit 2,
+# a bad matrix exits 1 naming it, and without a GPU the driver fails with
+# the library's no-device message; on a GPU, one small matrix runs through
+# every effort level with its C checked.
+. "${top_srcdir:-.}/tests/lib.sh"
+AUTO=$top_builddir/bench/auto
+[ -x "$AUTO" ] || skip_all "bench/auto is not built"
+A=$DATA/1138_bus.mtx.gz
+
+run_fails 2 "usage: auto [-w WARMUP] [-i ITERS] [-c CANDIDATES.tsv] MATRIX N..." \
+    "bench/auto without n" -- "$AUTO" "$A"
+run_fails 2 "auto: bad n 'zero'" "bench/auto with a bad n" -- "$AUTO" "$A" zero
+printf 'not a matrix\n' > "$T/bad.mtx"
+"$AUTO" "$T/bad.mtx" 8 > /dev/null 2> "$T/err"
+is "$? $(grep -c "bad.mtx" "$T/err")" "1 1" "a bad matrix: exit 1, the file named"
+"$top_srcdir/bench/auto.sh" -x 2> /dev/null
+is $? 2 "bench/auto.sh with an unknown option: exit 2"
+
+if "$TOOLS/tcmul" --list-devices > /dev/null 2>&1; then
+    AUTO=$AUTO WARMUP=1 ITERS=5 "$top_srcdir/bench/auto.sh" -o "$T/auto.tsv" -n 8 "$A"
+    ok $? "bench/auto.sh on 1138_bus at n = 8"
+    is "$(awk -F '\t' 'NR > 1 { print $6, $16 }' "$T/auto.tsv" | tr '\n' ,)" \
+        "estimate pass,measure pass,patient pass," "a row per effort level, each C checked"
+else
+    "$AUTO" "$A" 8 > /dev/null 2> "$T/err"
+    rc=$?
+    is "$rc $(grep -c 'no CUDA device' "$T/err")" "1 1" \
+        "no GPU: the driver exits 1 with the library's no-device message"
+fi
+done_testing

@@ -131,6 +131,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: auto [-w WARMUP] [-i ITERS] [-c CANDIDATES.tsv] MATRIX N...\n");
         return 2;
     }
+    for (int k = optind + 1; k < argc; k++)
+        if (atoi(argv[k]) < 1) {
+            fprintf(stderr, "auto: bad n '%s'\n", argv[k]);
+            return 2;
+        }
     tc_error err;
     tc_csr *a;
     tc_mtx_read_opts ro = TC_MTX_READ_DEFAULTS;
@@ -145,10 +150,6 @@ int main(int argc, char **argv)
     base_name(argv[optind], name, sizeof name);
     for (int k = optind + 1; k < argc; k++) {
         const int32_t n = atoi(argv[k]);
-        if (n < 1) {
-            fprintf(stderr, "auto: bad n '%s'\n", argv[k]);
-            return 2;
-        }
         const int64_t nb = (int64_t)a->cols * n;
         double *bd = malloc((size_t)nb * sizeof *bd);
         float *B = malloc((size_t)nb * sizeof *B);

@@ -65,13 +65,16 @@ static tc_status caller_matrix(const tc_plan *p, tc_csr **out, tc_error *err)
     return st;
 }
 
-/* B in the plan's column order, packed. */
-static float *plan_order_b(const tc_plan *p, const float *B, int64_t ldb, tc_error *err)
+/* B packed to n columns, its rows in the plan's column order when cols is
+   p->col (the kernel's operands), as given when cols is NULL (the
+   caller's). */
+static float *packed_b(const tc_plan *p, const tc_perm *cols, const float *B, int64_t ldb,
+                       tc_error *err)
 {
     const int32_t n = p->o.n;
     float *b = tc_malloc_array((int64_t)p->a->cols * n, sizeof *b, err);
     for (int32_t j = 0; b && j < p->a->cols; j++)
-        memcpy(b + (int64_t)j * n, B + (int64_t)(p->col ? p->col->new2old[j] : j) * ldb,
+        memcpy(b + (int64_t)j * n, B + (int64_t)(cols ? cols->new2old[j] : j) * ldb,
                (size_t)n * sizeof *b);
     return b;
 }
@@ -82,16 +85,6 @@ static int all_finite(const float *x, int64_t n)
         if (!isfinite(x[i]))
             return 0;
     return 1;
-}
-
-/* B as the caller gave it, packed to n columns. */
-static float *caller_b(const tc_plan *p, const float *B, int64_t ldb, tc_error *err)
-{
-    const int32_t n = p->o.n;
-    float *b = tc_malloc_array((int64_t)p->a->cols * n, sizeof *b, err);
-    for (int32_t j = 0; b && j < p->a->cols; j++)
-        memcpy(b + (int64_t)j * n, B + (int64_t)j * ldb, (size_t)n * sizeof *b);
-    return b;
 }
 
 typedef struct plan_run {
@@ -112,7 +105,7 @@ static tc_status run_plan(void *arg, int set, tc_error *err)
 static tc_status bench_kernel(tc_plan *p, const float *B, int64_t ldb, int warmup, int iters,
                               unsigned flags, int finite, bench_out *b, tc_error *err)
 {
-    float *pb = plan_order_b(p, B, ldb, err);
+    float *pb = packed_b(p, p->col, B, ldb, err);
     if (!pb)
         return TC_ERR_NOMEM;
     tc_gpu_operands ops;
@@ -169,7 +162,7 @@ static double median_of(double *x, int n)
 static tc_status bench_caller(tc_plan *p, const float *B, int64_t ldb, int warmup, int iters,
                               int finite, bench_out *b, tc_error *err)
 {
-    float *cb = caller_b(p, B, ldb, err);
+    float *cb = packed_b(p, NULL, B, ldb, err);
     if (!cb)
         return TC_ERR_NOMEM;
     tc_gpu_operands ops;

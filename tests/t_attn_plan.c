@@ -27,21 +27,6 @@ static void opts_for(tc_plan_opts *o, tc_op op, int32_t d)
     o->calls = 1;
 }
 
-static int same(const float *x, const double *ref, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (x[i] != (float)ref[i])
-            return 0;
-    return 1;
-}
-
-static int same_pattern(const tc_csr *a, const tc_csr *b)
-{
-    return a->rows == b->rows && a->cols == b->cols && a->nnz == b->nnz &&
-           memcmp(a->rowptr, b->rowptr, sizeof *a->rowptr * ((size_t)a->rows + 1)) == 0 &&
-           memcmp(a->colidx, b->colidx, sizeof *a->colidx * (size_t)a->nnz) == 0;
-}
-
 /* Each map of the plan takes the caller's row, column or nonzero to the
    stored one that rp, cp say; NULL exactly where nothing is permuted. */
 static int maps_agree(const tc_attn_plan *p, const tc_csr *stored, const tc_perm *rp,
@@ -92,13 +77,13 @@ static void caller_order(const tc_csr *orig, const tc_perm *rp, const tc_perm *c
     opts_for(&o, TC_OP_ATTENTION, d);
     if (tc_attn_plan_create(stored, NULL, rp, cp, &o, &p, &err))
         tap_bail(err.msg);
-    ok(same_pattern(tc_attn_plan_mask(p), orig), "%s: the plan's mask is the caller's", what);
+    ok(tap_same_pattern(tc_attn_plan_mask(p), orig), "%s: the plan's mask is the caller's", what);
     ok(fabs(tc_attn_plan_scale(p) - 1 / sqrt(d)) < 1e-15, "%s: attention's scale 1/sqrt(d)",
        what);
     if (tc_attention_ref_f64(orig, q, k, v, d, 1 / sqrt(d), ref, 1, &err))
         tap_bail(err.msg);
     tc_status st = tc_attn_plan_attention(p, Q, K, V, out, NULL, &err);
-    ok(st == TC_OK && same(out, ref, (int64_t)orig->rows * d),
+    ok(st == TC_OK && tap_same_f32(out, ref, (int64_t)orig->rows * d),
        "%s: attention's O in the caller's order, bitwise the reference's", what);
     tc_attn_plan_free(p);
 
@@ -109,7 +94,7 @@ static void caller_order(const tc_csr *orig, const tc_perm *rp, const tc_perm *c
     if (tc_sddmm_ref_f64(orig, q, k, d, 0.5, ref, 1, &err))
         tap_bail(err.msg);
     st = tc_attn_plan_sddmm(p, Q, K, out, NULL, &err);
-    ok(st == TC_OK && same(out, ref, orig->nnz),
+    ok(st == TC_OK && tap_same_f32(out, ref, orig->nnz),
        "%s: the SDDMM's S in the caller's CSR order, bitwise the reference's", what);
     ok(maps_agree(p, stored, rp, cp), "%s: the stored<->caller maps the GPU gathers with agree",
        what);

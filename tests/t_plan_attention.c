@@ -19,21 +19,6 @@
 #include "tap.h"
 #include "testmat.h"
 
-static int same(const float *x, const double *ref, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (x[i] != (float)ref[i])
-            return 0;
-    return 1;
-}
-
-static int same_pattern(const tc_csr *a, const tc_csr *b)
-{
-    return a && a->rows == b->rows && a->cols == b->cols && a->nnz == b->nnz &&
-           memcmp(a->rowptr, b->rowptr, sizeof *a->rowptr * ((size_t)a->rows + 1)) == 0 &&
-           memcmp(a->colidx, b->colidx, sizeof *a->colidx * (size_t)a->nnz) == 0;
-}
-
 /* orig stored as tcreorder stores it: /matrix permuted by rows and
    columns, /permutation, and the bsb format; written and read back. */
 static tc_tcf *permuted_file(const tc_csr *orig)
@@ -124,7 +109,7 @@ static void attention(const tc_tcf *f, const tc_csr *orig)
     if (tc_attention_ref_f64(orig, q, k, v, d, 1 / sqrt(d), ref, 1, &err))
         tap_bail(err.msg);
     tc_status st = tc_plan_execute_attention_host(p, Q, K, V, O, &err);
-    ok(st == TC_OK && same(O, ref, nq),
+    ok(st == TC_OK && tap_same_f32(O, ref, nq),
        "attention: O in the file's original order, bitwise the reference on the original");
     tc_compare c;
     int64_t r, col;
@@ -186,13 +171,13 @@ static void sddmm(const tc_tcf *f, const tc_csr *orig)
     ok(info.op == TC_OP_SDDMM && info.scale == 0.25, "sddmm: the info's scale is the option's");
     const tc_csr *mask = NULL;
     tc_status st = tc_plan_attention_mask(p, &mask, &err);
-    ok(st == TC_OK && same_pattern(mask, orig),
+    ok(st == TC_OK && tap_same_pattern(mask, orig),
        "sddmm: the mask is the file's matrix in its original order");
     if (tc_sddmm_ref_f64(orig, q, k, d, 0.25, ref, 1, &err))
         tap_bail(err.msg);
     /* V is not read for an SDDMM plan */
     st = tc_plan_execute_attention_host(p, Q, K, NULL, S, &err);
-    ok(st == TC_OK && same(S, ref, orig->nnz),
+    ok(st == TC_OK && tap_same_f32(S, ref, orig->nnz),
        "sddmm: S in the original CSR order, bitwise the reference on the original");
     tc_compare c;
     int64_t r, col;

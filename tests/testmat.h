@@ -88,4 +88,21 @@ __attribute__((unused)) static double *tap_widen(const float *x, int64_t n)
     return y;
 }
 
+/* 1 when every x[i] is ref[i] rounded to float. */
+__attribute__((unused)) static int tap_same_f32(const float *x, const double *ref, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (x[i] != (float)ref[i])
+            return 0;
+    return 1;
+}
+
+/* 1 when a (not NULL) and b have the same shape and nonzero pattern. */
+__attribute__((unused)) static int tap_same_pattern(const tc_csr *a, const tc_csr *b)
+{
+    return a && a->rows == b->rows && a->cols == b->cols && a->nnz == b->nnz &&
+           memcmp(a->rowptr, b->rowptr, sizeof *a->rowptr * ((size_t)a->rows + 1)) == 0 &&
+           memcmp(a->colidx, b->colidx, sizeof *a->colidx * (size_t)a->nnz) == 0;
+}
+
 #endif

@@ -145,17 +145,6 @@ static tc_status bench_kernel(tc_plan *p, const float *B, int64_t ldb, int warmu
    chose cuSPARSE) then differ by the timer's noise only. */
 #define ROUNDS 5
 
-static double median_of(double *x, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && x[j] < x[j - 1]; j--) {
-            const double t = x[j];
-            x[j] = x[j - 1];
-            x[j - 1] = t;
-        }
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 /* On operand sets in the caller's order: the whole product as the caller
    gets it, and cuSPARSE (its fastest algorithm, tuned first) on the
    caller's own matrix, timed in alternating rounds in the same run. */
@@ -192,8 +181,11 @@ static tc_status bench_caller(tc_plan *p, const float *B, int64_t ldb, int warmu
         ref_ms[i] = t.ms.decile[5];
     }
     if (!st) {
-        b->plan_ms = median_of(plan_ms, rounds);
-        b->ref_ms[0] = median_of(ref_ms, rounds);
+        tc_dist d;
+        tc_dist_compute(&d, plan_ms, rounds);
+        b->plan_ms = d.decile[5];
+        tc_dist_compute(&d, ref_ms, rounds);
+        b->ref_ms[0] = d.decile[5];
         b->ref_variant[0] = tc_kernel_baseline()->variant_names[ref->variant];
     }
     tc_kernel_free(ref);

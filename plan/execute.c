@@ -15,7 +15,7 @@
 
 #include "plan_internal.h"
 
-static tc_status upload_perm(tc_plan *p, const tc_perm *q, int32_t **dev, tc_error *err)
+tc_status tc_plan_upload_perm(tc_plan *p, const tc_perm *q, int32_t **dev, tc_error *err)
 {
     *dev = NULL;
     if (!q)
@@ -56,9 +56,9 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
     if (!st && (forced >= 0 || p->path.variant >= 0))
         st = tc_kernel_select(p->kp, forced >= 0 ? forced : p->path.variant, err);
     if (!st)
-        st = upload_perm(p, p->row, &p->d_row, err);
+        st = tc_plan_upload_perm(p, p->row, &p->d_row, err);
     if (!st)
-        st = upload_perm(p, p->col, &p->d_col, err);
+        st = tc_plan_upload_perm(p, p->col, &p->d_col, err);
     tc_plan_set_b_scaling(p);
     if (!st)
         tc_plan_set_nonfinite_guard(p);

@@ -102,24 +102,15 @@ static tc_status run_moves(void *arg, int set, tc_error *err)
     return st;
 }
 
-static tc_status upload_index(tc_gpu *g, const tc_perm *q, int32_t **out, tc_error *err)
-{
-    *out = NULL;
-    if (!q)
-        return TC_OK;
-    tc_status st = tc_gpu_alloc(g, (int64_t)q->n * 4, (void **)out, err);
-    return st ? st : tc_gpu_upload(g, *out, q->new2old, (int64_t)q->n * 4, err);
-}
-
 static tc_status time_moves(tc_plan *p, const tc_gpu_operands *ops, double *ms, tc_error *err)
 {
     *ms = 0;
     if (!p->row && !p->col)
         return TC_OK;
     moves m = { p, ops, NULL, NULL, NULL };
-    tc_status st = upload_index(p->gpu, p->row, &m.d_row, err);
+    tc_status st = tc_plan_upload_perm(p, p->row, &m.d_row, err);
     if (!st)
-        st = upload_index(p->gpu, p->col, &m.d_col, err);
+        st = tc_plan_upload_perm(p, p->col, &m.d_col, err);
     if (!st && m.d_row)
         st = tc_gpu_alloc(p->gpu, (int64_t)p->a->rows * p->o.n * 4, (void **)&m.scratch, err);
     tc_gpu_timing t;

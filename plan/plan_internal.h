@@ -154,6 +154,8 @@ const char *tc_plan_cache_dir(const tc_plan_opts *o, char *buf, size_t len);
 
 /* ---- executing (plan/execute.c) ---- */
 
+/* q's new2old on p's GPU in a new *dev (NULL for no q). */
+tc_status tc_plan_upload_perm(tc_plan *p, const tc_perm *q, int32_t **dev, tc_error *err);
 tc_status tc_plan_execute_gpu(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
                               void *stream, tc_error *err);
 tc_status tc_plan_execute_cpu(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,

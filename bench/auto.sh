@@ -50,11 +50,6 @@ rc=0
 for m in "$@"; do
     cmd="auto -w $warmup -i $iters -c $(basename "$cand") $(basename "$m") $ns"
     # shellcheck disable=SC2086 # ns is a list
-    "$drv" -w "$warmup" -i "$iters" -c "$cand" "$m" $ns > "$out.part" || rc=1
-    date=$(bench_date)
-    while IFS= read -r row; do
-        printf '%s\t%s\t%s\t%s\t%s\n' "$device" "$date" "$commit" "$row" "$cmd" >> "$out"
-    done < "$out.part"
-    rm -f "$out.part"
+    bench_rows "$out" "$cmd" "$drv" -w "$warmup" -i "$iters" -c "$cand" "$m" $ns || rc=1
 done
 exit $rc

@@ -187,3 +187,20 @@ bench_reordered_sweep() {
     echo "$_rtag: $(($(wc -l < "$_rout") - 1)) rows in $_rout" >&2
     return $_rstatus
 }
+
+# bench_rows OUT CMD PROGRAM ARGS...: runs PROGRAM ARGS and appends each
+# line it prints to OUT as a row "$device $date $commit LINE CMD" (tabs;
+# $device and $commit set by the caller, the date taken when PROGRAM
+# ends). Returns PROGRAM's status; the rows it printed are kept either way.
+bench_rows() {
+    _out=$1 _cmd=$2
+    shift 2
+    _rc=0
+    "$@" > "$_out.part" || _rc=$?
+    _date=$(bench_date)
+    while IFS= read -r _row; do
+        printf '%s\t%s\t%s\t%s\t%s\n' "$device" "$_date" "$commit" "$_row" "$_cmd" >> "$_out"
+    done < "$_out.part"
+    rm -f "$_out.part"
+    return $_rc
+}

@@ -141,9 +141,62 @@ static tc_status bench_kernel(tc_plan *p, const float *B, int64_t ldb, int warmu
 /* Rounds of alternating timings in bench_caller: the plan and cuSPARSE are
    each timed in every round and their medians are the medians of their
    rounds', so that a drift of the GPU's state over the run (clocks, L2,
-   the host) falls on both alike. Two timings of one kernel (a plan that
-   chose cuSPARSE) then differ by the timer's noise only. */
+   the host) falls on both alike. */
 #define ROUNDS 5
+
+/* cuSPARSE on the caller's matrix, tuned on ops: its own upload of A, or,
+   when the plan is cuSPARSE itself in the caller's order, the plan's
+   kernel with its fastest algorithm selected for each baseline round.
+   Two uploads of one matrix time 1-3% apart with a sign that holds from
+   run to run (bench/placement, bench/NOTES.md "Same-kernel comparisons"):
+   the placement of the arrays, which would be charged to the plan. */
+typedef struct baseline {
+    tc_kplan *own;              /* NULL: the plan's kernel is the baseline */
+    tc_kplan *kp;
+    int variant, plan_variant;
+} baseline;
+
+static tc_status baseline_prepare(tc_plan *p, const tc_gpu_operands *ops, int warmup, int iters,
+                                  int finite, baseline *b, tc_error *err)
+{
+    memset(b, 0, sizeof *b);
+    tc_status st = TC_OK;
+    if (!p->row && !p->col && p->kp->kind == tc_kernel_baseline()) {
+        b->kp = p->kp;
+        b->plan_variant = p->kp->variant;
+        /* an algorithm's first select runs once on the operands of the last
+           run, which may be a caller's buffers long freed: make them ops */
+        st = tc_kernel_run(p->kp, ops, 0, err);
+    } else {
+        tc_csr *ca = NULL;
+        if (p->row || p->col)
+            st = caller_matrix(p, &ca, err);
+        if (!st)
+            st = tc_kernel_prepare(tc_kernel_baseline(), p->gpu, NULL, ca ? ca : p->a, ops,
+                                   &b->own, err);
+        tc_csr_free(ca);
+        b->kp = b->own;
+    }
+    if (!st)
+        st = tc_kernel_tune(b->kp, ops, warmup, iters, finite, err);
+    if (!st)
+        b->variant = b->kp->variant;
+    if (!st && !b->own)
+        st = tc_kernel_select(p->kp, b->plan_variant, err);
+    return st;
+}
+
+/* One round of the baseline, the plan's variant restored after it. */
+static tc_status baseline_time(tc_plan *p, baseline *b, const tc_gpu_operands *ops, int warmup,
+                               int iters, tc_gpu_timing *t, tc_error *err)
+{
+    tc_status st = b->own ? TC_OK : tc_kernel_select(b->kp, b->variant, err);
+    if (!st)
+        st = tc_kernel_time(b->kp, ops, warmup, iters, t, err);
+    if (!st && !b->own)
+        st = tc_kernel_select(p->kp, b->plan_variant, err);
+    return st;
+}
 
 /* On operand sets in the caller's order: the whole product as the caller
    gets it, and cuSPARSE (its fastest algorithm, tuned first) on the
@@ -159,14 +212,8 @@ static tc_status bench_caller(tc_plan *p, const float *B, int64_t ldb, int warmu
     free(cb);
     if (st)
         return st;
-    tc_csr *ca = NULL;
-    tc_kplan *ref = NULL;
-    if (p->row || p->col)
-        st = caller_matrix(p, &ca, err);
-    if (!st)
-        st = tc_kernel_prepare(tc_kernel_baseline(), p->gpu, NULL, ca ? ca : p->a, &ops, &ref, err);
-    if (!st)
-        st = tc_kernel_tune(ref, &ops, warmup, iters, finite, err);
+    baseline ref;
+    st = baseline_prepare(p, &ops, warmup, iters, finite, &ref, err);
     if (!st)
         st = tc_gpu_operands_poison(p->gpu, &ops, err);
     const int rounds = iters >= ROUNDS ? ROUNDS : 1;
@@ -177,7 +224,7 @@ static tc_status bench_caller(tc_plan *p, const float *B, int64_t ldb, int warmu
         st = tc_gpu_time(p->gpu, run_plan, &c, ops.count, warmup, iters / rounds, &t, err);
         plan_ms[i] = t.ms.decile[5];
         if (!st)
-            st = tc_kernel_time(ref, &ops, warmup, iters / rounds, &t, err);
+            st = baseline_time(p, &ref, &ops, warmup, iters / rounds, &t, err);
         ref_ms[i] = t.ms.decile[5];
     }
     if (!st) {
@@ -186,10 +233,9 @@ static tc_status bench_caller(tc_plan *p, const float *B, int64_t ldb, int warmu
         b->plan_ms = d.decile[5];
         tc_dist_compute(&d, ref_ms, rounds);
         b->ref_ms[0] = d.decile[5];
-        b->ref_variant[0] = tc_kernel_baseline()->variant_names[ref->variant];
+        b->ref_variant[0] = tc_kernel_baseline()->variant_names[ref.variant];
     }
-    tc_kernel_free(ref);
-    tc_csr_free(ca);
+    tc_kernel_free(ref.own);
     tc_gpu_operands_free(p->gpu, &ops);
     return st;
 }

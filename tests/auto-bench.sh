@@ -1,11 +1,13 @@
 #!/bin/sh
-# auto-bench.sh: bench/auto.sh and its driver bench/auto (which write
-# bench/results/auto.tsv on a GPU) cannot rot unseen: usage errors exit 2,
-# a bad matrix exits 1 naming it, and without a GPU the driver fails with
-# the library's no-device message; on a GPU, one small matrix runs through
-# every effort level with its C checked.
+# auto-bench.sh: bench/auto.sh and bench/placement.sh and their drivers
+# (which write bench/results/auto.tsv and placement.tsv on a GPU) cannot
+# rot unseen: usage errors exit 2, a bad matrix exits 1 naming it, and
+# without a GPU the drivers fail with the library's no-device message; on
+# a GPU, one small matrix runs through every effort level with its C
+# checked, and through the placement timings.
 . "${top_srcdir:-.}/tests/lib.sh"
 AUTO=$top_builddir/bench/auto
+PLACEMENT=$top_builddir/bench/placement
 [ -x "$AUTO" ] || skip_all "bench/auto is not built"
 A=$DATA/1138_bus.mtx.gz
 
@@ -17,16 +19,29 @@ printf 'not a matrix\n' > "$T/bad.mtx"
 is "$? $(grep -c "bad.mtx" "$T/err")" "1 1" "a bad matrix: exit 1, the file named"
 "$top_srcdir/bench/auto.sh" -x 2> /dev/null
 is $? 2 "bench/auto.sh with an unknown option: exit 2"
+run_fails 2 "usage: placement [-w WARMUP] [-i ITERS] [-r ROUNDS] MATRIX N..." \
+    "bench/placement without n" -- "$PLACEMENT" "$A"
+run_fails 2 "placement: bad rounds '0' (expected 1 to 64)" "bench/placement with 0 rounds" -- \
+    "$PLACEMENT" -r 0 "$A" 8
+"$PLACEMENT" "$T/bad.mtx" 8 > /dev/null 2> "$T/err"
+is "$? $(grep -c "bad.mtx" "$T/err")" "1 1" "placement, a bad matrix: exit 1, the file named"
 
 if "$TOOLS/tcmul" --list-devices > /dev/null 2>&1; then
     AUTO=$AUTO WARMUP=1 ITERS=5 "$top_srcdir/bench/auto.sh" -o "$T/auto.tsv" -n 8 "$A"
     ok $? "bench/auto.sh on 1138_bus at n = 8"
     is "$(awk -F '\t' 'NR > 1 { print $6, $16 }' "$T/auto.tsv" | tr '\n' ,)" \
         "estimate pass,measure pass,patient pass," "a row per effort level, each C checked"
+    PLACEMENT=$PLACEMENT WARMUP=1 ITERS=10 "$top_srcdir/bench/placement.sh" -o "$T/p.tsv" \
+        -n "8 9" "$A"
+    ok $? "bench/placement.sh on 1138_bus at n = 8, 9"
+    is "$(awk -F '\t' 'NR > 1 && $10 > 0.5 && $10 < 2 && $11 > 0.5 && $11 < 2 { print $5 }' \
+        "$T/p.tsv" | tr '\n' ,)" "8,9," "a row per n, both ratios near 1"
 else
-    "$AUTO" "$A" 8 > /dev/null 2> "$T/err"
-    rc=$?
-    is "$rc $(grep -c 'no CUDA device' "$T/err")" "1 1" \
-        "no GPU: the driver exits 1 with the library's no-device message"
+    for d in "$AUTO" "$PLACEMENT"; do
+        "$d" "$A" 8 > /dev/null 2> "$T/err"
+        rc=$?
+        is "$rc $(grep -c 'no CUDA device' "$T/err")" "1 1" \
+            "no GPU: $(basename "$d") exits 1 with the library's no-device message"
+    done
 fi
 done_testing

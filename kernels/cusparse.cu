@@ -31,6 +31,9 @@ typedef struct csr_plan {
        there must survive the other algorithms' runs */
     void *work[NVARIANTS];
     int ready[NVARIANTS];       /* 1: buffer sized, A preprocessed, trial run done */
+    /* the algorithm whose analysis of matA is current: the last one
+       preprocessed, until another algorithm runs (see csr_select); -1 none */
+    int analysed;
 } csr_plan;
 
 static const float one = 1.0f, zero = 0.0f;
@@ -84,6 +87,7 @@ static tc_status csr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     if (!p)
         return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     p->base.gpu = g;
+    p->analysed = -1;
     tc_status st = tc_gpu_csr_upload(g, a, &p->A, err);
     if (st == TC_OK && a->nnz > 0)
         st = create_descriptors(p, o, err);
@@ -104,12 +108,39 @@ static tc_status csr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
    indices returns INTERNAL_ERROR from cusparseSpMM, the other algorithms
    run). A fault inside the call still stops the run: the synchronisation
    after it reports the CUDA error. */
+/* Preprocessing pays off for ALG1 and ALG3 only (cuSPARSE documentation of
+   cusparseSpMM_preprocess); it analyses A once for later runs, but the
+   analysis does not survive the other algorithms: measured (CUDA 13.0,
+   H100, bench/NOTES.md "Same-kernel comparisons"), a plan's ALG3 tuned a
+   second time, after the other algorithms had run and ALG1 had been
+   analysed, ran 1.4-2.7x slower from then on. So an algorithm that needs
+   the analysis gets it again when selected after another one ran. */
+static int needs_analysis(int v)
+{
+    return variant_alg[v] == CUSPARSE_SPMM_CSR_ALG1 || variant_alg[v] == CUSPARSE_SPMM_CSR_ALG3;
+}
+
+static cusparseStatus_t analyse(csr_plan *p, int v)
+{
+    p->analysed = v;
+    return cusparseSpMM_preprocess(p->base.gpu->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                   CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->matA, p->matB,
+                                   &zero, p->matC, CUDA_R_32F, variant_alg[v], p->work[v]);
+}
+
 static tc_status csr_select(tc_kplan *base, int v, tc_error *err)
 {
     csr_plan *p = (csr_plan *)base;
     p->base.variant = v;
-    if (!p->matA || p->ready[v])
+    if (!p->matA)
         return TC_OK;
+    if (p->ready[v]) {
+        if (!needs_analysis(v) || p->analysed == v)
+            return TC_OK;
+        tc_status st = tc_cusparse_check(analyse(p, v), "cusparseSpMM_preprocess", err);
+        const tc_status sync = TC_CUDA(err, cudaStreamSynchronize(base->gpu->stream));
+        return st ? st : sync;
+    }
     const cusparseSpMMAlg_t alg = variant_alg[v];
     size_t need = 0;
     cusparseStatus_t s = cusparseSpMM_bufferSize(
@@ -120,12 +151,8 @@ static tc_status csr_select(tc_kplan *base, int v, tc_error *err)
                        : tc_cusparse_check(s, "cusparseSpMM_bufferSize", err);
     if (st == TC_OK && !p->work[v])
         st = tc_gpu_alloc(base->gpu, (int64_t)need, &p->work[v], err);
-    /* preprocessing pays off for these two only (cuSPARSE documentation of
-       cusparseSpMM_preprocess); it analyses A once for all later runs */
-    if (st == TC_OK && (alg == CUSPARSE_SPMM_CSR_ALG1 || alg == CUSPARSE_SPMM_CSR_ALG3)) {
-        s = cusparseSpMM_preprocess(base->gpu->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                    CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->matA, p->matB,
-                                    &zero, p->matC, CUDA_R_32F, alg, p->work[v]);
+    if (st == TC_OK && needs_analysis(v)) {
+        s = analyse(p, v);
         st = s == CUSPARSE_STATUS_SUCCESS ? TC_OK : TC_ERR_UNSUPPORTED;
     }
     if (st == TC_OK) {
@@ -150,6 +177,8 @@ static tc_status csr_run(tc_kplan *base, const float *B, float *C, tc_error *err
     if (!p->matA)
         return TC_CUDA(err, cudaMemsetAsync(C, 0, (size_t)base->rows * base->n * sizeof(float),
                                             base->gpu->stream));
+    if (p->analysed != base->variant)
+        p->analysed = -1;
     tc_status st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matB, (void *)B));
     if (st == TC_OK)
         st = TC_CUSPARSE(err, cusparseDnMatSetValues(p->matC, C));

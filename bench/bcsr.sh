@@ -15,7 +15,7 @@
 # events after warm-up over rotated operands; cuSPARSE's fastest CSR
 # algorithm on the same operands, in the same run).
 # (b) For every width of -w, the ORDER x ORDER band matrix of that width
-# (bench/band ORDER WIDTH; ORDER 8192 by default, so that the widths run
+# (bench/gen band ORDER WIDTH; ORDER 8192 by default, so that the widths run
 # from 99.2% zeros to a dense matrix) and every n of -b,
 #   tcmul --device gpu --format bcsr --dense --bench --verify --tsv ...
 # which also times cuBLAS GEMM (fp16, fp32 accumulation) on the matrix
@@ -25,7 +25,7 @@
 # cuSPARSE's median, algorithm and the speedup over it, cuBLAS's median and
 # the speedup over it (band rows), the fraction of the memory-traffic
 # floor, the variant chosen and each variant's median, the verification
-# figure, and the exact commands. TCMUL, TCREORDER and BAND name the
+# figure, and the exact commands. TCMUL, TCREORDER and GEN name the
 # programs to run (default: the build tree's); COMMIT overrides the commit.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,7 +47,7 @@ while getopts o:n:b:w:r: opt; do
     esac
 done
 shift $((OPTIND - 1))
-band=$(bench_program BAND band)
+gen=$(bench_program GEN gen)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -65,7 +65,7 @@ status=0
 
 mkdir "$tmp/band"
 for w in $widths; do
-    "$band" "$order" "$w" > "$tmp/band/band-$order-w$w.mtx" ||
+    "$gen" band "$order" "$w" > "$tmp/band/band-$order-w$w.mtx" ||
         { echo "bcsr: band $order $w failed" >&2; status=1; }
 done
 (bench_tcmul_sweep bcsr "$tmp/band.tsv" "$band_ns" "--format bcsr --dense" "$columns" \
@@ -77,7 +77,7 @@ awk -F '\t' -v OFS='\t' -v order="$order" '
     FNR == 1 && NR > 1 { band = 1; next }
     band {
         w = $4; sub(/.*-w/, "", w)
-        $NF = "band " order " " w " > " $4 ".mtx && " $NF
+        $NF = "gen band " order " " w " > " $4 ".mtx && " $NF
         $4 = $4 OFS "band"
     }
     { print }' "$tmp/real.tsv" "$tmp/band.tsv" > "$tmp/all.tsv"

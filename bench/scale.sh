@@ -6,7 +6,7 @@
 #
 #   bench/scale.sh [-o OUT.tsv] [-d DIR] [-r ORDER] [-w WIDTH] [-f FORMAT] [-n N]
 #
-# The matrix is bench/band's pattern band matrix of ORDER rows and WIDTH
+# The matrix is bench/gen's pattern band matrix of ORDER rows and WIDTH
 # nonzeros per row (default 2200000 x 1024: 2,252,537,856 nonzeros, 9 GB
 # of column indices), written by tc_h5_write_rows in 16M-entry slabs. The
 # files go to DIR (default $TMPDIR or /tmp; about 20 GB) and are removed at
@@ -24,7 +24,7 @@
 # memory.used that nvidia-smi saw while the step ran, less what was in use
 # before it (empty without nvidia-smi). median_ms, cusparse_ms and rel_fro
 # are tcmul's (kernel median, cuSPARSE's median, relative Frobenius error
-# against the float64 reference). Programs: $BAND, $MEASURE ($top_builddir
+# against the float64 reference). Programs: $GEN, $MEASURE ($top_builddir
 # or the build tree's bench/), $TCSTAT, $TCCONV, $TCMUL (tools/).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +44,7 @@ while getopts o:d:r:w:f:n: opt; do
     esac
 done
 . "$here/bench/lib.sh"
-band=$(bench_program BAND band)
+gen=$(bench_program GEN gen)
 measure=$(bench_program MEASURE measure)
 tcstat=$(bench_tool TCSTAT tcstat)
 tcconv=$(bench_tool TCCONV tcconv)
@@ -92,8 +92,8 @@ step() {
 nnz=$(awk -v n="$order" -v w="$width" 'BEGIN {
     for (i = 0; i < n; i++) { lo = i - int(w / 2); hi = i + w - int(w / 2);
         if (lo < 0) lo = 0; if (hi > n) hi = n; s += hi - lo } printf "%.0f", s }')
-step generate "bench/band -p -o band.tcf.h5 $order $width" \
-    "$band" -p -o "$m" "$order" "$width"
+step generate "bench/gen -p -o band.tcf.h5 band $order $width" \
+    "$gen" -p -o "$m" band "$order" "$width"
 step tcstat "tcstat band.tcf.h5" "$tcstat" "$m"
 grep -q "^  nnz  *$nnz " "$work/tcstat.out" || {
     echo "$0: tcstat did not report $nnz nonzeros" >&2

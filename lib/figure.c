@@ -59,6 +59,7 @@ typedef struct figure {
     const plot_key *k;
     const tc_plot_opts *o;
     unsigned decor;             /* o->decor, less what there is nothing to show for */
+    char title[1024];           /* o->title, as valid UTF-8 */
     char sub[160];              /* the subtitle: shape and counts */
     char caption[96];           /* above the colour bar */
     double ascent, descent;     /* of TEXT_PX, for bands of text */
@@ -161,9 +162,61 @@ static unsigned shown(const plot_key *k, unsigned decor)
     return decor;
 }
 
+/* The length of the valid UTF-8 sequence at s (RFC 3629: no overlong
+   forms, no surrogates, nothing above U+10FFFF), 0 if there is none. */
+static int utf8_length(const unsigned char *s)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+    int n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4;
+    else
+        return 0;
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* src with every byte that does not start valid UTF-8 (a file name in
+   Latin-1, say) replaced by '?': cairo draws only valid UTF-8. */
+static void utf8_clean(char *dst, size_t size, const char *src)
+{
+    size_t j = 0;
+    for (const unsigned char *s = (const unsigned char *)src; *s && j + 4 < size;) {
+        int n = utf8_length(s);
+        if (n == 0) {
+            dst[j++] = '?';
+            s++;
+            continue;
+        }
+        memcpy(dst + j, s, (size_t)n);
+        j += (size_t)n;
+        s += n;
+    }
+    dst[j] = 0;
+}
+
 static void make_texts(figure *f)
 {
     const plot_key *k = f->k;
+    utf8_clean(f->title, sizeof f->title, f->o->title ? f->o->title : "");
     int n = snprintf(f->sub, sizeof f->sub, "%d x %d, %lld nonzero%s", (int)k->rows,
                      (int)k->cols, (long long)k->nnz, k->nnz == 1 ? "" : "s");
     if (k->blocks)
@@ -196,7 +249,7 @@ static void layout(figure *f, cairo_t *cr)
     cairo_font_extents(cr, &fe);
     f->title_ascent = fe.ascent;
     f->title_descent = fe.descent;
-    double title_w = f->o->title ? text_width(cr, f->o->title) : 0;
+    double title_w = text_width(cr, f->title);
     set_font(cr, TEXT_PX, 0);
     cairo_font_extents(cr, &fe);
     f->ascent = fe.ascent;
@@ -240,7 +293,7 @@ static void layout(figure *f, cairo_t *cr)
 
     double y = PAD;
     if (has_title) {
-        if (f->o->title) {
+        if (f->title[0]) {
             f->title_y = y + f->title_ascent;
             y += ceil(f->title_ascent + f->title_descent) + 2;
         }
@@ -383,9 +436,9 @@ static void draw(const figure *f, cairo_t *cr)
     set_font_options(cr);
     cairo_set_source_rgb(cr, INK, INK, INK);
     if (f->decor & TC_PLOT_TITLE) {
-        if (f->o->title) {
+        if (f->title[0]) {
             set_font(cr, TITLE_PX, 1);
-            show_text(cr, f->o->title, f->width / 2.0, f->title_y, 0.5);
+            show_text(cr, f->title, f->width / 2.0, f->title_y, 0.5);
         }
         set_font(cr, TEXT_PX, 0);
         show_text(cr, f->sub, f->width / 2.0, f->sub_y, 0.5);

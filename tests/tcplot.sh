@@ -82,6 +82,16 @@ ok $? "all four --no-* options: the bare picture, as --bare"
 "$TCPLOT" --title "Another name" "$T/big.mtx" -o "$T/titled.png" && ! cmp -s "$T/titled.png" "$T/big.png" &&
     test "$(png_size "$T/titled.png")" = "$(png_size "$T/big.png")"
 ok $? "--title: another title, the same layout"
+# Text that is not UTF-8 (a Latin-1 file name, a title cut mid-character)
+# is drawn with '?' in place of the bad bytes, not refused.
+latin1=$(printf 'caf\351')
+cp "$T/wide.mtx" "$T/$latin1.mtx"
+"$TCPLOT" "$T/$latin1.mtx" -o "$T/latin1.png" && "$TCPLOT" --title 'caf?' "$T/wide.mtx" -o "$T/qmark.png" &&
+    cmp -s "$T/latin1.png" "$T/qmark.png"
+ok $? "a Latin-1 file name: titled with '?' for its bad byte"
+"$TCPLOT" --title "$(printf 'x\342\202')" "$T/wide.mtx" -o "$T/cut.png" &&
+    "$TCPLOT" --title 'x??' "$T/wide.mtx" -o "$T/cut2.png" && cmp -s "$T/cut.png" "$T/cut2.png"
+ok $? "a title ending mid-character: '?' for each stray byte"
 
 # Every input kind gives the same bytes; so do thread counts.
 "$TCPLOT" "$T/big.mtx.gz" -o "$T/gz.png" && cmp -s "$T/gz.png" "$T/big.png"

@@ -21,7 +21,6 @@
 #include <cairo.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "plot_internal.h"
@@ -278,10 +277,12 @@ static void layout(figure *f, cairo_t *cr)
     int32_t row_over = has_axes ? (int32_t)ceil(line / 2) : 0;
     int32_t block_left = max_i(left, col_over - 1);
     int32_t block_w = block_left + p->width + max_i(col_over - 1, 0);
-    int32_t bar_w = has_bar ? BAR_W + (int32_t)ceil(col_label_w) : 0;
+    /* the bar's end labels stand out by half their width */
+    int32_t bar_w = 0;
     if (has_bar) {
-        set_font(cr, TEXT_PX, 0);
-        bar_w = max_i(bar_w, (int32_t)ceil(text_width(cr, f->caption)));
+        format_int(buf, sizeof buf, f->k->max);
+        bar_w = max_i(BAR_W + (int32_t)ceil(text_width(cr, buf)),
+                      (int32_t)ceil(text_width(cr, f->caption)));
     }
     int32_t inner = max_i(block_w, (int32_t)ceil(title_w));
     if (has_title)
@@ -460,27 +461,11 @@ static tc_status cairo_failed(cairo_status_t cs, tc_error *err)
                         "cannot draw the picture's decorations: %s", cairo_status_to_string(cs));
 }
 
-static tc_status image_alloc(int32_t width, int32_t height, tc_image **out, tc_error *err)
-{
-    tc_image *img = calloc(1, sizeof *img);
-    if (!img)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory for a picture");
-    img->width = width;
-    img->height = height;
-    img->rgb = tc_malloc_array((int64_t)width * height, 3, err);
-    if (!img->rgb) {
-        free(img);
-        return TC_ERR_NOMEM;
-    }
-    *out = img;
-    return TC_OK;
-}
-
 /* The cairo surface as an RGB tc_image. */
 static tc_status surface_to_image(cairo_surface_t *s, const figure *f, tc_image **out,
                                   tc_error *err)
 {
-    tc_status st = image_alloc(f->width, f->height, out, err);
+    tc_status st = plot_image_new(f->width, f->height, out, err);
     if (st != TC_OK)
         return st;
     cairo_surface_flush(s);
@@ -536,34 +521,4 @@ tc_status plot_decorate(const tc_image *panel, const plot_key *k, const tc_plot_
     cairo_destroy(cr);
     cairo_surface_destroy(s);
     return st;
-}
-
-tc_status tc_image_hstack(const tc_image *const *imgs, int n, int32_t gap, tc_image **out,
-                          tc_error *err)
-{
-    if (n < 1 || gap < 0)
-        return tc_error_set(err, TC_ERR_ARG, "no pictures to put side by side");
-    int64_t width = (int64_t)gap * (n - 1);
-    int32_t height = 0;
-    for (int i = 0; i < n; i++) {
-        width += imgs[i]->width;
-        height = max_i(height, imgs[i]->height);
-    }
-    if (width > INT32_MAX)
-        return tc_error_set(err, TC_ERR_ARG, "pictures too wide to put side by side");
-    tc_status st = image_alloc((int32_t)width, height, out, err);
-    if (st != TC_OK)
-        return st;
-    memset((*out)->rgb, 255, (size_t)width * height * 3);
-    int64_t x0 = 0;
-    for (int i = 0; i < n; i++) {
-        const tc_image *m = imgs[i];
-        for (int64_t y = 0; y < m->height; y++)
-            memcpy((*out)->rgb + (y * width + x0) * 3, m->rgb + y * m->width * 3,
-                   (size_t)m->width * 3);
-        x0 += m->width + gap;
-    }
-    (*out)->area_x = imgs[0]->area_x;
-    (*out)->area_y = imgs[0]->area_y;
-    return TC_OK;
 }

@@ -97,14 +97,6 @@ static tc_status geometry_init(geometry *g, const tc_csr *a, int32_t size, tc_er
 
 /* -------------------------------------------------------------------- image */
 
-void tc_image_free(tc_image *img)
-{
-    if (!img)
-        return;
-    free(img->rgb);
-    free(img);
-}
-
 static uint8_t *pixel(tc_image *img, int64_t x, int64_t y)
 {
     return img->rgb + (y * img->width + x) * 3;
@@ -113,21 +105,10 @@ static uint8_t *pixel(tc_image *img, int64_t x, int64_t y)
 /* A white image with the frame drawn. */
 static tc_status image_new(const geometry *g, tc_image **out, tc_error *err)
 {
-    int64_t npix;
-    if (tc_mul_overflows(g->width, g->height, &npix))
-        return tc_error_set(err, TC_ERR_NOMEM, "picture of %d x %d pixels is too large",
-                            (int)g->width, (int)g->height);
-    tc_image *img = calloc(1, sizeof *img);
-    if (!img)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory for a picture");
-    img->width = g->width;
-    img->height = g->height;
-    img->rgb = tc_malloc_array(npix, 3, err);
-    if (!img->rgb) {
-        free(img);
-        return TC_ERR_NOMEM;
-    }
-    memset(img->rgb, 255, (size_t)npix * 3);
+    tc_image *img;
+    tc_status st = plot_image_new(g->width, g->height, &img, err);
+    if (st != TC_OK)
+        return st;
     for (int64_t x = 0; x < img->width; x++) {
         memcpy(pixel(img, x, 0), PLOT_FRAME, 3);
         memcpy(pixel(img, x, img->height - 1), PLOT_FRAME, 3);

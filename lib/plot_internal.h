@@ -1,7 +1,8 @@
 /*
  * plot_internal.h: what the pictures' files share inside the library:
- * the colour ramps (lib/plot_colours.c), tick values (lib/plot_ticks.c)
- * and the decorations drawn around a bare picture (lib/figure.c).
+ * the colour ramps (lib/plot_colours.c), tick values (lib/plot_ticks.c),
+ * new pictures (lib/image.c) and the decorations drawn around a bare
+ * picture (lib/figure.c).
  */
 #ifndef TC_PLOT_INTERNAL_H
 #define TC_PLOT_INTERNAL_H
@@ -45,6 +46,9 @@ int64_t plot_nice_step(double min_step);
 /* Values 1, 2, 5, 10, 20, ... up to max, for a log-scale colour bar:
    writes at most cap of them into v, returns how many. */
 int plot_log_ticks(int64_t max, int64_t *v, int cap);
+
+/* A white picture of width x height pixels (lib/image.c). */
+tc_status plot_image_new(int32_t width, int32_t height, tc_image **out, tc_error *err);
 
 /* Draws the decorations o->decor asks for around the bare picture `panel`
    (matrix area in a 1-pixel frame) and returns the whole picture in *out;

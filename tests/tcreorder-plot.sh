@@ -31,6 +31,8 @@ is "$(pngfind "$T/pair.png" "$T/left.png" "$T/right.png" | tr '\n' ' ')" "0 0 $(
 "$TCREORDER" -q --method rcm --symmetric --plot "$T/again.png" "$T/band.mtx" && cmp -s "$T/pair.png" "$T/again.png"
 ok $? "the same bytes twice"
 cmp -s "$T/band.mtx" "$T/band.orig"; ok $? "the input untouched"
+"$TCREORDER" -v --method rcm --symmetric --plot "$T/v.png" "$T/band.mtx" > /dev/null 2> "$T/v.err"
+grep -qx "tcreorder: $T/v.png: before and after, $5 x $6 pixels" "$T/v.err"; ok $? "-v says what was drawn"
 "$TCREORDER" -q --apply "$T/identity.txt" --plot "$T/x.png" "$T/band.mtx" 2>/dev/null
 ok $(( $? != 1 )) "a missing --apply file: exit 1"
 test ! -e "$T/x.png"; ok $? "  and no picture"

@@ -388,6 +388,8 @@ static tc_status draw_before_after(const options *o, const tc_csr *a, const tc_c
     }
     if (!st)
         st = tc_image_hstack((const tc_image *const *)panels, 2, PLOT_GAP, out, err);
+    if (!st)
+        tool_info("%s: before and after, %d x %d pixels", o->plot, (*out)->width, (*out)->height);
     tc_image_free(panels[0]);
     tc_image_free(panels[1]);
     return st;

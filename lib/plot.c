@@ -12,7 +12,9 @@
  *
  * Both pictures stream over the CSR once, a band of cell rows at a time
  * (bands run on several threads; each cell is computed by exactly one
- * thread, so the picture does not depend on the thread count).
+ * thread, so the picture does not depend on the thread count). The
+ * decorations around the area (title, axes, colour bar, legend) are
+ * lib/figure.c's, from what the picture says about itself (a plot_key).
  */
 #include "config.h"
 #include <math.h>
@@ -20,40 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plot_internal.h"
 #include "tcsparse.h"
 #include "threads.h"
-
-/* ------------------------------------------------------------------ colours */
-
-static const uint8_t WHITE[3] = { 255, 255, 255 };
-static const uint8_t FRAME[3] = { 128, 128, 128 };
-static const uint8_t GRID[3] = { 221, 221, 221 };
-
-/* Spy ramp, light blue to dark navy (the ends and middle of ColorBrewer's
-   "Blues"): the lightest shade still shows on white paper. */
-static const uint8_t BLUES[][3] = { { 158, 202, 225 }, { 66, 146, 198 }, { 8, 48, 107 } };
-/* The CUDA-core part of a format with parts, against BLUES for its
-   tensor-core part: ColorBrewer's "Oranges" at the same three stops, its
-   opposite hue, so that the two stay apart for colour-blind readers too. */
-static const uint8_t ORANGES[][3] = { { 253, 174, 107 }, { 241, 105, 19 }, { 127, 39, 4 } };
-
-/* Block-fill ramp: viridis sampled at 0, 1/4, 1/2, 3/4, 1 and interpolated
-   (perceptually ordered, readable in grey and by colour-blind readers). */
-static const uint8_t VIRIDIS[][3] = {
-    { 68, 1, 84 }, { 59, 82, 139 }, { 33, 145, 140 }, { 94, 201, 98 }, { 253, 231, 37 }
-};
-
-/* Colour at t in [0, 1] of the piecewise-linear ramp through n stops. */
-static void ramp(const uint8_t (*stops)[3], int n, double t, uint8_t out[3])
-{
-    double pos = (t <= 0 ? 0 : t >= 1 ? 1 : t) * (n - 1);
-    int i = (int)pos;
-    if (i > n - 2)
-        i = n - 2;
-    double f = pos - i;
-    for (int k = 0; k < 3; k++)
-        out[k] = (uint8_t)lround(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * f);
-}
 
 /* ----------------------------------------------------------------- geometry */
 
@@ -126,14 +97,6 @@ static tc_status geometry_init(geometry *g, const tc_csr *a, int32_t size, tc_er
 
 /* -------------------------------------------------------------------- image */
 
-void tc_image_free(tc_image *img)
-{
-    if (!img)
-        return;
-    free(img->rgb);
-    free(img);
-}
-
 static uint8_t *pixel(tc_image *img, int64_t x, int64_t y)
 {
     return img->rgb + (y * img->width + x) * 3;
@@ -142,28 +105,17 @@ static uint8_t *pixel(tc_image *img, int64_t x, int64_t y)
 /* A white image with the frame drawn. */
 static tc_status image_new(const geometry *g, tc_image **out, tc_error *err)
 {
-    int64_t npix;
-    if (tc_mul_overflows(g->width, g->height, &npix))
-        return tc_error_set(err, TC_ERR_NOMEM, "picture of %d x %d pixels is too large",
-                            (int)g->width, (int)g->height);
-    tc_image *img = calloc(1, sizeof *img);
-    if (!img)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory for a picture");
-    img->width = g->width;
-    img->height = g->height;
-    img->rgb = tc_malloc_array(npix, 3, err);
-    if (!img->rgb) {
-        free(img);
-        return TC_ERR_NOMEM;
-    }
-    memset(img->rgb, 255, (size_t)npix * 3);
+    tc_image *img;
+    tc_status st = plot_image_new(g->width, g->height, &img, err);
+    if (st != TC_OK)
+        return st;
     for (int64_t x = 0; x < img->width; x++) {
-        memcpy(pixel(img, x, 0), FRAME, 3);
-        memcpy(pixel(img, x, img->height - 1), FRAME, 3);
+        memcpy(pixel(img, x, 0), PLOT_FRAME, 3);
+        memcpy(pixel(img, x, img->height - 1), PLOT_FRAME, 3);
     }
     for (int64_t y = 0; y < img->height; y++) {
-        memcpy(pixel(img, 0, y), FRAME, 3);
-        memcpy(pixel(img, img->width - 1, y), FRAME, 3);
+        memcpy(pixel(img, 0, y), PLOT_FRAME, 3);
+        memcpy(pixel(img, img->width - 1, y), PLOT_FRAME, 3);
     }
     *out = img;
     return TC_OK;
@@ -195,8 +147,8 @@ static void row_done(tc_image *img, const geometry *g, int64_t cy)
 /* A grid pixel, only where nothing was drawn: the grid never hides data. */
 static void grid_pixel(tc_image *img, int64_t x, int64_t y)
 {
-    if (!memcmp(pixel(img, x, y), WHITE, 3))
-        memcpy(pixel(img, x, y), GRID, 3);
+    if (!memcmp(pixel(img, x, y), PLOT_WHITE, 3))
+        memcpy(pixel(img, x, y), PLOT_GRID, 3);
 }
 
 /* The h x w block grid: a line at the first pixel of each block row and
@@ -299,7 +251,7 @@ typedef struct spy_job {
     const tc_csr *a;
     const geometry *g;
     int64_t *count;         /* cells.rows x cells.cols */
-    uint8_t *part;          /* per nonzero: 1 in the CUDA-core part, or NULL */
+    const uint8_t *part;    /* per nonzero: 1 in the CUDA-core part, or NULL */
     int64_t *second;        /* cells.rows x cells.cols: nonzeros of that part */
 } spy_job;
 
@@ -330,26 +282,27 @@ static void spy_band(void *ctx, int worker, int64_t first, int64_t end)
 }
 
 /* Shades each cell by log(1 + count) / log(1 + max count); with parts,
-   the BLUES and ORANGES shades mixed by the share of the second part. */
-static void spy_paint(tc_image *img, const geometry *g, const int64_t *count,
+   the blue and orange shades mixed by the share of the second part.
+   Returns the max count, the top of the colour scale. */
+static int64_t spy_paint(tc_image *img, const geometry *g, const int64_t *count,
                       const int64_t *second)
 {
     int64_t ncells = (int64_t)g->rows.cells * g->cols.cells, max = 0;
     for (int64_t i = 0; i < ncells; i++)
         if (count[i] > max)
             max = count[i];
-    double scale = max > 0 ? 1.0 / log1p((double)max) : 0;
+    const plot_key scale = { .max = max };
     uint8_t rgb[3], other[3];
     for (int64_t cy = 0; cy < g->rows.cells; cy++) {
         const int64_t *cnt = count + cy * g->cols.cells;
         for (int64_t cx = 0; cx < g->cols.cells; cx++) {
             if (!cnt[cx])
                 continue;
-            double t = log1p((double)cnt[cx]) * scale;
-            ramp(BLUES, 3, t, rgb);
+            double t = plot_key_position(&scale, (double)cnt[cx]);
+            plot_ramp(PLOT_BLUES, t, rgb);
             if (second) {
                 double share = (double)second[cy * g->cols.cells + cx] / (double)cnt[cx];
-                ramp(ORANGES, 3, t, other);
+                plot_ramp(PLOT_ORANGES, t, other);
                 for (int k = 0; k < 3; k++)
                     rgb[k] = (uint8_t)lround(rgb[k] + (other[k] - rgb[k]) * share);
             }
@@ -357,19 +310,29 @@ static void spy_paint(tc_image *img, const geometry *g, const int64_t *count,
         }
         row_done(img, g, cy);
     }
+    return max;
 }
 
-/* With o->parts: which part each nonzero of a is in. */
-static tc_status spy_parts(const tc_csr *a, const tc_plot_opts *o, int64_t ncells,
-                           spy_job *job, tc_error *err)
+/* The picture *img with the decorations o asks for around it, in place of
+   it. */
+static tc_status decorate(tc_image **img, const plot_key *k, const tc_plot_opts *o,
+                          tc_error *err)
 {
-    if (!o->parts)
+    if (!o->decor)
         return TC_OK;
-    job->part = tc_malloc_array(a->nnz, 1, err);
-    job->second = tc_calloc_array(ncells, sizeof *job->second, err);
-    if (!job->part || !job->second)
-        return TC_ERR_NOMEM;
-    return tc_fmt_nnz_part(o->parts, a, job->part, err);
+    tc_image *fig;
+    tc_status st = plot_decorate(*img, k, o, &fig, err);
+    if (st != TC_OK)
+        return st;
+    tc_image_free(*img);
+    *img = fig;
+    return TC_OK;
+}
+
+/* The key of a's picture: what the decorations say about it. */
+static plot_key key_of(const tc_csr *a, int blocks)
+{
+    return (plot_key){ .rows = a->rows, .cols = a->cols, .nnz = a->nnz, .blocks = blocks };
 }
 
 tc_status tc_plot_spy(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
@@ -380,20 +343,27 @@ tc_status tc_plot_spy(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
     if (st != TC_OK)
         return st;
     int64_t ncells = (int64_t)g.rows.cells * g.cols.cells;
-    spy_job job = { .a = a, .g = &g };
+    spy_job job = { .a = a, .g = &g, .part = o->part };
     job.count = tc_calloc_array(ncells, sizeof *job.count, err);
-    st = job.count ? spy_parts(a, o, ncells, &job, err) : TC_ERR_NOMEM;
+    if (job.count && o->part)
+        job.second = tc_calloc_array(ncells, sizeof *job.second, err);
+    st = job.count && (job.second || !o->part) ? TC_OK : TC_ERR_NOMEM;
     tc_image *img = NULL;
     if (st == TC_OK)
         st = image_new(&g, &img, err);
     if (st == TC_OK) {
         run_bands(spy_band, &job, g.rows.cells, band_threads(a->nnz), o->progress);
-        spy_paint(img, &g, job.count, job.second);
+        plot_key k = key_of(a, 0);
+        k.parts = o->part != NULL;
+        k.max = spy_paint(img, &g, job.count, job.second);
         draw_grid(img, &g, o);
-        *out = img;
+        st = decorate(&img, &k, o, err);
     }
+    if (st == TC_OK)
+        *out = img;
+    else
+        tc_image_free(img);
     free(job.count);
-    free(job.part);
     free(job.second);
     return st;
 }
@@ -479,13 +449,13 @@ static void gather_blocks(const block_job *j, block_scratch *s, int64_t ntouched
    nonzero per block is the dark end, full blocks the bright end. */
 static void paint_block_row(const block_job *j, block_scratch *s, int64_t cy)
 {
-    double hw = (double)j->h * j->w, scale = hw > 1 ? 1.0 / log(hw) : 0;
+    const plot_key scale = { .blocks = 1, .max = (int64_t)j->h * j->w };
     uint8_t rgb[3];
     for (int64_t cx = 0; cx < j->g->cols.cells; cx++) {
         if (!s->cell_blocks[cx])
             continue;
         double mean = (double)s->cell_nnz[cx] / (double)s->cell_blocks[cx];
-        ramp(VIRIDIS, 5, hw > 1 ? log(mean) * scale : 1, rgb);
+        plot_ramp(PLOT_VIRIDIS, plot_key_position(&scale, mean), rgb);
         put_cell(j->img, j->g, cx, cy, rgb);
         s->cell_nnz[cx] = s->cell_blocks[cx] = 0;
     }
@@ -550,12 +520,6 @@ tc_status tc_plot_blocks(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
     tc_status st = plot_setup(a, &o, &g, err);
     if (st != TC_OK)
         return st;
-    /* Formats other than csr will draw their own blocks through a hook of
-       the format registry; until one has it, they are refused. */
-    if (o->format && !tc_format_is_canonical(o->format))
-        return tc_error_set(err, TC_ERR_UNSUPPORTED,
-                            "drawing the blocks of format '%s' is not supported yet",
-                            tc_format_name(o->format));
     int threads = band_threads(a->nnz);
     int64_t nbc = ((int64_t)a->cols + o->block_w - 1) / o->block_w;
     block_job job = { .a = a, .g = &g, .h = o->block_h, .w = o->block_w };
@@ -565,8 +529,18 @@ tc_status tc_plot_blocks(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
     if (st == TC_OK) {
         run_bands(blocks_band, &job, g.rows.cells, threads, o->progress);
         draw_grid(job.img, &g, o);
-        *out = job.img;
+        plot_key k = key_of(a, 1);
+        k.max = (int64_t)o->block_h * o->block_w;
+        k.block_h = o->block_h;
+        k.block_w = o->block_w;
+        k.nblocks = o->decor & TC_PLOT_TITLE ? tc_count_bcsr_blocks(a, o->block_h, o->block_w) : 0;
+        st = k.nblocks < 0 ? tc_error_set(err, TC_ERR_NOMEM, "out of memory counting blocks")
+                           : decorate(&job.img, &k, o, err);
     }
+    if (st == TC_OK)
+        *out = job.img;
+    else
+        tc_image_free(job.img);
     free_scratch(&job, threads);
     return st;
 }

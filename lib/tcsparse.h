@@ -644,8 +644,24 @@ tc_status tc_cpu_copy_bandwidth(int64_t bytes, int nthreads, double *gbs, tc_err
 typedef struct tc_image {
     int32_t width, height;
     uint8_t *rgb;           /* width * height * 3 bytes, row-major, top row first */
+    int32_t area_x, area_y; /* top-left pixel of the frame around the matrix
+                               area: 0, 0 in a bare picture; of the first
+                               picture in tc_image_hstack's */
 } tc_image;
 void tc_image_free(tc_image *img);
+
+/* What tc_plot_spy and tc_plot_blocks draw around the matrix area
+   (tc_plot_opts.decor), text in DejaVu Sans through cairo. */
+enum {
+    TC_PLOT_TITLE = 1,      /* opts.title, then "R x C, N nonzeros" (blocks:
+                               and the non-empty aligned h x w blocks) */
+    TC_PLOT_AXES = 2,       /* ticks along the left (rows) and the bottom
+                               (columns), labelled with 0-based indices */
+    TC_PLOT_COLORBAR = 4,   /* the colour ramp with the values it stands for,
+                               when it shows more than one value */
+    TC_PLOT_LEGEND = 8,     /* with parts: which hue is which part */
+    TC_PLOT_ALL = 15
+};
 
 typedef struct tc_plot_opts {
     int32_t size;           /* longest side of the matrix area in pixels
@@ -653,33 +669,43 @@ typedef struct tc_plot_opts {
     int grid;               /* overlay the h x w TC block grid when each block
                                spans >= 4 pixels: -1 auto, 0 off, 1 on */
     int block_h, block_w;   /* 16, 8 */
-    const tc_format *format;/* whose blocks tc_plot_blocks draws: NULL or the
-                               canonical format (csr) = the aligned h x w grid */
     const tc_progress *progress;    /* called from the calling thread; NULL: none */
-    const tc_fmt *parts;    /* NULL, or a format with parts (tc_format_has_parts)
-                               built from the matrix drawn: tc_plot_spy then
-                               colours its tensor-core and CUDA-core parts */
+    const uint8_t *part;    /* NULL, or per nonzero of the matrix drawn, in
+                               CSR order: 0 in the tensor-core part of a
+                               format, 1 in its CUDA-core part (as
+                               tc_fmt_nnz_part fills it): tc_plot_spy then
+                               colours the two parts */
+    unsigned decor;         /* TC_PLOT_* bits; 0 (the default): the bare
+                               matrix area in its frame */
+    const char *title;      /* with TC_PLOT_TITLE: the first line (the
+                               matrix's name, say); NULL: none */
 } tc_plot_opts;
-#define TC_PLOT_DEFAULTS { 1024, -1, 16, 8, NULL, NULL, NULL }
+#define TC_PLOT_DEFAULTS { 1024, -1, 16, 8, NULL, NULL, 0, NULL }
 
 /* Both pictures share one geometry, so they overlay: the matrix area keeps
    the aspect ratio; a matrix larger than size is cut in buckets (index i in
    pixel floor(i*size/longest side)), a smaller one gets an integer zoom
    (each entry a square of size/longest pixels). Options may be NULL
-   (defaults). Deterministic whatever the thread count. */
+   (defaults). Decorations add margins around the area (img->area_x,
+   area_y say where it is); the same input gives the same pixels,
+   whatever the thread count. */
 /* Spy plot: each pixel a bucket of the matrix, shaded by its nonzero count
    on a log scale (log(1+n)/log(1+max n), light blue to dark navy), white
    where empty. One pass over the nonzeros, multithreaded over row bands.
-   With o->parts, the same shade of two hues, blue for the tensor-core part
+   With o->part, the same shade of two hues, blue for the tensor-core part
    and orange for the CUDA-core part, mixed in proportion to the bucket's
    nonzeros in each. */
 tc_status tc_plot_spy(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
                       tc_error *err);
-/* Block density: each pixel a bucket of h x w blocks, coloured by the mean
-   nnz per non-empty block (log scale from 1 to h*w, viridis-like), white
-   where no block. */
+/* Block density: each pixel a bucket of the aligned h x w blocks, coloured
+   by the mean nnz per non-empty block (log scale from 1 to h*w,
+   viridis-like), white where no block. */
 tc_status tc_plot_blocks(const tc_csr *a, const tc_plot_opts *o, tc_image **out,
                          tc_error *err);
+/* n >= 1 pictures side by side in one, tops aligned, gap white pixels
+   apart (a before/after pair, say). */
+tc_status tc_image_hstack(const tc_image *const *imgs, int n, int32_t gap, tc_image **out,
+                          tc_error *err);
 /* Writes an RGB PNG atomically; "-" = stdout. No time chunk: the same image
    gives the same bytes. */
 tc_status tc_png_write(const char *path, const tc_image *img, tc_error *err);

@@ -127,7 +127,7 @@ ok $((! $?)) "a stored format with h=4, g=2 is drawn as stored, not rebuilt with
 TC_THREADS=1 "$TCPLOT" -q -f brp -s 300 "$T/big.mtx" -o "$T/t1.png" &&
     TC_THREADS=3 "$TCPLOT" -q -f brp -s 300 "$T/big.mtx" -o "$T/t3.png" && cmp -s "$T/t1.png" "$T/t3.png"
 ok $? "the same picture with 1 and 3 threads"
-run_fails 1 "tcplot: drawing the blocks of format 'brp' is not supported yet" \
+run_fails 2 "tcplot: --blocks draws the aligned HxW blocks of csr, not those of brp (drop -f brp, or --blocks)" \
     "tcplot -f brp --blocks: refused (brp has no aligned blocks)" \
     -- "$TCPLOT" -f brp "$T/big.mtx" --blocks "$T/blocks.png"
 [ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"

@@ -5,7 +5,7 @@
 # no source of formats/ a header of kernels/: a file that needs one belongs
 # a layer up (as formats/tcf_formats.c and formats/tcbsort.c do). Headers
 # are matched by file name, as the compiler finds them (-I lib -I formats
-# -I kernels).
+# -I kernels). Calls are checked too, in the built objects.
 . "${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib.sh"
 cd "$top_srcdir" || exit 1
 
@@ -55,5 +55,25 @@ is "$edges" "$T/lib/bad.c: formats.h" "an include of formats.h from lib/ is a ba
 printf '#  include "kernels.h"\n' > "$T/lib/bad.h"
 edges=$(back_edges formats kernels -- "$T/lib/bad.h")
 is "$edges" "$T/lib/bad.h: kernels.h" "... and one of kernels.h, however indented"
+
+# Calls, not only includes: tcsparse.h declares the formats' public
+# functions, so a lib/ file could call one without including a formats/
+# header (lib/plot.c once did). No object built from lib/ may use a
+# function that an object built from formats/ defines.
+# call_edges OBJECT...: "object symbol" for each such use.
+nm -g --defined-only "$top_builddir"/formats/*.o | awk '$2 == "T" { print $3 }' | sort -u > "$T/formats.sym"
+call_edges() {
+    for o in "$@"; do nm -u "$o" | awk -v f="${o#"$top_builddir"/}" '{ print f, $NF }'; done |
+        awk 'NR == FNR { d[$1]; next } ($2 in d)' "$T/formats.sym" -
+}
+lib_objects=$(find "$top_builddir/lib" -name '*.o' | sort)
+[ -n "$lib_objects" ] && [ -s "$T/formats.sym" ]
+ok $? "the objects of lib/ and the functions of formats/ are found in $top_builddir"
+edges=$(call_edges $lib_objects)
+[ -z "$edges" ]
+ok $? "no lib/ object calls a function of formats/${edges:+: $edges}"
+printf 'int tc_fmt_nnz_part(void);\nint f(void) { return tc_fmt_nnz_part(); }\n' > "$T/lib/call.c"
+${CC:-cc} -c "$T/lib/call.c" -o "$T/lib/call.o"
+is "$(call_edges "$T/lib/call.o" | cut -d' ' -f2)" "tc_fmt_nnz_part" "... a call of tc_fmt_nnz_part from lib/ is caught"
 
 done_testing

@@ -132,7 +132,7 @@ ok $((! $?)) "a stored format with threshold=2 is drawn as stored, not rebuilt w
     "$TCPLOT" -q -f rstile -s 256 "$T/big.mtx" -o "$T/big-built.png" &&
     cmp -s "$T/big-stored.png" "$T/big-built.png"
 ok $? "the stored format draws as the one built from the .mtx"
-run_fails 1 "tcplot: drawing the blocks of format 'rstile' is not supported yet" \
+run_fails 2 "tcplot: --blocks draws the aligned HxW blocks of csr, not those of rstile (drop -f rstile, or --blocks)" \
     "tcplot -f rstile --blocks: refused" \
     -- "$TCPLOT" -f rstile "$T/big.mtx" --blocks "$T/blocks.png"
 [ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"

@@ -267,9 +267,12 @@ static void check_picture(void)
     tc_plot_opts o = TC_PLOT_DEFAULTS;
     o.size = 12;
     o.grid = 0;
-    o.parts = &b->base;
-    tc_image *img = NULL;
     tc_error err;
+    uint8_t *parts = malloc((size_t)a->nnz);
+    if (tc_fmt_nnz_part(&b->base, a, parts, &err))
+        bail(err.msg);
+    o.part = parts;
+    tc_image *img = NULL;
     ok(tc_plot_spy(a, &o, &img, &err) == TC_OK && img->width == 14 && img->height == 13,
        "spy plot with parts: 12 x 11 entries in a frame");
     static const struct { int r, c; uint8_t rgb[3]; const char *what; } px[] = {
@@ -283,6 +286,7 @@ static void check_picture(void)
         ok(!memcmp(img->rgb + ((size_t)(px[i].r + 1) * img->width + px[i].c + 1) * 3,
                    px[i].rgb, 3), "spy plot with parts: %s", px[i].what);
     tc_image_free(img);
+    free(parts);
     tc_fmt *csr;
     if (tc_fmt_build(tc_format_find("csr"), a, NULL, &csr, &err))
         bail(err.msg);

@@ -20,6 +20,11 @@ png_size() {
     fi
 }
 
+# pngfind BIG SMALL...: where each SMALL picture lies in BIG ("X Y", or
+# "none"); python3 is one of setup.sh's packages.
+PY=$(python_with zlib struct)
+pngfind() { "${PY:-python3}" "$top_srcdir/tests/pngfind.py" "$@"; }
+
 # Fixtures, written here.
 printf '%%%%MatrixMarket matrix coordinate pattern general\n4 4 4\n1 1\n2 2\n3 3\n4 4\n' > "$T/eye.mtx"
 printf '%%%%MatrixMarket matrix coordinate real general\n40 70 6\n1 1 1.5\n2 2 -2\n17 9 3\n40 70 1\n20 35 2\n33 3 7\n' > "$T/wide.mtx"
@@ -34,19 +39,59 @@ awk 'BEGIN { srand(7); n = 300000; print "%%MatrixMarket matrix coordinate patte
              for (i = 1; i <= 3001; i++) print i, 700 }' > "$T/big.mtx"
 gzip -c "$T/big.mtx" > "$T/big.mtx.gz"
 
-"$TCPLOT" "$T/eye.mtx" -s 4 -o "$T/eye.png"; ok $? "identity 4x4 drawn"
+# Geometry: the bare pictures (the matrix area in its frame).
+"$TCPLOT" --bare "$T/eye.mtx" -s 4 -o "$T/eye.png"; ok $? "identity 4x4 drawn"
 is "$(png_size "$T/eye.png")" "6 6" "a valid PNG, 4x4 pixels inside a 1-pixel frame"
-"$TCPLOT" "$T/wide.mtx" -o "$T/wide.png" --blocks "$T/wide-blocks.png"; ok $? "40x70: both pictures"
+"$TCPLOT" --bare "$T/wide.mtx" -o "$T/wide.png" --blocks "$T/wide-blocks.png"; ok $? "40x70: both pictures"
 is "$(png_size "$T/wide.png")" "982 562" "default size 1024: zoom 14, aspect kept"
 is "$(png_size "$T/wide-blocks.png")" "982 562" "block plot: same geometry"
-"$TCPLOT" -s 35 "$T/wide.mtx" --blocks "$T/wide-b35.png"; ok $? "--blocks alone"
+"$TCPLOT" --bare -s 35 "$T/wide.mtx" --blocks "$T/wide-b35.png"; ok $? "--blocks alone"
 is "$(png_size "$T/wide-b35.png")" "37 22" "size 35: 70 columns in 35 pixels, 40 rows in 20"
-"$TCPLOT" -s 1 "$T/one.mtx" -o "$T/one.png"; ok $? "1x1 at size 1"
+"$TCPLOT" --bare -s 1 "$T/one.mtx" -o "$T/one.png"; ok $? "1x1 at size 1"
 is "$(png_size "$T/one.png")" "3 3" "1x1: one pixel in the frame"
-"$TCPLOT" -s 10 "$T/empty.mtx" -o "$T/empty.png" --blocks "$T/empty-b.png"; ok $? "a matrix without nonzeros"
+"$TCPLOT" --bare -s 10 "$T/empty.mtx" -o "$T/empty.png" --blocks "$T/empty-b.png"; ok $? "a matrix without nonzeros"
 is "$(png_size "$T/empty.png")" "12 12" "empty 5x5: zoom 2"
-"$TCPLOT" "$T/big.mtx" -o "$T/big.png" --blocks "$T/big-b.png"; ok $? "3001x1500 with a dense row and column"
-is "$(png_size "$T/big.png")" "514 1026" "tall matrix: 1024 rows of pixels"
+"$TCPLOT" --bare "$T/big.mtx" -o "$T/big-bare.png"; ok $? "3001x1500 with a dense row and column"
+is "$(png_size "$T/big-bare.png")" "514 1026" "tall matrix: 1024 rows of pixels"
+
+# Decorations (the default): the bare picture pixel for pixel inside a
+# larger one, below the title and right of the row labels; each --no-*
+# option takes its part away, all of them make the bare picture.
+"$TCPLOT" "$T/big.mtx" -o "$T/big.png" --blocks "$T/big-b.png"; ok $? "decorated: both pictures"
+"$TCPLOT" --bare "$T/big.mtx" --blocks "$T/big-b-bare.png"
+set -- $(png_size "$T/big.png")
+test "$1" -gt 514 && test "$2" -gt 1026; ok $? "decorated spy plot: larger than the bare one ($1 x $2)"
+set -- $(pngfind "$T/big.png" "$T/big-bare.png")
+test "${1:-0}" -gt 30 && test "${2:-0}" -gt 30
+ok $? "  the bare picture inside it, right of the row labels and below the title ($1, $2)"
+set -- $(pngfind "$T/big-b.png" "$T/big-b-bare.png")
+test "${1:-0}" -gt 30 && test "${2:-0}" -gt 30; ok $? "  the same for the block plot ($1, $2)"
+for opt in --no-title --no-axes --no-colorbar; do
+    "$TCPLOT" $opt "$T/big.mtx" -o "$T/big$opt.png"
+    set -- $(png_size "$T/big$opt.png") $(png_size "$T/big.png")
+    test $(( $1 * $2 )) -lt $(( $3 * $4 )) &&
+        test "$(pngfind "$T/big$opt.png" "$T/big-bare.png")" != none
+    ok $? "$opt: a smaller picture ($1 x $2), the matrix area the same"
+done
+"$TCPLOT" -f brp --no-legend "$T/big.mtx" -o "$T/nolegend.png" && "$TCPLOT" -f brp "$T/big.mtx" -o "$T/legend.png"
+set -- $(png_size "$T/nolegend.png") $(png_size "$T/legend.png")
+test "$2" -lt "$4"; ok $? "--no-legend: -f brp's legend left out ($2 rows, not $4)"
+"$TCPLOT" -f brp --no-title --no-axes --no-colorbar --no-legend "$T/big.mtx" -o "$T/nodecor.png" &&
+    "$TCPLOT" -f brp --bare "$T/big.mtx" -o "$T/bare.png" && cmp -s "$T/nodecor.png" "$T/bare.png"
+ok $? "all four --no-* options: the bare picture, as --bare"
+"$TCPLOT" --title "Another name" "$T/big.mtx" -o "$T/titled.png" && ! cmp -s "$T/titled.png" "$T/big.png" &&
+    test "$(png_size "$T/titled.png")" = "$(png_size "$T/big.png")"
+ok $? "--title: another title, the same layout"
+# Text that is not UTF-8 (a Latin-1 file name, a title cut mid-character)
+# is drawn with '?' in place of the bad bytes, not refused.
+latin1=$(printf 'caf\351')
+cp "$T/wide.mtx" "$T/$latin1.mtx"
+"$TCPLOT" "$T/$latin1.mtx" -o "$T/latin1.png" && "$TCPLOT" --title 'caf?' "$T/wide.mtx" -o "$T/qmark.png" &&
+    cmp -s "$T/latin1.png" "$T/qmark.png"
+ok $? "a Latin-1 file name: titled with '?' for its bad byte"
+"$TCPLOT" --title "$(printf 'x\342\202')" "$T/wide.mtx" -o "$T/cut.png" &&
+    "$TCPLOT" --title 'x??' "$T/wide.mtx" -o "$T/cut2.png" && cmp -s "$T/cut.png" "$T/cut2.png"
+ok $? "a title ending mid-character: '?' for each stray byte"
 
 # Every input kind gives the same bytes; so do thread counts.
 "$TCPLOT" "$T/big.mtx.gz" -o "$T/gz.png" && cmp -s "$T/gz.png" "$T/big.png"
@@ -54,8 +99,8 @@ ok $? ".mtx.gz: the same picture"
 "$TCCONV" -q "$T/big.mtx" -o "$T/big.tcf.h5" && "$TCPLOT" "$T/big.tcf.h5" -o "$T/h5.png" &&
     cmp -s "$T/h5.png" "$T/big.png"
 ok $? ".tcf.h5: the same picture"
-"$TCPLOT" - -o "$T/stdin.png" < "$T/big.mtx" && cmp -s "$T/stdin.png" "$T/big.png"
-ok $? "Matrix Market on standard input"
+"$TCPLOT" --title big - -o "$T/stdin.png" < "$T/big.mtx" && cmp -s "$T/stdin.png" "$T/big.png"
+ok $? "Matrix Market on standard input (titled as the file's name is)"
 "$TCPLOT" "$T/big.mtx" --blocks - > "$T/stdout.png" && cmp -s "$T/stdout.png" "$T/big-b.png"
 ok $? "--blocks - writes to standard output"
 TC_THREADS=1 "$TCPLOT" "$T/big.mtx" -o "$T/t1.png" --blocks "$T/t1b.png" &&
@@ -68,19 +113,19 @@ ok $? "  ... and with -t 3 (over \$TC_THREADS)"
 
 # Grid: automatic at zoom (a 16x8 block is 14x7 pixels above), never when
 # blocks are under 4 pixels a side.
-"$TCPLOT" --grid "$T/wide.mtx" -o "$T/grid.png" && "$TCPLOT" --no-grid "$T/wide.mtx" -o "$T/nogrid.png"
+"$TCPLOT" --bare --grid "$T/wide.mtx" -o "$T/grid.png" && "$TCPLOT" --bare --no-grid "$T/wide.mtx" -o "$T/nogrid.png"
 ok $? "--grid and --no-grid"
 cmp -s "$T/grid.png" "$T/wide.png"; ok $? "auto draws the grid when zoomed"
 ! cmp -s "$T/nogrid.png" "$T/wide.png"; ok $? "--no-grid removes it"
 "$TCPLOT" -s 64 "$T/big.mtx" -o "$T/small.png" && "$TCPLOT" -s 64 --no-grid "$T/big.mtx" -o "$T/small-ng.png" &&
     cmp -s "$T/small.png" "$T/small-ng.png"
 ok $? "auto draws no grid when a block is under 4 pixels"
-"$TCPLOT" --block 4x2 "$T/big.mtx" --blocks "$T/b42.png" && ! cmp -s "$T/b42.png" "$T/big-b.png"
+"$TCPLOT" --bare --block 4x2 "$T/big.mtx" --blocks "$T/b42.png" && ! cmp -s "$T/b42.png" "$T/big-b-bare.png"
 ok $? "--block 4x2 changes the block plot"
 "$TCPLOT" -f csr "$T/big.mtx" --blocks "$T/fcsr.png" && cmp -s "$T/fcsr.png" "$T/big-b.png"
 ok $? "-f csr is the aligned grid (the default)"
 
-"$TCPLOT" -v "$T/wide.mtx" -o "$T/v.png" > "$T/v.out" 2> "$T/v.err"
+"$TCPLOT" --bare -v "$T/wide.mtx" -o "$T/v.png" > "$T/v.out" 2> "$T/v.err"
 ok $? "-v"
 is "$(cat "$T/v.err")" "tcplot: $T/wide.mtx: 40 x 70, 6 nonzeros
 tcplot: $T/v.png: spy plot, 982 x 562 pixels" "-v says what was read and drawn, on stderr"
@@ -148,7 +193,7 @@ D=${TC_SHARED_DATA:-}
 if [ -n "$D" ] && [ -f "$D/MANIFEST.tsv" ]; then
     name=$(tail -n +2 "$D/MANIFEST.tsv" | sort -t '	' -k5,5n | tail -n 1 | cut -f1)
     start=$(date +%s)
-    "$TCPLOT" -q "$D/$name.mtx.gz" -o "$T/largest.png" --blocks "$T/largest-b.png"
+    "$TCPLOT" -q --bare "$D/$name.mtx.gz" -o "$T/largest.png" --blocks "$T/largest-b.png"
     ok $? "$name (largest shared matrix): both pictures"
     secs=$(( $(date +%s) - start ))
     diag "$name: read and drawn in about $secs s"

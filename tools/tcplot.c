@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "picture.h"
 
 #define MAX_SIZE 8192
 #define MAX_BLOCK 1024
@@ -20,6 +21,9 @@ static void usage(void)
 "\n"
 "The matrix keeps its aspect ratio; its longest side is SIZE pixels (a smaller\n"
 "matrix is zoomed by a whole factor instead), inside a 1-pixel grey frame.\n"
+"Around it: a title (the file's name, the shape and the nonzeros), row and\n"
+"column ticks (0-based indices), a colour bar with the values of the shades,\n"
+"and with -f brp or rstile a legend of the two parts; --bare leaves them out.\n"
 "Spy plot: each pixel a bucket of entries, white when empty, else light blue\n"
 "(one nonzero) to dark navy (the fullest bucket), on a log scale.\n"
 "Block-density plot: the matrix tiled in aligned HxW blocks; each pixel shows\n"
@@ -42,7 +46,13 @@ static void usage(void)
 "  -f, --format NAME    csr (default): --blocks draws the aligned HxW grid;\n"
 "                       brp, rstile: the spy plot shows its two parts (the copy\n"
 "                       stored in a .tcf.h5 MATRIX, else built with default\n"
-"                       parameters)\n"
+"                       parameters); no --blocks\n"
+"      --title TEXT     the title's first line (default: MATRIX's name)\n"
+"      --no-title       no title\n"
+"      --no-axes        no row and column ticks\n"
+"      --no-colorbar    no colour bar\n"
+"      --no-legend      no legend of the parts (-f brp, rstile)\n"
+"      --bare           none of these: the matrix area in its frame only\n"
 "  -t, --threads N      threads to draw with (default: $TC_THREADS, else all CPUs)\n"
 "  -q, --quiet          no progress bar\n"
 "  -v, --verbose        say what was drawn\n"
@@ -56,11 +66,14 @@ static void usage(void)
         tool_name, MAX_SIZE, tool_name, tool_name, tool_name);
 }
 
-enum { OPT_GRID = 256, OPT_NO_GRID, OPT_BLOCKS };
+enum { OPT_GRID = 256, OPT_NO_GRID, OPT_BLOCKS, OPT_TITLE, OPT_NO_TITLE, OPT_NO_AXES,
+       OPT_NO_COLORBAR, OPT_NO_LEGEND, OPT_BARE };
 
 typedef struct options {
     const char *input, *spy, *blocks;
+    const tc_format *format;
     tc_plot_opts plot;
+    char title[256];
 } options;
 
 /* "HxW", each side 1..MAX_BLOCK. */
@@ -107,12 +120,19 @@ static void parse_args(int argc, char **argv, options *o)
         { "no-grid", no_argument, NULL, OPT_NO_GRID },
         { "block", required_argument, NULL, 'b' },
         { "format", required_argument, NULL, 'f' },
+        { "title", required_argument, NULL, OPT_TITLE },
+        { "no-title", no_argument, NULL, OPT_NO_TITLE },
+        { "no-axes", no_argument, NULL, OPT_NO_AXES },
+        { "no-colorbar", no_argument, NULL, OPT_NO_COLORBAR },
+        { "no-legend", no_argument, NULL, OPT_NO_LEGEND },
+        { "bare", no_argument, NULL, OPT_BARE },
         TOOL_COMMON_LONGOPTS
     };
     static const tc_plot_opts defaults = TC_PLOT_DEFAULTS;
     memset(o, 0, sizeof *o);
     o->plot = defaults;
-    const char *format = "csr";
+    o->plot.decor = TC_PLOT_ALL;
+    const char *format = "csr", *title = NULL;
     int c;
     while ((c = getopt_long(argc, argv, ":o:b:s:f:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
@@ -123,6 +143,12 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_NO_GRID: o->plot.grid = 0; break;
         case 'b': parse_block(optarg, &o->plot); break;
         case 'f': format = optarg; break;
+        case OPT_TITLE: title = optarg; break;
+        case OPT_NO_TITLE: o->plot.decor &= ~(unsigned)TC_PLOT_TITLE; break;
+        case OPT_NO_AXES: o->plot.decor &= ~(unsigned)TC_PLOT_AXES; break;
+        case OPT_NO_COLORBAR: o->plot.decor &= ~(unsigned)TC_PLOT_COLORBAR; break;
+        case OPT_NO_LEGEND: o->plot.decor &= ~(unsigned)TC_PLOT_LEGEND; break;
+        case OPT_BARE: o->plot.decor = 0; break;
         default: tool_common_option(c, argv, usage);
         }
     }
@@ -139,9 +165,22 @@ static void parse_args(int argc, char **argv, options *o)
                                    TOOL_NAMES(TOOL_NAME_PLAIN) | TOOL_NAMES(TOOL_NAME_PNG),
                                    "PNG (a name ending in .png, or without an extension)");
     tool_check_outputs(outs, 2, (const char *const *)&o->input, 1);
-    o->plot.format = tool_parse_format(format);
-    if (!drawable(o->plot.format))
-        refuse_format(o->plot.format);
+    o->format = tool_parse_format(format);
+    if (!drawable(o->format))
+        refuse_format(o->format);
+    /* a picture of the parts has no blocks of its own: its tiles are packed
+       from scattered or compacted columns, not the aligned HxW grid */
+    if (o->blocks && !tc_format_is_canonical(o->format))
+        tool_usage_error("--blocks draws the aligned HxW blocks of csr, not those of %s "
+                         "(drop -f %s, or --blocks)", tc_format_name(o->format),
+                         tc_format_name(o->format));
+    tool_matrix_title(o->title, sizeof o->title, title, o->input);
+    /* the parts drawn are a format's: say which, unless the user titled it */
+    size_t len = strlen(o->title);
+    if (!title && tc_format_has_parts(o->format))
+        snprintf(o->title + len, sizeof o->title - len, "%s%s parts", len ? ", " : "",
+                 tc_format_name(o->format));
+    o->plot.title = o->title[0] ? o->title : NULL;
 }
 
 /* Draws one picture (spy or blocks) into *img. */
@@ -158,20 +197,23 @@ static tc_status draw(options *o, const tc_csr *a, int blocks, tc_image **img, t
     return TC_OK;
 }
 
-/* The format whose parts the spy plot colours: the copy stored in the
-   .tcf.h5 when it holds one (with the parameters it was built with), else
-   one built now with default parameters (*built, to free). */
-static tc_status find_parts(const tool_matrix *m, const tc_format *f, tc_fmt **built,
-                            const tc_fmt **parts, tc_error *err)
+/* Which part of format f each nonzero is in (*part, to free), from the
+   copy stored in the .tcf.h5 when it holds one (with the parameters it was
+   built with), else from one built now with default parameters. */
+static tc_status find_parts(const tool_matrix *m, const tc_format *f, uint8_t **part,
+                            tc_error *err)
 {
-    *built = NULL;
+    const tc_fmt *stored = NULL;
+    tc_fmt *built = NULL;
     for (int k = 0; m->tcf && k < m->tcf->nformats; k++)
-        if (tc_fmt_format(m->tcf->formats[k]) == f) {
-            *parts = m->tcf->formats[k];
-            return TC_OK;
-        }
-    tc_status st = tc_fmt_build(f, m->a, NULL, built, err);
-    *parts = *built;
+        if (tc_fmt_format(m->tcf->formats[k]) == f)
+            stored = m->tcf->formats[k];
+    tc_status st = stored ? TC_OK : tc_fmt_build(f, m->a, NULL, &built, err);
+    if (!st && !(*part = tc_malloc_array(m->a->nnz, 1, err)))
+        st = TC_ERR_NOMEM;
+    if (!st)
+        st = tc_fmt_nnz_part(stored ? stored : built, m->a, *part, err);
+    tc_fmt_free(built);
     return st;
 }
 
@@ -208,7 +250,7 @@ int main(int argc, char **argv)
 
     tc_error err;
     tool_matrix in;
-    int parts = o.spy && tc_format_has_parts(o.plot.format);
+    int parts = o.spy && tc_format_has_parts(o.format);
     if (tool_load_matrix(o.input, parts, &in, &err))
         tool_die(&err);
     tool_info("%s: %d x %d, %lld nonzeros", o.input, in.a->rows, in.a->cols,
@@ -216,8 +258,9 @@ int main(int argc, char **argv)
     const char *paths[2];
     tc_image *imgs[2] = { NULL, NULL };
     int n = 0;
-    tc_fmt *built = NULL;
-    tc_status st = parts ? find_parts(&in, o.plot.format, &built, &o.plot.parts, &err) : TC_OK;
+    uint8_t *part = NULL;
+    tc_status st = parts ? find_parts(&in, o.format, &part, &err) : TC_OK;
+    o.plot.part = part;
     if (!st && o.spy) {
         paths[n] = o.spy;
         st = draw(&o, in.a, 0, &imgs[n++], &err);
@@ -226,7 +269,7 @@ int main(int argc, char **argv)
         paths[n] = o.blocks;
         st = draw(&o, in.a, 1, &imgs[n++], &err);
     }
-    tc_fmt_free(built);
+    free(part);
     tool_matrix_free(&in);
     if (!st)
         st = write_all(paths, imgs, n, &err);

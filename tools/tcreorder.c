@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
+#include "picture.h"
 
 static void usage(void)
 {
@@ -41,6 +42,8 @@ static void usage(void)
 "                           /permutation\n"
 "      --perm-out FILE      write the permutation of INPUT's rows as text\n"
 "                           (- for standard output)\n"
+"      --plot FILE          write a PNG of the pattern before and after, side\n"
+"                           by side, each titled with its 16x8 block count\n"
 "      --no-compress        store .tcf.h5 datasets uncompressed\n"
 "      --tsv                report as section, key, value lines\n"
 "      --json               report as JSON\n"
@@ -54,17 +57,18 @@ static void usage(void)
 "Examples:\n"
 "  %s --method rcm -o graph.rcm.tcf.h5 graph.tcf.h5\n"
 "  %s --method degree --perm-out order.txt graph.mtx.gz\n"
-"  %s --apply order.txt -o graph.deg.tcf.h5 graph.mtx.gz\n",
-        tool_name, tool_name, tool_name, tool_name);
+"  %s --apply order.txt -o graph.deg.tcf.h5 graph.mtx.gz\n"
+"  %s --method rcm --plot rcm.png graph.mtx.gz\n",
+        tool_name, tool_name, tool_name, tool_name, tool_name);
 }
 
 enum { OPT_APPLY = 256, OPT_PERM_OUT, OPT_CONVENTION, OPT_LIST, OPT_NO_COMPRESS, OPT_TSV,
-       OPT_JSON, OPT_SYMMETRIC };
+       OPT_JSON, OPT_SYMMETRIC, OPT_PLOT };
 
 typedef struct options {
     const tc_reorder_method *method;
     tc_params params;
-    const char *apply, *output, *perm_out, *input;
+    const char *apply, *output, *perm_out, *plot, *input;
     tc_perm_convention convention;
     int compress, symmetric;
     tool_out_style style;
@@ -88,6 +92,7 @@ static void parse_args(int argc, char **argv, options *o)
         { "apply", required_argument, NULL, OPT_APPLY },
         { "output", required_argument, NULL, 'o' },
         { "perm-out", required_argument, NULL, OPT_PERM_OUT },
+        { "plot", required_argument, NULL, OPT_PLOT },
         { "perm-convention", required_argument, NULL, OPT_CONVENTION },
         { "list-methods", no_argument, NULL, OPT_LIST },
         { "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
@@ -116,6 +121,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_APPLY: o->apply = optarg; break;
         case 'o': o->output = optarg; break;
         case OPT_PERM_OUT: o->perm_out = optarg; break;
+        case OPT_PLOT: o->plot = optarg; break;
         case OPT_CONVENTION: o->convention = tool_parse_convention(optarg); break;
         case OPT_LIST: list_methods(); exit(0);
         case OPT_NO_COMPRESS: o->compress = 0; break;
@@ -144,17 +150,29 @@ static void parse_args(int argc, char **argv, options *o)
         tool_check_output_name("--output", o->output, TOOL_TCF_NAMES, TOOL_TCF_WRITES);
     if (o->perm_out)
         tool_check_text_output("--perm-out", o->perm_out);
+    /* standard output carries the report */
+    if (o->plot && strcmp(o->plot, "-") == 0)
+        tool_usage_error("--plot: the picture cannot go to standard output: give a file name");
+    if (o->plot)
+        tool_check_output_name("--plot", o->plot,
+                               TOOL_NAMES(TOOL_NAME_PLAIN) | TOOL_NAMES(TOOL_NAME_PNG),
+                               "PNG (a name ending in .png, or without an extension)");
     /* A .tcf.h5 reordered in place is an update: it is read whole first and
        replaced atomically. A permutation never takes a matrix's place, nor
        any output that of the --apply file. */
     const tool_output outs[] = { { "--output", o->output, tool_is_tcf(o->input) },
-                                 { "--perm-out", o->perm_out, 0 } };
+                                 { "--perm-out", o->perm_out, 0 },
+                                 { "--plot", o->plot, 0 } };
     const char *const inputs[] = { o->input, o->apply };
-    tool_check_outputs(outs, 2, inputs, 2);
+    tool_check_outputs(outs, 3, inputs, 2);
     if (o->perm_out && strcmp(o->perm_out, "-") == 0 && o->style != TOOL_OUT_TEXT)
         tool_usage_error("--perm-out - and --%s would share standard output",
                          o->style == TOOL_OUT_TSV ? "tsv" : "json");
 }
+
+/* --plot: each pattern's longest side, and the white between the two */
+#define PLOT_PANEL_SIZE 512
+#define PLOT_GAP 24
 
 static double now_seconds(void)
 {
@@ -257,17 +275,21 @@ static void name_target(tc_error *err, const tc_atomic *a)
     snprintf(err->msg, sizeof err->msg, "%s%s", a->target, rest);
 }
 
-/* Both outputs are written to temporary files first and renamed into place
-   together at the end, so that a failure in either leaves neither behind
-   and clobbers nothing. Takes `b`. */
+/* The outputs are written to temporary files first and renamed into place
+   together at the end, so that a failure in any leaves none behind and
+   clobbers nothing. Takes `b`. */
 static tc_status write_outputs(const options *o, const tool_matrix *in, tc_csr *b,
-                               const tc_perm *perm, tc_error *err)
+                               const tc_perm *perm, const tc_image *picture, tc_error *err)
 {
-    tc_atomic h5 = { 0 }, text = { 0 };
+    tc_atomic h5 = { 0 }, text = { 0 }, png = { 0 };
     int perm_file = o->perm_out && strcmp(o->perm_out, "-") != 0;
     tc_status st = o->output ? tc_atomic_open(&h5, o->output, 0, err) : TC_OK;
     if (!st && perm_file)
         st = tc_atomic_open(&text, o->perm_out, 0, err);
+    if (!st && o->plot)
+        st = tc_atomic_open(&png, o->plot, 1, err);
+    if (!st && o->plot)
+        st = tc_png_write_fp(png.fp, o->plot, picture, err);
     if (!st && o->output) {
         tc_tcf *t = NULL;
         st = make_tcf(o, in, b, perm, &t, err);
@@ -286,11 +308,14 @@ static tc_status write_outputs(const options *o, const tool_matrix *in, tc_csr *
         st = tc_atomic_commit(&h5, err);
     if (!st && perm_file)
         st = tc_atomic_commit(&text, err);
+    if (!st && o->plot)
+        st = tc_atomic_commit(&png, err);
     if (st) {
         name_target(err, &h5);
         name_target(err, &text);
         tc_atomic_abort(&h5);
         tc_atomic_abort(&text);
+        tc_atomic_abort(&png);
     }
     tc_csr_free(b);
     return st;
@@ -336,12 +361,47 @@ static tc_status report_bcsr_blocks(tc_report *r, const tc_csr *a, const tc_csr 
     return st;
 }
 
-static tc_report *make_report(const options *o, const tc_csr *a, const tc_csr *b,
-                              double seconds, const tc_reorder_outcome *outcome, tc_error *err)
+/* before and after: the 16x8 TC blocks of a and b */
+/* Side by side, the spy plots of a (before) and b (after), each titled
+   with the 16x8 TC blocks the report counts. */
+static tc_status draw_before_after(const options *o, const tc_csr *a, const tc_csr *b,
+                                   const int64_t blocks[2], tc_image **out, tc_error *err)
 {
-    int64_t before = tc_count_tc_blocks(a, 16, 8), after = tc_count_tc_blocks(b, 16, 8);
+    char name[256], titles[2][320];
+    tool_matrix_title(name, sizeof name, NULL, o->input);
+    const char *method = o->method ? tc_reorder_name(o->method) : "--apply";
+    snprintf(titles[0], sizeof titles[0], "%s%sbefore: %lld TC blocks of 16x8", name,
+             name[0] ? ", " : "", (long long)blocks[0]);
+    snprintf(titles[1], sizeof titles[1], "after %s: %lld TC blocks of 16x8", method,
+             (long long)blocks[1]);
+    const tc_csr *m[2] = { a, b };
+    tc_image *panels[2] = { NULL, NULL };
+    tc_plot_opts p = TC_PLOT_DEFAULTS;
+    p.size = PLOT_PANEL_SIZE;
+    p.decor = TC_PLOT_ALL;
+    tc_status st = TC_OK;
+    for (int i = 0; i < 2 && !st; i++) {
+        p.title = titles[i];
+        p.progress = tool_progress(i ? "drawing after" : "drawing before");
+        st = tc_plot_spy(m[i], &p, &panels[i], err);
+        tool_progress_end();
+    }
+    if (!st)
+        st = tc_image_hstack((const tc_image *const *)panels, 2, PLOT_GAP, out, err);
+    if (!st)
+        tool_info("%s: before and after, %d x %d pixels", o->plot, (*out)->width, (*out)->height);
+    tc_image_free(panels[0]);
+    tc_image_free(panels[1]);
+    return st;
+}
+
+static tc_report *make_report(const options *o, const tc_csr *a, const tc_csr *b,
+                              const int64_t blocks[2], double seconds,
+                              const tc_reorder_outcome *outcome, tc_error *err)
+{
+    const int64_t before = blocks[0], after = blocks[1];
     tc_report *r = tc_report_new();
-    tc_status st = r && before >= 0 && after >= 0 ? TC_OK : TC_ERR_NOMEM;
+    tc_status st = r ? TC_OK : TC_ERR_NOMEM;
     if (!st)
         st = tc_report_str(r, "reorder", "method", o->method ? tc_reorder_name(o->method) : "apply",
                            "how the order was found");
@@ -404,12 +464,19 @@ int main(int argc, char **argv)
     /* /permutation records the parameters the run used, a chosen one too */
     if (o.method)
         o.params = outcome.used;
-    tc_report *r = make_report(&o, in.a, b, seconds, &outcome, &err);
-    if (!r)
+    const int64_t blocks[2] = { tc_count_tc_blocks(in.a, 16, 8), tc_count_tc_blocks(b, 16, 8) };
+    if (blocks[0] < 0 || blocks[1] < 0) {
+        tc_error_set(&err, TC_ERR_NOMEM, "out of memory counting blocks");
+        tool_die(&err);
+    }
+    tc_report *r = make_report(&o, in.a, b, blocks, seconds, &outcome, &err);
+    tc_image *picture = NULL;
+    if (!r || (o.plot && draw_before_after(&o, in.a, b, blocks, &picture, &err)))
         tool_die(&err);
     /* write_outputs takes b */
-    if (write_outputs(&o, &in, b, perm, &err))
+    if (write_outputs(&o, &in, b, perm, picture, &err))
         tool_die(&err);
+    tc_image_free(picture);
 
     if (o.style != TOOL_OUT_TEXT)
         tool_print_reports(stdout, &o.input, &r, 1, o.style);

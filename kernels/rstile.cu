@@ -92,7 +92,7 @@
 #include <cuda_fp16.h>
 
 #include "gpu_internal.h"
-#include "rstile.h"
+#include "rstile_layout.h"
 #include "mma.cuh"
 #include "segments.h"
 #include "items.cuh"
@@ -159,13 +159,6 @@ static __device__ __forceinline__ uint32_t pack_half2(__half lo, __half hi)
 static __device__ __forceinline__ float value_at(const __half *__restrict__ val, int64_t e)
 {
     return val ? __half2float(val[e]) : 1.0f;
-}
-
-/* Values per block on the device: each block's values start at a multiple
-   of 8 halves (16 bytes), so that cp.async can stage them. */
-static int64_t padded_values(int count)
-{
-    return (count + 7) & ~7;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1185,126 +1178,24 @@ static void rs_free(tc_kplan *base)
     free(p);
 }
 
-/* ---- host-side preparation ---- */
+/* ---- host-side preparation (the arrays: formats/rstile_layout.c) ---- */
 
-/* Bit r of the result: row row0 + r exists and is not a residual row. */
-static uint32_t window_mask(const tc_rstile *m, const uint8_t *residual, int32_t row0)
-{
-    uint32_t mask = 0;
-    for (int r = 0; r < WROWS && row0 + r < m->base.rows; r++)
-        if (!residual[row0 + r])
-            mask |= 1u << r;
-    return mask;
-}
-
-/* The device segments: the format's, plus one of no blocks for every window
-   that has rows to write but no TC block, in tc_segs_order's order, which
-   puts those of no blocks last (*nzero of them). */
+/* The device segments (tc_rstile_layout_segments) in tc_segs_order's
+   order, which puts those of no blocks last (*nzero of them). */
 static tc_status build_segments(const tc_rstile *m, tc_seg **out, int64_t *nseg, int64_t *nsplit,
                                 int64_t *nzero, tc_error *err)
 {
-    const int64_t nwin = ceil_div(m->base.rows, WROWS);
-    uint8_t *residual = (uint8_t *)tc_calloc_array((int64_t)m->base.rows + 1, 1, err);
-    uint8_t *has_seg = (uint8_t *)tc_calloc_array(nwin + 1, 1, err);
-    tc_seg *seg = (tc_seg *)tc_malloc_array(m->nsegments + nwin + 1, sizeof *seg, err);
-    if (!residual || !has_seg || !seg) {
-        free(residual);
-        free(has_seg);
-        free(seg);
-        return TC_ERR_NOMEM;
-    }
-    for (int64_t i = 0; i < m->nres_rows; i++)
-        residual[m->res_row_id[i]] = 1;
-    int64_t k = 0;
-    for (int64_t i = 0; i < m->nsegments; i++) {
-        const int32_t row0 = m->row_window_id[i];
-        const int is_split = (i > 0 && m->row_window_id[i - 1] == row0) ||
-                             (i + 1 < m->nsegments && m->row_window_id[i + 1] == row0);
-        const int64_t b0 = m->row_window_offset[i];
-        seg[k].block = b0;
-        seg[k].row0 = row0;
-        seg[k].nblocks = (int32_t)(m->row_window_offset[i + 1] - b0);
-        seg[k].mask = window_mask(m, residual, row0);
-        seg[k].split = (uint32_t)is_split;
-        has_seg[row0 / WROWS] = 1;
-        k++;
-    }
-    for (int64_t w = 0; w < nwin; w++) {
-        const uint32_t mask = window_mask(m, residual, (int32_t)(w * WROWS));
-        if (has_seg[w] || !mask)
-            continue;
-        seg[k] = (tc_seg){ 0, (int32_t)(w * WROWS), 0, mask, 0 };
-        k++;
-    }
+    tc_seg *seg;
+    int64_t k;
+    tc_status st = tc_rstile_layout_segments(m, &seg, &k, err);
+    if (st != TC_OK)
+        return st;
     tc_segs_order(seg, k, nsplit);
     *nzero = 0;
     while (*nzero < k - *nsplit && seg[k - 1 - *nzero].nblocks == 0)
         ++*nzero;
-    free(residual);
-    free(has_seg);
     *out = seg;
     *nseg = k;
-    return TC_OK;
-}
-
-/* Where each block's values start on the device (nblocks + 1 entries):
-   the format's value_offset with every block's count rounded up to 8
-   (padded_values). */
-static int64_t *padded_starts(const tc_rstile *m, tc_error *err)
-{
-    int64_t *vstart = (int64_t *)tc_malloc_array(m->nblocks + 1, sizeof *vstart, err);
-    if (!vstart)
-        return NULL;
-    vstart[0] = 0;
-    for (int64_t b = 0; b < m->nblocks; b++)
-        vstart[b + 1] = vstart[b] + padded_values((int)(m->value_offset[b + 1] - m->value_offset[b]));
-    return vstart;
-}
-
-/* The TC values in fp16 at their padded places (vstart), each divided by
-   its row's scale (row_scale, per row of A); the padding is zero. A pattern
-   matrix has neither. */
-static tc_status scaled_values(const tc_rstile *m, const int64_t *vstart, __half **val,
-                               float **row_scale, tc_error *err)
-{
-    *val = NULL;
-    *row_scale = NULL;
-    if (!m->values)
-        return TC_OK;
-    double *scale = (double *)tc_calloc_array((int64_t)m->base.rows + 1, sizeof *scale, err);
-    __half *h = (__half *)tc_calloc_array(vstart[m->nblocks] + 1, sizeof *h, err);
-    float *rs = (float *)tc_malloc_array((int64_t)m->base.rows + 1, sizeof *rs, err);
-    if (!scale || !h || !rs) {
-        free(scale);
-        free(h);
-        free(rs);
-        return TC_ERR_NOMEM;
-    }
-    /* two walks over the bitmaps in value order: row maxima, then values */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int64_t s = 0; s < m->nsegments; s++)
-            for (int64_t b = m->row_window_offset[s]; b < m->row_window_offset[s + 1]; b++) {
-                int64_t v = m->value_offset[b], d = vstart[b];
-                for (int bit = 0; bit < WROWS * BCOLS; bit++) {
-                    if (!((m->bitmap[2 * b + bit / 64] >> (bit % 64)) & 1))
-                        continue;
-                    const int32_t row = m->row_window_id[s] + bit / BCOLS;
-                    if (pass == 0)
-                        scale[row] = fmax(scale[row], fabs(m->values[v]));
-                    else
-                        h[d++] = __float2half_rn((float)(m->values[v] / scale[row]));
-                    v++;
-                }
-            }
-        if (pass == 0)
-            for (int32_t r = 0; r < m->base.rows; r++)
-                scale[r] = tc_half_scale(scale[r]);
-    }
-    for (int32_t r = 0; r < m->base.rows; r++)
-        rs[r] = (float)scale[r];
-    free(scale);
-    *val = h;
-    *row_scale = rs;
     return TC_OK;
 }
 
@@ -1361,9 +1252,9 @@ static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
     tc_gpu *g = p->base.gpu;
     const int64_t nr = m->res_row_offset[m->nres_rows];
     tc_seg *seg = NULL;
-    __half *val = NULL;
+    uint16_t *val = NULL;
     float *row_scale = NULL;
-    int64_t *vstart = padded_starts(m, err);
+    int64_t *vstart = tc_rstile_layout_starts(m, err);
     if (!vstart)
         return TC_ERR_NOMEM;
     const int64_t nv = vstart[m->nblocks];
@@ -1377,7 +1268,7 @@ static tc_status upload(rs_plan *p, const tc_rstile *m, tc_error *err)
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, vstart, (m->nblocks + 1) * 8, (void **)&p->vstart, err);
     if (st == TC_OK)
-        st = scaled_values(m, vstart, &val, &row_scale, err);
+        st = tc_rstile_layout_values(m, vstart, &val, &row_scale, err);
     if (st == TC_OK && val)
         st = tc_gpu_upload_new(g, val, nv * 2, (void **)&p->val, err);
     if (st == TC_OK && row_scale)
@@ -1441,26 +1332,11 @@ static tc_status items_index(rs_plan *p, const tc_rstile *m, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;
     const int64_t nw = ceil_div(m->base.rows, WROWS), nr = m->res_row_offset[m->nres_rows];
-    int64_t *wb = (int64_t *)tc_malloc_array(nw + 1, sizeof *wb, err);
-    int64_t *wr = (int64_t *)tc_malloc_array(nw + 1, sizeof *wr, err);
-    uint8_t *lrow = (uint8_t *)tc_malloc_array(nr + 1, 1, err);
-    tc_status st = wb && wr && lrow ? TC_OK : TC_ERR_NOMEM;
-    if (st == TC_OK) {
-        int64_t s = 0, r = 0;
-        for (int64_t w = 0; w <= nw; w++) {
-            /* the segments and residual rows of the windows before w */
-            while (s < m->nsegments && m->row_window_id[s] < w * WROWS)
-                s++;
-            while (r < m->nres_rows && m->res_row_id[r] < w * WROWS)
-                r++;
-            wb[w] = m->row_window_offset[s];
-            wr[w] = m->res_row_offset[r];
-        }
-        for (int64_t i = 0; i < m->nres_rows; i++)
-            for (int64_t e = m->res_row_offset[i]; e < m->res_row_offset[i + 1]; e++)
-                lrow[e] = (uint8_t)(m->res_row_id[i] % WROWS);
+    int64_t *wb, *wr;
+    uint8_t *lrow;
+    tc_status st = tc_rstile_layout_windows(m, &wb, &wr, &lrow, err);
+    if (st == TC_OK)
         st = tc_gpu_upload_new(g, lrow, nr, (void **)&p->res_lrow, err);
-    }
     const rs_units u = { wb, wr };
     if (st == TC_OK)
         st = tc_item_sets_build(g, p->isets, nw, item_panels(p), u, err);

@@ -2,20 +2,10 @@
  * fp16.cu: what the fp16 tensor-core kernels (rstile.cu, bcsr.cu) share to
  * bring their operands into half precision (gpu_internal.h).
  */
-#include <math.h>
 
 #include <cuda_fp16.h>
 
 #include "gpu_internal.h"
-
-double tc_half_scale(double x)
-{
-    if (!(x > 0) || !isfinite(x))
-        return 1.0;
-    int e;
-    frexp(x, &e);               /* x = f 2^e, 0.5 <= f < 1 */
-    return ldexp(1.0, e - 15);
-}
 
 /* Thread i: 8 halves of B16 (a 16-byte store). */
 __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,

@@ -10,6 +10,7 @@
 #include <cusparse.h>
 
 #include "kernels.h"
+#include "half.h"
 
 /* Timed runs are queued in batches of this many behind a holding kernel;
    each batch (a run and an event per run, plus the hold) stays well under
@@ -55,12 +56,8 @@ tc_status tc_gpu_upload_new(tc_gpu *g, const void *src, int64_t bytes, void **de
 tc_status tc_gpu_upload_f32(tc_gpu *g, const double *src, int64_t n, float **dev,
                             tc_error *err);
 
-/* fp16 operands (kernels/fp16.cu). fp16 holds magnitudes up to 65504, far
-   less than many matrices' values (stiffness matrices reach 1e10), so the
-   fp16 kernels store each row of A divided by tc_half_scale(its largest
-   magnitude): the power of two 2^e with 2^14 <= x / 2^e < 2^15 (1 for 0 or
-   a non-finite x), and multiply the row's sums back, exactly. */
-double tc_half_scale(double x);
+/* fp16 operands (kernels/fp16.cu; the per-row scale of A, tc_half_scale,
+   is lib/half.h's). */
 /* On g's stream: B (rows x n float32, row-major) into B16 (rows x ld
    halves, ld a multiple of 8 and >= n, zeros past n). */
 tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,

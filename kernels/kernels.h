@@ -248,7 +248,7 @@ void tc_kernel_free(tc_kplan *p);
 
 /* On g's stream, without waiting: dst row i = src row idx[i] (idx NULL: row
    i), n floats each, times 2^s with s = tc_fp16_b_exponent(*maxabs)
-   (plan/fp16_scale.h; maxabs NULL: s = 0). idx and maxabs are device
+   (lib/fp16_scale.h; maxabs NULL: s = 0). idx and maxabs are device
    pointers; lds and ldd the leading dimensions. */
 tc_status tc_gpu_gather_rows(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
                              int64_t rows, int32_t n, const float *maxabs, float *dst,

@@ -2,14 +2,14 @@
  * permute.cu: what a plan does to B and C around a kernel (plan/execute.c):
  * rows gathered into the plan's order (B) and scattered back to the
  * caller's (C), leading dimensions packed to n, and B scaled by a power of
- * two that fp16 holds (plan/fp16_scale.h) with C scaled back. All of it on
+ * two that fp16 holds (lib/fp16_scale.h) with C scaled back. All of it on
  * g's stream without waiting, so that a caller's stream sees one ordered
  * sequence of work.
  */
 #include <config.h>
 
 #include "gpu_internal.h"
-#include "../plan/fp16_scale.h"
+#include "fp16_scale.h"
 
 /* The exponent for the scaling: from the largest magnitude on the device,
    or 0 without one. */

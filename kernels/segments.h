@@ -15,16 +15,7 @@
 
 #include "gpu_internal.h"
 #include "mma.cuh"
-
-#define TC_SEG_ROWS 16
-
-typedef struct tc_seg {
-    int64_t block;              /* first block */
-    int32_t row0;               /* the window's first row */
-    int32_t nblocks;
-    uint32_t mask;              /* bit r: the segment writes row row0 + r */
-    uint32_t split;             /* 1: the window has several segments */
-} tc_seg;
+#include "segment.h"
 
 /* Sorts seg[0..n) into the order above; *nsplit gets the split ones' count. */
 void tc_segs_order(tc_seg *seg, int64_t n, int64_t *nsplit);

@@ -1,6 +1,7 @@
 /*
  * h5group.h: the narrow HDF5 interface that formats/ uses to store and load
- * their arrays (implemented in lib/h5group.c). Keeps <hdf5.h> out of formats/.
+ * their arrays (implemented in lib/h5group.c, h5attr.c and h5open.c). Keeps
+ * <hdf5.h> out of formats/.
  * Internal to the library; not installed.
  */
 #ifndef TC_H5GROUP_H

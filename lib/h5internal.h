@@ -1,7 +1,7 @@
 /*
  * h5internal.h: what the library's HDF5 files share below h5group.h: the
  * fields of a group handle and the hid_t-level helpers (implemented in
- * lib/h5group.c) that the container (h5file.c) and dense datasets
+ * lib/h5group.c, h5attr.c, h5open.c) that the container (h5file.c) and dense datasets
  * (h5dense.c) are built from. formats/ never see it, so that <hdf5.h>
  * stays out of them. Internal to the library; not installed.
  */

@@ -12,7 +12,7 @@
  * B: the fp16 kernels round B as it is, so a B past 65504 becomes Inf and
  * one below 2^-14 loses its precision. Unless the caller states max|B|
  * (opts.b_max_abs) within that range, each execute measures max|B| on the
- * device and B is multiplied by the power of two of plan/fp16_scale.h into
+ * device and B is multiplied by the power of two of lib/fp16_scale.h into
  * a scratch buffer, C by its inverse: exact.
  *
  * NaN and Inf: some variants multiply padding zeros by B's rows, so a NaN or

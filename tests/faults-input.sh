@@ -5,7 +5,7 @@
 # parameter out of range, a format group whose header or arrays do not
 # match /matrix. Each time: exit status 1 and the
 # exact message, naming the file and the line or dataset. (The parser's
-# single cases are in tests/t_mtx.c, the container's in tests/t_h5file.c and
+# single cases are in tests/t_mtx.c, the container's in tests/t_h5bad.c and
 # each format's tests.)
 . "${top_srcdir:-.}/tests/lib.sh"
 TCCONV=${TCCONV:-$TOOLS/tcconv}

@@ -55,6 +55,13 @@ __attribute__((unused)) static const fmt_shape fmt_shapes[] = {
     { "5000x1 one dense column", 5000, 1, 0, -1, 0, 0 },
 };
 
+/* The matrix of shape s (tap_random_matrix's arguments). */
+__attribute__((unused)) static tc_csr *fmt_shape_matrix(const fmt_shape *s)
+{
+    return tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
+                             s->pattern);
+}
+
 /* Builds format f of a with params ("name=value,..." or NULL). */
 __attribute__((unused)) static tc_fmt *build_fmt(const tc_format *f, const tc_csr *a,
                                                  const char *params)

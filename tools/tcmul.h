@@ -48,7 +48,7 @@ typedef struct options {
     tool_out_style style;
 } options;
 
-/* A dense matrix from spec: an HDF5 dataset (spec's, else default_dataset)
+/* tcmul_io.c: a dense matrix from spec: an HDF5 dataset (spec's, else default_dataset)
    or a Matrix Market array file. */
 tc_status tcmul_read_dense(const dense_spec *spec, const char *default_dataset, int32_t *rows,
                            int32_t *cols, double **data, tc_error *err);

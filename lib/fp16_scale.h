@@ -1,7 +1,8 @@
 /*
  * fp16_scale.h: the power of two that brings B into fp16's range, shared by
  * the planner (C) and the device kernels that scale B and C
- * (kernels/permute.cu), so both sides choose the same exponent.
+ * (kernels/permute.cu), so both sides choose the same exponent. It lives in
+ * lib/, below both layers.
  *
  * fp16 holds magnitudes from 2^-14 (normal; subnormals to 2^-24) to 65504.
  * A B whose largest magnitude lies outside that range is multiplied by 2^s

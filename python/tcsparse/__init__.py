@@ -10,8 +10,9 @@ library ($TCSPARSE_LIBRARY), the dtype and layout policy, plans, errors.
 
 from ._errors import Error
 from ._lib import path as library_path, version as library_version
+from .graph import gcn_normalize
 from .matrix import Matrix
 from .plan import Plan, PlanInfo
 
 __version__ = "0.1.0"
-__all__ = ["Error", "Matrix", "Plan", "PlanInfo", "library_path", "library_version"]
+__all__ = ["Error", "Matrix", "gcn_normalize", "Plan", "PlanInfo", "library_path", "library_version"]

@@ -4,6 +4,7 @@ caller's order, and the .tcf.h5 it came from, if any), with its plans."""
 import ctypes
 import inspect
 import os
+import sys
 
 import numpy as np
 
@@ -267,7 +268,8 @@ class Matrix:
         """A @ X (see the package's documentation): a float32 result rows x n,
         in the caller's row order, of X's kind and on X's device. A PyTorch
         X that requires grad gets a result that backpropagates to it."""
-        if _operands.is_tensor(x) and x.requires_grad:
+        if (_operands.is_tensor(x) and x.requires_grad
+                and sys.modules["torch"].is_grad_enabled()):
             from .torch import matmul
             return matmul(self, x, convert)
         b = _operands.prepare(x, "X", self.shape[1], convert)

@@ -103,7 +103,6 @@ FLOAT_P = POINTER(ctypes.c_float)
 
 # name: (result type, argument types)
 _PROTOTYPES = {
-    "tc_version": (c_char_p, []),
     "tc_status_name": (c_char_p, [c_int]),
     "tc_csr_free": (None, [CSR_P]),
     "tc_csr_copy": (c_int, [CSR_P, POINTER(CSR_P), ERR]),
@@ -187,18 +186,25 @@ def _load():
 
 
 def _declare(lib, path):
-    for name, (restype, argtypes) in _PROTOTYPES.items():
-        try:
-            fn = getattr(lib, name)
-        except AttributeError:
-            raise ImportError("tcsparse: %s lacks %s(): it is older than the release "
-                              "this package needs (%s)" % (path, name, API_VERSION))
-        fn.restype = restype
-        fn.argtypes = argtypes
+    """Checks the version first (a library of another release may lack or
+    change what the rest declares), then declares every function."""
+    try:
+        lib.tc_version.restype = c_char_p
+        lib.tc_version.argtypes = []
+    except AttributeError:
+        raise ImportError("tcsparse: %s lacks tc_version(): it is older than the release "
+                          "this package needs (%s)" % (path, API_VERSION))
     have = lib.tc_version().decode()
     if ".".join(have.split(".")[:2]) != API_VERSION:
         raise ImportError("tcsparse: %s is version %s; this package is written against %s.x "
                           "(its structures may differ)" % (path, have, API_VERSION))
+    for name, (restype, argtypes) in _PROTOTYPES.items():
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            raise ImportError("tcsparse: %s (version %s) lacks %s()" % (path, have, name))
+        fn.restype = restype
+        fn.argtypes = argtypes
     return have
 
 

@@ -24,6 +24,14 @@ def is_tensor(x):
     return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr")
 
 
+def device_index(x):
+    """The GPU a CUDA tensor is on; None for host memory."""
+    if is_tensor(x):
+        device = x.device
+        return device.index if device.type == "cuda" else None
+    return None
+
+
 class Operand:
     """One prepared operand: .value keeps the memory alive; .ptr, .ld (in
     elements), .rows, .cols; .cuda is None for host memory, else the GPU
@@ -68,17 +76,19 @@ def _torch(x, what, convert, packed):
         if not convert or x.dtype.is_complex or x.dtype == torch.bool:
             raise _dtype_refusal(what, x.dtype)
         x = x.to(torch.float32)
-    if x.device.type not in ("cpu", "cuda"):
+    device = x.device
+    if device.type not in ("cpu", "cuda"):
         raise ValueError("%s is on %s; tcsparse multiplies on the CPU or a CUDA GPU"
-                         % (what, x.device))
+                         % (what, device))
     rows, cols = x.shape
-    if (not _rows_contiguous(x.stride(0), x.stride(1), rows, cols)
-            or (packed and rows > 1 and x.stride(0) != cols)):
+    s0, s1 = x.stride()
+    if not _rows_contiguous(s0, s1, rows, cols) or (packed and rows > 1 and s0 != cols):
         x = x.contiguous()
+        s0 = cols
     op = Operand()
     op.value, op.ptr = x, x.data_ptr()
-    op.cuda = x.device.index if x.device.type == "cuda" else None
-    op.ld = max(x.stride(0), cols, 1) if rows > 1 else max(cols, 1)
+    op.cuda = device.index if device.type == "cuda" else None
+    op.ld = max(s0, cols, 1) if rows > 1 else max(cols, 1)
     return op
 
 
@@ -87,7 +97,8 @@ def prepare(x, what, rows, convert=False, packed=False):
     is wrong with it (`what` names it in the message: "X", "Q", ...).
     packed: the call takes no leading dimension, so padded rows are copied
     too."""
-    if is_tensor(x):
+    tensor = is_tensor(x)
+    if tensor:
         shape = tuple(x.shape)
     elif isinstance(x, np.ndarray):
         shape = x.shape
@@ -104,7 +115,7 @@ def prepare(x, what, rows, convert=False, packed=False):
         raise ValueError("%s has %d rows; %d were expected" % (what, shape[0], rows))
     if shape[1] < 1:
         raise ValueError("%s has no columns" % what)
-    op = (_torch if is_tensor(x) else _numpy)(x, what, convert, packed)
+    op = (_torch if tensor else _numpy)(x, what, convert, packed)
     op.rows, op.cols, op.squeeze = shape[0], shape[1], squeeze
     return op
 
@@ -112,7 +123,7 @@ def prepare(x, what, rows, convert=False, packed=False):
 def empty_like(op, rows, cols):
     """A packed float32 result of rows x cols beside op (the same kind of
     array, on the same device), as an Operand."""
-    if is_tensor(op.value):
+    if not isinstance(op.value, np.ndarray):
         torch = sys.modules["torch"]
         out = torch.empty((rows, cols), dtype=torch.float32, device=op.value.device)
         ptr = out.data_ptr()

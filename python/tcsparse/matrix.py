@@ -73,13 +73,20 @@ class Matrix:
         """A Matrix owning csr, a tc_csr the library made."""
         m = cls.__new__(cls)
         m._start(options)
-        m._csr = csr
+        m._own(csr)
         return m
 
     def _start(self, options):
         _check_options(options)
         self._csr, self._tcf, self._plans, self._transpose = None, None, {}, None
+        self._products = {}    # (n, GPU or None) -> the plan A @ X takes
         self.options = dict(options)
+
+    def _own(self, csr):
+        """Takes csr (a tc_csr the library made) as this matrix's."""
+        self._csr = csr
+        a = csr.contents
+        self._shape, self._nnz = (a.rows, a.cols), a.nnz
 
     # constructors ---------------------------------------------------------------
     def _read(self, path):
@@ -87,13 +94,13 @@ class Matrix:
             tcf = ctypes.c_void_p()
             call(lib.tc_h5_read, path.encode(), 1, ctypes.byref(tcf))
             self._tcf = tcf
-            self._csr = self._caller_order(ctypes.cast(tcf, ctypes.POINTER(TcTcfHead)).contents)
+            self._own(self._caller_order(ctypes.cast(tcf, ctypes.POINTER(TcTcfHead)).contents))
         else:
             csr = CSR_P()
             opts = TcMtxReadOpts(1)
             call(lib.tc_mtx_read, path.encode(), ctypes.byref(opts), ctypes.byref(csr), None,
                  None)
-            self._csr = csr
+            self._own(csr)
 
     @staticmethod
     def _caller_order(head):
@@ -136,7 +143,7 @@ class Matrix:
         csr = CSR_P()
         call(lib.tc_csr_from_coo, ctypes.byref(csr), rows, cols, ri.size, _ptr(ri, ctypes.c_int32),
              _ptr(ci, ctypes.c_int32), None if v is None else _ptr(v, ctypes.c_double), 1)
-        self._csr = csr
+        self._own(csr)
 
     def _from_torch(self, t):
         torch = __import__("torch")
@@ -161,12 +168,13 @@ class Matrix:
 
     @property
     def shape(self):
-        a = self._live().contents
-        return (a.rows, a.cols)
+        self._live()
+        return self._shape
 
     @property
     def nnz(self):
-        return self._live().contents.nnz
+        self._live()
+        return self._nnz
 
     def csr_arrays(self):
         """(indptr int64, indices int32, data float64) copies, the caller's
@@ -256,10 +264,9 @@ class Matrix:
             self._plans[key] = plan
         return plan
 
-    def _device_options(self, x):
-        """The plan options for operands like x: a CUDA tensor's GPU, else
-        the CPU, unless this matrix's options name a device."""
-        cuda = x.device.index if _operands.is_tensor(x) and x.device.type == "cuda" else None
+    def _device_options(self, cuda):
+        """The plan options for operands on GPU `cuda` (None: the host): that
+        GPU, else the CPU, unless this matrix's options name a device."""
         if "device" in self.options:
             return {"gpu": cuda} if cuda is not None else {}
         return {"device": "gpu", "gpu": cuda} if cuda is not None else {"device": "cpu"}
@@ -273,7 +280,13 @@ class Matrix:
             from .torch import matmul
             return matmul(self, x, convert)
         b = _operands.prepare(x, "X", self.shape[1], convert)
-        return self.plan(b.cols, **self._device_options(x)).execute_operand(b)
+        # the plan of each (n, device) once found, without Matrix.plan's
+        # key of every option: this lookup is on every product's path
+        plan = self._products.get((b.cols, b.cuda))
+        if plan is None or plan.closed:
+            plan = self.plan(b.cols, **self._device_options(b.cuda))
+            self._products[(b.cols, b.cuda)] = plan
+        return plan.execute_operand(b)
 
     def __matmul__(self, x):
         return self.matmul(x)
@@ -283,14 +296,16 @@ class Matrix:
         fused attention; scale None: 1/sqrt(d)). Q rows x d, K and V
         cols x d; no gradient (tcsparse.torch.attention says why)."""
         d = q.shape[1] if len(q.shape) == 2 else 1
-        plan = self.plan(d, op="attention", scale=scale or 0.0, **self._device_options(q))
+        plan = self.plan(d, op="attention", scale=scale or 0.0,
+                         **self._device_options(_operands.device_index(q)))
         return plan.attention(q, k, v, convert)
 
     def sddmm(self, q, k, scale=None, convert=False):
         """S = scale (Q K^T) at A's nonzeros, one score per nonzero in the
         order of csr_arrays() (scale None: 1)."""
         d = q.shape[1] if len(q.shape) == 2 else 1
-        plan = self.plan(d, op="sddmm", scale=scale or 0.0, **self._device_options(q))
+        plan = self.plan(d, op="sddmm", scale=scale or 0.0,
+                         **self._device_options(_operands.device_index(q)))
         return plan.sddmm(q, k, convert)
 
     # lifetime -------------------------------------------------------------------
@@ -299,7 +314,7 @@ class Matrix:
         nothing."""
         for plan in getattr(self, "_plans", {}).values():
             plan.close()
-        self._plans = {}
+        self._plans, self._products = {}, {}
         t, self._transpose = getattr(self, "_transpose", None), None
         if t is not None and t is not self:
             t.close()

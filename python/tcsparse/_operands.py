@@ -7,8 +7,9 @@ Policy (the package's documentation, DTYPES AND LAYOUT):
 - An operand whose rows are each contiguous (a C-contiguous array, a slice
   of rows, a slice of leading columns) is passed as it is, zero-copy, with
   its row stride as the leading dimension. Any other layout (a transpose, a
-  column-strided view, negative strides) is copied into a packed array
-  first: a copy the caller can avoid by passing contiguous rows.
+  column-strided view, negative strides), and a CUDA tensor that does not
+  start on a 16-byte boundary, is copied into a packed array first: a copy
+  the caller can avoid by passing contiguous rows.
 - A 1-D operand is one column (n = 1) and gives a 1-D result.
 
 PyTorch is never imported here: a tensor is recognised by its class's
@@ -82,8 +83,13 @@ def _torch(x, what, convert, packed):
                          % (what, device))
     rows, cols = x.shape
     s0, s1 = x.stride()
-    if not _rows_contiguous(s0, s1, rows, cols) or (packed and rows > 1 and s0 != cols):
-        x = x.contiguous()
+    # a GPU kernel may read B's rows in 16-byte pieces when n % 4 == 0,
+    # which needs a 16-byte aligned start (any allocation's is; a view
+    # starting mid-row may not be)
+    misaligned = device.type == "cuda" and x.data_ptr() % 16 != 0
+    if (misaligned or not _rows_contiguous(s0, s1, rows, cols)
+            or (packed and rows > 1 and s0 != cols)):
+        x = x.clone(memory_format=torch.contiguous_format)
         s0 = cols
     op = Operand()
     op.value, op.ptr = x, x.data_ptr()

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _operands
 from ._errors import call
+from ._resource import Resource
 from ._lib import CSR_P, PERM_P, TcMtxReadOpts, TcParams, TcTcfHead, lib
 from .plan import Plan, plan_opts
 
@@ -37,7 +38,7 @@ def _check_options(options):
                         % (", ".join(unknown), ", ".join(PLAN_OPTIONS)))
 
 
-class Matrix:
+class Matrix(Resource):
     """A sparse matrix for libtcsparse's multiply.
 
     Matrix(source, **options): source is a path (.mtx, .mtx.gz or .tcf.h5,
@@ -329,12 +330,3 @@ class Matrix:
     @property
     def closed(self):
         return self._csr is None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()

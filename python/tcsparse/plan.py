@@ -6,6 +6,7 @@ import sys
 
 from . import _operands
 from ._errors import call
+from ._resource import Resource
 from ._lib import TcCompare, TcPlanInfo, TcPlanOpts, lib
 
 OPS = {"spmm": 0, "sddmm": 1, "attention": 2}
@@ -97,7 +98,7 @@ def _with_report(fill):
         lib.tc_report_free(report)
 
 
-class Plan:
+class Plan(Resource):
     """A plan of libtcsparse. Made by Matrix.plan (which caches it); freed by
     close(), by leaving a `with` block, or by the garbage collector. Its
     matrix may be closed first: a plan keeps what it needs."""
@@ -125,15 +126,6 @@ class Plan:
     @property
     def closed(self):
         return self._handle is None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
     def _live(self):
         if self._handle is None:

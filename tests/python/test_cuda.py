@@ -57,6 +57,11 @@ def test_cuda_product_zero_copy_on_the_current_stream():
     padded = torch.randn(1138, 40, device="cuda")[:, :33]     # ld 40, no copy
     within((a @ padded).cpu().numpy(), csr_product(a, padded.cpu().numpy()),
            plan.info.tolerance)
+    # n = 4 from a flat buffer one float in: not 16-byte aligned, so copied
+    shifted = torch.randn(1138 * 4 + 1, device="cuda")[1:].view(1138, 4)
+    plan4 = a.plan(4, device="gpu", gpu=x.device.index)
+    within((a @ shifted).cpu().numpy(), csr_product(a, shifted.cpu().numpy()),
+           plan4.info.tolerance)
 
 
 def test_cuda_permuted_and_fp32_plans():
@@ -99,22 +104,23 @@ def test_cuda_attention_against_numpy():
     within(o.cpu().numpy(), ref, plan.info.tolerance)
 
 
+def refused(call, message):
+    """call() must raise ValueError saying message."""
+    try:
+        call()
+    except ValueError as e:
+        assert message in str(e), str(e)
+    else:
+        raise AssertionError("not refused: expected '%s'" % message)
+
+
 def test_cuda_tensor_with_a_cpu_plan_is_refused():
     a = matrix()
     plan = a.plan(4, device="cpu")
-    try:
-        plan(torch.zeros(1138, 4, device="cuda"))
-    except ValueError as e:
-        assert "on cuda:0 but the plan is on the CPU" in str(e)
-    else:
-        raise AssertionError("a CUDA tensor went to a CPU plan")
-    try:
-        a.attention(torch.zeros(1138, 4, device="cuda"), torch.zeros(1138, 4),
-                    torch.zeros(1138, 4))
-    except ValueError as e:
-        assert "different devices" in str(e)
-    else:
-        raise AssertionError("operands on two devices were taken")
+    refused(lambda: plan(torch.zeros(1138, 4, device="cuda")),
+            "on cuda:0 but the plan is on the CPU")
+    refused(lambda: a.attention(torch.zeros(1138, 4, device="cuda"), torch.zeros(1138, 4),
+                                torch.zeros(1138, 4)), "different devices")
 
 
 def test_cuda_tensor_on_another_gpu_is_refused():
@@ -124,12 +130,8 @@ def test_cuda_tensor_on_another_gpu_is_refused():
         return
     a = matrix()
     plan = a.plan(4, device="gpu", gpu=0)
-    try:
-        plan(torch.zeros(1138, 4, device="cuda:1"))
-    except ValueError as e:
-        assert "on cuda:1 but the plan is on cuda:0" in str(e)
-    else:
-        raise AssertionError("a tensor on cuda:1 went to a plan on cuda:0")
+    refused(lambda: plan(torch.zeros(1138, 4, device="cuda:1")),
+            "on cuda:1 but the plan is on cuda:0")
 
 
 if __name__ == "__main__":

@@ -89,7 +89,9 @@ for m in "$@"; do
             echo "$0: $name, n=$n: python-spmm.py failed: $(tail -n 1 "$tmp/mm.err")" >&2
             status=1
         fi
-        printf '%s\t%s\t%s\t%s\t%s\t%s' "$(json "$tmp/mm.json" device)" "$date" "$commit" \
+        where=$(json "$tmp/mm.json" device)
+        [ "$where" = cpu ] && where=$(bench_host)
+        printf '%s\t%s\t%s\t%s\t%s\t%s' "$where" "$date" "$commit" \
             "$gcn $(basename "$m") && $mm $(basename "$m")" "$name" "$n" >> "$tmp/rows.tsv"
         for k in epoch_ms_torch epoch_ms_tcsparse loss_rel_diff tolerance agree; do
             printf '\t%s' "$(json "$tmp/gcn.json" $k)"

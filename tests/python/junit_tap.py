@@ -1,12 +1,13 @@
 """Prints pytest's JUnit XML report (argv[1]) as TAP test points, one per
 pytest test, for tests/python.sh: "ok", "not ok" with the failure's text
-as comments, or "ok ... # SKIP reason". Prints no plan line (the shell
-test's done_testing does)."""
+as comments, or "ok ... # SKIP reason", numbered after argv[2] (the test
+points the shell test printed before; default 0). Prints no plan line (the
+shell test's done_testing does)."""
 
 import sys
 import xml.etree.ElementTree as ET
 
-n = 0
+n = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 for case in ET.parse(sys.argv[1]).iter("testcase"):
     n += 1
     name = "python: %s::%s" % (case.get("classname", "").rsplit(".", 1)[-1], case.get("name"))

@@ -40,11 +40,13 @@ if [ -z "$py" ]; then
 fi
 
 # A library built with AddressSanitizer (check.sh --sanitize) loads into
-# python only after the sanitizer's runtime; Python's own allocations are
-# not ours to check for leaks.
+# python only after the sanitizer's runtime, and with libstdc++ loaded
+# from the start (else ASan cannot intercept the C++ exceptions PyTorch's
+# autograd throws, and aborts); Python's own allocations are not ours to
+# check for leaks.
 preload=
 if ldd "$lib" 2>/dev/null | grep -q libasan; then
-    preload=$(${CC:-cc} -print-file-name=libasan.so)
+    preload="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libstdc++.so.6)"
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     export ASAN_OPTIONS
 fi

@@ -91,16 +91,16 @@ class Matrix(Resource):
 
     # constructors ---------------------------------------------------------------
     def _read(self, path):
-        if lib.tc_h5_is_hdf5(path.encode()):
+        name = os.fsencode(path)
+        if lib.tc_h5_is_hdf5(name):
             tcf = ctypes.c_void_p()
-            call(lib.tc_h5_read, path.encode(), 1, ctypes.byref(tcf))
+            call(lib.tc_h5_read, name, 1, ctypes.byref(tcf))
             self._tcf = tcf
             self._own(self._caller_order(ctypes.cast(tcf, ctypes.POINTER(TcTcfHead)).contents))
         else:
             csr = CSR_P()
             opts = TcMtxReadOpts(1)
-            call(lib.tc_mtx_read, path.encode(), ctypes.byref(opts), ctypes.byref(csr), None,
-                 None)
+            call(lib.tc_mtx_read, name, ctypes.byref(opts), ctypes.byref(csr), None, None)
             self._own(csr)
 
     @staticmethod
@@ -138,7 +138,10 @@ class Matrix(Resource):
             raise ValueError("row and column indices must be 1-D and of one length")
         v = None
         if val is not None:
-            v = np.ascontiguousarray(np.asarray(val, dtype=np.float64))
+            v = np.asarray(val)
+            if v.dtype.kind == "c":
+                raise TypeError("complex values: the library holds real matrices")
+            v = np.ascontiguousarray(v, dtype=np.float64)
             if v.shape != ri.shape:
                 raise ValueError("%d values for %d indices" % (v.size, ri.size))
         csr = CSR_P()

@@ -89,6 +89,10 @@ def test_from_coo_sums_duplicates_and_checks_indices(rng):
         tcsparse.Matrix.from_coo((2, 2), [0], [2])
     with pytest.raises(ValueError, match="row indices"):
         tcsparse.Matrix.from_coo((2, 2), [-1], [0])
+    with pytest.raises(TypeError, match="complex values"):
+        tcsparse.Matrix(scipy.sparse.csr_matrix(np.eye(2) * 1j))
+    with pytest.raises(ValueError, match="whole numbers"):
+        tcsparse.Matrix.from_coo((2, 2), [0.5], [0])
     with pytest.raises(ValueError, match="2 values for 1 indices"):
         tcsparse.Matrix.from_coo((2, 2), [0], [0], [1.0, 2.0])
 

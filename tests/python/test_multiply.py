@@ -118,7 +118,11 @@ def test_plans_are_cached_per_n_and_options():
     assert a.plan(4, device="cpu") is p4
     assert a.plan(5, device="cpu") is not p4
     assert a.plan(4, device="cpu", order="rcm") is not p4
+    x = np.ones((2708, 4), np.float32)
+    a @ x
+    assert a._products[(4, None)] is p4          # A @ X took that very plan
     p4.close()
+    assert (a @ x).shape == (2708, 4)             # and makes a new one once it is closed
     assert not a.plan(4, device="cpu").closed
 
 

@@ -27,6 +27,10 @@ extern "C" {
 #endif
 
 #define TC_VERSION_STRING "0.1.0"
+/* The version the library was built as (TC_VERSION_STRING of its build):
+   for callers that load it at run time (the Python package) and must know
+   that its structures are the ones they were written against. */
+const char *tc_version(void);
 
 /* ------------------------------------------------------------------------ */
 /* Errors (lib/error.c)                                                      */

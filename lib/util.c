@@ -37,6 +37,11 @@ void *tc_calloc_array(int64_t n, size_t sz, tc_error *err)
     return alloc_array(n, sz, 1, err);
 }
 
+const char *tc_version(void)
+{
+    return TC_VERSION_STRING;
+}
+
 int tc_default_threads(void)
 {
     const char *env = getenv("TC_THREADS");

@@ -102,5 +102,6 @@ int main(void)
     is_str(err.msg + strlen(dir), ": is a directory", "directory message");
     unlink(target);
     rmdir(dir);
+    is_str(tc_version(), TC_VERSION_STRING, "tc_version is the version the library was built as");
     return done_testing();
 }

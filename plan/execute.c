@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,8 +107,11 @@ static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int6
                          tc_error *err)
 {
     const int32_t n = p->o.n;
-    const int b_moves = p->d_col || ldb != n || p->b_scale;
-    const int c_moves = p->d_row || ldc != n || p->b_scale;
+    /* the kernels read B and write C in 16-byte pieces where n allows
+       (rstile, brp); a caller's pointer into the middle of an array need
+       not be aligned so: such operands go through the plan's own */
+    const int b_moves = p->d_col || ldb != n || p->b_scale || (uintptr_t)B % 16;
+    const int c_moves = p->d_row || ldc != n || p->b_scale || (uintptr_t)C % 16;
     const float *kb = b_moves ? p->ops.B[0] : B;
     float *kc = c_moves ? p->ops.C[0] : C;
     tc_status st = TC_OK;

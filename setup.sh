@@ -8,8 +8,10 @@
 # python3-anndata: tests/h5layout.sh reads /matrix with it; python3-scipy
 # and jq: the man pages' EXAMPLES use them (tests/man-examples.sh).
 # libgraphblas-dev: bench/cpu.sh's competitor (bench/graphblas-spmm).
+# libzip-dev and libjansson-dev: SciPy .npz archives and binsparse's JSON
+# descriptor (lib/npz.c, lib/binsparse.c).
 TC_DEB_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
-  libhdf5-dev hdf5-tools libpng-dev zlib1g-dev python3 python3-h5py python3-numpy
+  libhdf5-dev hdf5-tools libpng-dev zlib1g-dev libzip-dev libjansson-dev python3 python3-h5py python3-numpy
   python3-scipy python3-anndata jq libgraphblas-dev"
 
 tc_missing_packages() {

@@ -226,7 +226,12 @@ static tc_status parse_descriptor(const char *where, const char *text, bsp_desc 
     if (!root)
         return tc_error_set(err, TC_ERR_FORMAT, "%s: attribute binsparse: bad JSON at line %d, "
                             "column %d: %s", where, je.line, je.column, je.text);
+    /* The specification namespaces the descriptor as {"binsparse": {...}}
+       (the reference implementations write that), but prints its examples
+       bare ({"version": ..., "format": ...}): both are read. */
     json_t *d = json_object_get(root, "binsparse");
+    if (!d && json_object_get(root, "format"))
+        d = root;
     tc_status st = json_is_object(d)
                        ? check_descriptor(where, d, o, err)
                        : tc_error_set(err, TC_ERR_FORMAT, "%s: attribute binsparse: expected a "
@@ -281,10 +286,11 @@ static tc_status check_fill(tc_h5grp *g, tc_error *err)
     void *v;
     int64_t n;
     tc_status st = tc_h5ds_get_1d(g, "fill_value", TC_F64, 1, "fill is true", 0, &n, &v, err);
+    char what[WHERE_MAX];
+    tc_h5grp_member(g, "fill_value", what, sizeof what);
     if (st == TC_OK && ((double *)v)[0] != 0)
-        st = tc_error_set(err, TC_ERR_UNSUPPORTED, "%s/fill_value: %g is not supported "
-                          "(expected 0: entries not stored are zeros)", g->where,
-                          ((double *)v)[0]);
+        st = tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: %g is not supported (expected 0: "
+                          "entries not stored are zeros)", what, ((double *)v)[0]);
     free(v);
     return st;
 }
@@ -318,7 +324,7 @@ static tc_status read_arrays(tc_h5grp *g, const bsp_desc *d, tc_sparse_arrays *s
                        d->val.iso ? "one, iso" : "number_of_stored_values", &s->val, &data[3],
                        err);
     if (st == TC_OK && (arrays & HAS_PTR) && s->ptr.n == 0)
-        st = tc_error_set(err, TC_ERR_FORMAT, "%s/pointers_to_1: empty (expected at least "
+        st = tc_error_set(err, TC_ERR_FORMAT, "%s: pointers_to_1 is empty (expected at least "
                           "one entry)", g->where);
     s->iso = d->val.iso;
     s->field = d->val.cls == H5T_FLOAT ? TC_FIELD_REAL : TC_FIELD_INTEGER;
@@ -342,7 +348,9 @@ tc_status tc_binsparse_read(const char *path, const char *group, tc_csr **out, t
     bsp_desc d;
     void *data[4] = { NULL, NULL, NULL, NULL };
     tc_sparse_arrays s = { .what = NULL };
-    st = tc_h5grp_open_at(&g, file, path, group ? group : "/", 0, err);
+    char where[WHERE_MAX];   /* "/g" whether named "g" or "/g", as in messages */
+    snprintf(where, sizeof where, "/%s", group ? group + strspn(group, "/") : "");
+    st = tc_h5grp_open_at(&g, file, path, where, 0, err);
     if (st == TC_OK)
         st = tc_h5attr_read_str(&g, "binsparse", 1, &text, err);
     if (st == TC_OK && !text)

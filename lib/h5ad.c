@@ -79,7 +79,7 @@ static tc_status read_sparse(tc_h5grp *g, tc_csr **out, tc_error *err)
     if (st == TC_OK)
         st = tc_h5ds_get_1d(g, "indptr", TC_I64, -1, NULL, 0, &s.ptr.n, &data[0], err);
     if (st == TC_OK && s.ptr.n == 0)
-        st = tc_error_set(err, TC_ERR_FORMAT, "%s/indptr: empty (expected the number of %s "
+        st = tc_error_set(err, TC_ERR_FORMAT, "%s: indptr is empty (expected the number of %s "
                           "plus one entries)", g->where,
                           s.layout == TC_LAYOUT_CSR ? "rows" : "columns");
     if (st == TC_OK)
@@ -106,7 +106,9 @@ tc_status tc_h5ad_read(const char *path, const char *dataset, tc_csr **out, tc_e
 {
     tc_h5_quiet();
     *out = NULL;
-    const char *name = dataset ? dataset : "X";
+    /* "/X" whether named "X" or "/X", for messages like every HDF5 path's */
+    char name[WHERE_MAX];
+    snprintf(name, sizeof name, "/%s", dataset ? dataset + strspn(dataset, "/") : "X");
     hid_t file;
     tc_status st = tc_h5_file_open(path, &file, err);
     if (st != TC_OK)

@@ -47,8 +47,8 @@ static tc_status open_archive(const char *path, zip_t **za, tc_error *err)
     tc_status st = code == ZIP_ER_NOENT || code == ZIP_ER_OPEN || code == ZIP_ER_READ
                        ? TC_ERR_IO : TC_ERR_FORMAT;
     if (code == ZIP_ER_NOZIP)
-        tc_error_set(err, st, "%s: not a .npz file (expected a zip archive, as "
-                     "scipy.sparse.save_npz writes)", path);
+        tc_error_set(err, st, "%s: not a zip archive, or a truncated one (a .npz file is "
+                     "the zip archive scipy.sparse.save_npz writes)", path);
     else
         tc_error_set(err, st, "%s: cannot read the zip archive: %s", path,
                      zip_error_strerror(&ze));

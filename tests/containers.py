@@ -66,17 +66,13 @@ def binsparse(path, fmt, arrays, shape, nnz, types, **extra):
 
 def write_binsparse_inputs(base, a):
     vt = str(a.data.dtype)
-    binsparse(base + ".csr.bsp.h5", "CSR",
-              {"pointers_to_1": a.indptr.astype(np.uint64),
-               "indices_1": a.indices.astype(np.uint64), "values": a.data},
-              a.shape, a.nnz, {"pointers_to_1": "uint64", "indices_1": "uint64",
-                               "values": vt})
-    c = a.tocsc()
-    binsparse(base + ".csc.bsp.h5", "CSC",
-              {"pointers_to_1": c.indptr.astype(np.int64),
-               "indices_1": c.indices.astype(np.int32), "values": c.data},
-              a.shape, a.nnz, {"pointers_to_1": "int64", "indices_1": "int32",
-                               "values": vt})
+    # CSR with unsigned index types, CSC with mixed ones
+    for fmt, m, ptr_t, idx_t in (("CSR", a, "uint64", "uint64"),
+                                 ("CSC", a.tocsc(), "int64", "int32")):
+        binsparse("%s.%s.bsp.h5" % (base, fmt.lower()), fmt,
+                  {"pointers_to_1": m.indptr.astype(ptr_t), "indices_1": m.indices.astype(idx_t),
+                   "values": m.data},
+                  a.shape, a.nnz, {"pointers_to_1": ptr_t, "indices_1": idx_t, "values": vt})
     # COO listed backwards: the reader sorts
     o = a.tocoo()
     binsparse(base + ".coo.bsp.h5", "COO",

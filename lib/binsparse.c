@@ -323,9 +323,6 @@ static tc_status read_arrays(tc_h5grp *g, const bsp_desc *d, tc_sparse_arrays *s
         st = get_array(g, "values", TC_F64, &d->val, d->val.iso ? 1 : d->nsv,
                        d->val.iso ? "one, iso" : "number_of_stored_values", &s->val, &data[3],
                        err);
-    if (st == TC_OK && (arrays & HAS_PTR) && s->ptr.n == 0)
-        st = tc_error_set(err, TC_ERR_FORMAT, "%s: pointers_to_1 is empty (expected at least "
-                          "one entry)", g->where);
     s->iso = d->val.iso;
     s->field = d->val.cls == H5T_FLOAT ? TC_FIELD_REAL : TC_FIELD_INTEGER;
     /* iso[bint8] true: every stored entry present, no value (a pattern, as

@@ -33,7 +33,7 @@ static tc_status read_dense(const char *path, const char *dataset, tc_csr **out,
         for (int32_t i = 0; i <= rows; i++)
             (*out)->rowptr[i] = (int64_t)i * cols;
         for (int64_t k = 0; k < n; k++)
-            (*out)->colidx[k] = (int32_t)(k % (cols ? cols : 1));
+            (*out)->colidx[k] = (int32_t)(k % cols);   /* (no entry when cols is 0) */
         memcpy((*out)->val, d, (size_t)n * sizeof *d);
         (*out)->field = TC_FIELD_REAL;
     } else {
@@ -78,10 +78,6 @@ static tc_status read_sparse(tc_h5grp *g, tc_csr **out, tc_error *err)
     }
     if (st == TC_OK)
         st = tc_h5ds_get_1d(g, "indptr", TC_I64, -1, NULL, 0, &s.ptr.n, &data[0], err);
-    if (st == TC_OK && s.ptr.n == 0)
-        st = tc_error_set(err, TC_ERR_FORMAT, "%s: indptr is empty (expected the number of %s "
-                          "plus one entries)", g->where,
-                          s.layout == TC_LAYOUT_CSR ? "rows" : "columns");
     if (st == TC_OK)
         st = tc_h5ds_get_1d(g, "indices", TC_I64, -1, NULL, 0, &s.minor.n, &data[1], err);
     if (st == TC_OK)

@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,27 +35,71 @@ typedef struct member {
     tc_npy a;
 } member;
 
-static tc_status open_archive(const char *path, zip_t **za, tc_error *err)
+static tc_status archive_error(const char *name, int code, tc_error *err)
 {
-    if (strcmp(path, "-") == 0)
-        return tc_error_set(err, TC_ERR_ARG, "cannot read .npz from standard input (a zip "
-                            "archive needs a seekable file)");
-    int code = 0;
-    *za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &code);
-    if (*za)
-        return TC_OK;
     zip_error_t ze;
     zip_error_init_with_code(&ze, code);
     tc_status st = code == ZIP_ER_NOENT || code == ZIP_ER_OPEN || code == ZIP_ER_READ
-                       ? TC_ERR_IO : TC_ERR_FORMAT;
+                       ? TC_ERR_IO : code == ZIP_ER_MEMORY ? TC_ERR_NOMEM : TC_ERR_FORMAT;
     if (code == ZIP_ER_NOZIP)
         tc_error_set(err, st, "%s: not a zip archive, or a truncated one (a .npz file is "
-                     "the zip archive scipy.sparse.save_npz writes)", path);
+                     "the zip archive scipy.sparse.save_npz writes)", name);
     else
-        tc_error_set(err, st, "%s: cannot read the zip archive: %s", path,
+        tc_error_set(err, st, "%s: cannot read the zip archive: %s", name,
                      zip_error_strerror(&ze));
     zip_error_fini(&ze);
     return st;
+}
+
+/* Standard input is read whole first: a zip archive's directory is at its
+   end, and a pipe cannot seek there. */
+static tc_status open_stdin(zip_t **za, tc_error *err)
+{
+    const char *name = "standard input";
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, stdin);
+        if (n < cap)
+            break;
+        unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap *= 2);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+    }
+    if (!buf)
+        return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", name);
+    if (ferror(stdin)) {
+        free(buf);
+        return tc_error_errno(err, TC_ERR_IO, errno, "%s: cannot read", name);
+    }
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *src = zip_source_buffer_create(buf, n, 1, &ze);
+    *za = src ? zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze) : NULL;
+    int code = zip_error_code_zip(&ze);
+    zip_error_fini(&ze);
+    if (*za)
+        return TC_OK;
+    if (src)
+        zip_source_free(src);
+    else
+        free(buf);
+    return archive_error(name, code, err);
+}
+
+/* path, or standard input for "-", as an archive; *name is what messages
+   call it. */
+static tc_status open_archive(const char *path, zip_t **za, const char **name, tc_error *err)
+{
+    if (strcmp(path, "-") == 0) {
+        *name = "standard input";
+        return open_stdin(za, err);
+    }
+    *name = path;
+    int code = 0;
+    *za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &code);
+    return *za ? TC_OK : archive_error(path, code, err);
 }
 
 /* Reads member NAME.npy whole, checking its sizes against the archive
@@ -180,10 +226,6 @@ static tc_status read_arrays(zip_t *za, const char *path, tc_sparse_arrays *s, n
         s->ptr.name = "indptr.npy";
         s->minor.name = "indices.npy";
         st = read_i64(za, path, "indptr", &o->ptr, &s->ptr.n, err);
-        if (st == TC_OK && s->ptr.n == 0)
-            st = tc_error_set(err, TC_ERR_FORMAT, "%s: indptr.npy is empty (expected the "
-                              "number of %s plus one entries)", path,
-                              s->layout == TC_LAYOUT_CSR ? "rows" : "columns");
         if (st == TC_OK)
             st = read_i64(za, path, "indices", &o->minor, &s->minor.n, err);
     }
@@ -205,12 +247,18 @@ tc_status tc_npz_read(const char *path, tc_csr **out, tc_error *err)
 {
     *out = NULL;
     zip_t *za = NULL;
-    tc_status st = open_archive(path, &za, err);
+    const char *name;
+    tc_status st = open_archive(path, &za, &name, err);
     if (st != TC_OK)
         return st;
-    tc_sparse_arrays s = { .what = path, .symmetry = TC_SYM_GENERAL, .tri = TC_TRI_ALL };
+    tc_sparse_arrays s = { .what = name, .symmetry = TC_SYM_GENERAL, .tri = TC_TRI_ALL };
     npz_arrays o = { 0 };
-    st = read_arrays(za, path, &s, &o, err);
+    /* (libzip takes an empty file for an archive with no members) */
+    if (zip_get_num_entries(za, 0) == 0)
+        st = tc_error_set(err, TC_ERR_FORMAT, "%s: an empty archive (expected the members "
+                          "scipy.sparse.save_npz writes)", name);
+    else
+        st = read_arrays(za, name, &s, &o, err);
     zip_discard(za);
     if (st == TC_OK)
         st = tc_csr_from_arrays(&s, out, err);

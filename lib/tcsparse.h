@@ -581,8 +581,8 @@ tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
 
 /* scipy.sparse.save_npz files: formats csr, csc and coo, compressed or
    not; int32 or int64 indices (signed or not); bool, integer, float32 or
-   float64 data, little-endian. path must be a file (a zip archive needs
-   seeking). */
+   float64 data, little-endian. "-" = stdin (read whole into memory first:
+   a zip archive's directory is at its end). */
 tc_status tc_npz_read(const char *path, tc_csr **out, tc_error *err);
 /* Writes a as scipy.sparse.save_npz writes a CSR matrix: members indices,
    indptr (int32 when nnz fits, else int64), format b'csr', shape (int64),

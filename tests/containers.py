@@ -203,6 +203,7 @@ def bad(d):
     npz(d + "/shape-mismatch.npz", dict(good, shape=npy([3, 3], np.int64)))
     npz(d + "/bsr.npz", dict(good, format=npy(b"bsr")))
     npz(d + "/short-data.npz", dict(good, data=npy([1.0, 2.0])))
+    npz(d + "/empty.npz", {})
     npz(d + "/bad-header.npz", dict(good, data=good["data"][:10] + b"X" + good["data"][11:]))
 
     types = {"pointers_to_1": "int64", "indices_1": "int64", "values": "float64"}

@@ -116,6 +116,12 @@ bad npz shape-mismatch.npz "indptr.npy: expected 4 entries (the number of rows p
 bad npz bsr.npz "format.npy: format 'bsr' is not supported (expected csr, csc or coo)"
 bad npz short-data.npz "data.npy: expected 3 entries (one per stored entry), found 2"
 bad npz bad-header.npz "data.npy: malformed .npy header at \"X'descr': '<f8', 'fo\" (expected '{')"
+bad npz empty.npz "an empty archive (expected the members scipy.sparse.save_npz writes)"
+"$C" read npz - "$T/stdin.mtx" < "$B/good.npz" && "$C" read npz "$B/good.npz" "$T/file.mtx" &&
+    cmp -s "$T/stdin.mtx" "$T/file.mtx"
+ok $? "npz: read from standard input as from the file"
+run_fails 1 "containers: standard input: not a zip archive, or a truncated one (a .npz file is the zip archive scipy.sparse.save_npz writes)" \
+    "npz: a truncated archive on standard input refused" -- sh -c '"$1" read npz - "$2" < "$3"' sh "$C" "$T/out.mtx" "$B/truncated.npz"
 run_fails 1 "containers: $M: not a zip archive, or a truncated one (a .npz file is the zip archive scipy.sparse.save_npz writes)" \
     "npz: a text file refused" -- "$C" read npz "$M" "$T/out.mtx"
 

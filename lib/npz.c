@@ -103,10 +103,9 @@ static tc_status open_archive(const char *path, zip_t **za, const char **name, t
 }
 
 /* Reads member NAME.npy whole, checking its sizes against the archive
-   before allocating and its CRC as it is read. With optional set, a
-   missing member gives TC_OK and m->buf NULL. */
-static tc_status read_member(zip_t *za, const char *path, const char *name, int optional,
-                             member *m, tc_error *err)
+   before allocating and its CRC as it is read. */
+static tc_status read_member(zip_t *za, const char *path, const char *name, member *m,
+                             tc_error *err)
 {
     snprintf(m->what, sizeof m->what, "%s: %s.npy", path, name);
     m->buf = NULL;
@@ -114,9 +113,8 @@ static tc_status read_member(zip_t *za, const char *path, const char *name, int 
     snprintf(file, sizeof file, "%s.npy", name);
     zip_int64_t idx = zip_name_locate(za, file, 0);
     if (idx < 0)
-        return optional ? TC_OK
-                        : tc_error_set(err, TC_ERR_FORMAT, "%s: no such member (scipy.sparse."
-                                       "save_npz writes one)", m->what);
+        return tc_error_set(err, TC_ERR_FORMAT, "%s: no such member (scipy.sparse.save_npz "
+                            "writes one)", m->what);
     zip_stat_t sb;
     zip_stat_init(&sb);
     if (zip_stat_index(za, (zip_uint64_t)idx, 0, &sb) != 0 ||
@@ -162,7 +160,7 @@ static tc_status read_i64(zip_t *za, const char *path, const char *name, int64_t
                           int64_t *n, tc_error *err)
 {
     member m;
-    tc_status st = read_member(za, path, name, 0, &m, err);
+    tc_status st = read_member(za, path, name, &m, err);
     if (st == TC_OK) {
         st = tc_npy_to_i64(&m.a, m.what, v, err);
         *n = m.a.count;
@@ -177,7 +175,7 @@ static tc_status read_format(zip_t *za, const char *path, tc_sparse_layout *layo
 {
     member m;
     char fmt[16];
-    tc_status st = read_member(za, path, "format", 0, &m, err);
+    tc_status st = read_member(za, path, "format", &m, err);
     if (st == TC_OK)
         st = tc_npy_to_text(&m.a, m.what, fmt, sizeof fmt, err);
     if (st == TC_OK) {
@@ -229,7 +227,7 @@ static tc_status read_arrays(zip_t *za, const char *path, tc_sparse_arrays *s, n
         if (st == TC_OK)
             st = read_i64(za, path, "indices", &o->minor, &s->minor.n, err);
     }
-    if (st == TC_OK && (st = read_member(za, path, "data", 0, &m, err)) == TC_OK) {
+    if (st == TC_OK && (st = read_member(za, path, "data", &m, err)) == TC_OK) {
         st = tc_npy_to_f64(&m.a, m.what, &o->val, err);
         s->val.n = m.a.count;
         s->field = m.a.kind == 'f' ? TC_FIELD_REAL : TC_FIELD_INTEGER;

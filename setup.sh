@@ -11,9 +11,11 @@
 # libcairo2-dev and fonts-dejavu-core: the text around tcplot's pictures.
 # python3-torch and python3-pytest: the Python package's tests
 # (tests/python.sh; torch.sparse.mm is their reference).
+# libzip-dev and libjansson-dev: SciPy .npz archives and binsparse's JSON
+# descriptor (lib/npz.c, lib/binsparse.c).
 TC_DEB_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
-  libhdf5-dev hdf5-tools libpng-dev zlib1g-dev python3 python3-h5py python3-numpy
-  python3-scipy python3-anndata jq libgraphblas-dev
+  libhdf5-dev hdf5-tools libpng-dev zlib1g-dev libzip-dev libjansson-dev python3
+  python3-h5py python3-numpy python3-scipy python3-anndata jq libgraphblas-dev
   libcairo2-dev fonts-dejavu-core python3-torch python3-pytest"
 
 tc_missing_packages() {

@@ -137,6 +137,11 @@ tc_status tc_h5_guard(const char *path, tc_error *err);
    guard's child read it: 1 and *value, or 0 when it has none. */
 int tc_h5_guard_string(const char *path, const char *obj, const char *attr,
                        const char **value);
+/* For telling kinds of HDF5 files apart (tc_h5ad_is, tc_binsparse_is):
+   1 when path is an HDF5 file (guarded, as tc_h5_file_open does) whose
+   root group has attribute `attr`, and, when want is not NULL, that
+   attribute is a string equal to want; 0 otherwise, silently. */
+int tc_h5_root_attr(const char *path, const char *attr, const char *want);
 /* Fills file, the new HDF5 file that will become target. */
 typedef tc_status (*tc_h5_fill_fn)(hid_t file, const char *target, void *ctx, tc_error *err);
 /* Writes target as a new HDF5 file, atomically: fill(file, target, ctx,

@@ -571,6 +571,55 @@ tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
                             tc_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Other libraries' sparse files: SciPy .npz (lib/npz.c), binsparse          */
+/* (lib/binsparse.c), AnnData .h5ad (lib/h5ad.c)                             */
+/* ------------------------------------------------------------------------ */
+
+/* Every reader checks the arrays it finds (pointers from 0, never
+   decreasing, ending at the number of entries; indices inside the shape)
+   and builds the matrix as tc_mtx_read does: columns sorted, duplicates
+   summed, a stored triangle mirrored; the result passes tc_csr_validate.
+   field is integer for integer or boolean stored values, real for floats,
+   pattern when there are none. A message names the file and the member or
+   dataset at fault. */
+
+/* scipy.sparse.save_npz files: formats csr, csc and coo, compressed or
+   not; int32 or int64 indices (signed or not); bool, integer, float32 or
+   float64 data, little-endian. "-" = stdin (read whole into memory first:
+   a zip archive's directory is at its end). */
+tc_status tc_npz_read(const char *path, tc_csr **out, tc_error *err);
+/* Writes a as scipy.sparse.save_npz writes a CSR matrix: members indices,
+   indptr (int32 when nnz fits, else int64), format b'csr', shape (int64),
+   data (float64; ones for a pattern), deflated; atomically; "-" =
+   stdout. */
+tc_status tc_npz_write(const char *path, const tc_csr *a, tc_error *err);
+
+/* binsparse 0.1 (github.com/GraphBLAS/binsparse-specification) in HDF5:
+   the group `group` (NULL: the root) holds the JSON descriptor as string
+   attribute "binsparse" and the arrays it names. Formats CSR, CSC, DCSR,
+   DCSC, COO (COOR) and COOC; integer, float and bint8 values, iso[...]
+   values (iso[bint8] true: a pattern); structure symmetric_lower/upper and
+   skew_symmetric_lower/upper expanded; fill only with a fill_value of 0. */
+tc_status tc_binsparse_read(const char *path, const char *group, tc_csr **out,
+                            tc_error *err);
+/* Writes a new HDF5 file, atomically, holding a at its root as binsparse
+   CSR: pointers_to_1 (int64), indices_1 (int32), values (float64, or
+   iso[bint8] [1] for a pattern). */
+tc_status tc_binsparse_write(const char *path, const tc_csr *a, tc_error *err);
+/* 1 when path is an HDF5 file whose root holds a binsparse descriptor. */
+int tc_binsparse_is(const char *path);
+
+/* AnnData .h5ad: `dataset` (NULL: "X"; or e.g. "layers/counts"), either a
+   group of encoding-type csr_matrix or csc_matrix (data, indices, indptr,
+   attribute shape) or a dense 2-D dataset (every entry stored, as for a
+   Matrix Market array file). Rows are the cells (obs), columns the genes
+   (var), as AnnData orients them. */
+tc_status tc_h5ad_read(const char *path, const char *dataset, tc_csr **out, tc_error *err);
+/* 1 when path is an HDF5 file laid out as AnnData (its root's attribute
+   encoding-type is "anndata"). */
+int tc_h5ad_is(const char *path);
+
+/* ------------------------------------------------------------------------ */
 /* SpMM on the CPU and result checks (lib/spmm.c)                            */
 /* ------------------------------------------------------------------------ */
 

@@ -3,8 +3,9 @@
 # the installed headers and the built library, and do what the page says.
 # Each program's first line is its label, "/* example: NAME */", and the
 # test takes it by label: tcf (read, count, store), plan (a plan on host
-# arrays) and gpu (a plan executed on the caller's device pointers and
-# stream, checked against float64).
+# arrays), gpu (a plan executed on the caller's device pointers and
+# stream, checked against float64) and npz (a SciPy .npz read, written as
+# binsparse).
 #
 # Needs: cc; the shared libtcsparse (and, for the GPU run, libtcsparse-gpu
 # beside it) in $top_builddir/lib/.libs (a build tree) or $top_builddir/lib
@@ -52,12 +53,12 @@ compile() {
     [ -s "$T/cc.err" ] && diag "$(cat "$T/cc.err")"
 }
 
-for label in tcf plan gpu; do
+for label in tcf plan gpu npz; do
     example $label > "$T/$label.c"
     [ -s "$T/$label.c" ]; ok $? "the $label example was extracted from the man page"
 done
-is "$(grep -c '^/\* example: ' "$top_srcdir/man/libtcsparse.3")" 3 \
-    "the page has three labelled examples, all tested here"
+is "$(grep -c '^/\* example: ' "$top_srcdir/man/libtcsparse.3")" 4 \
+    "the page has four labelled examples, all tested here"
 
 # --- tcf: read, count, store ---------------------------------------------------
 grep -q 'tc_h5_write' "$T/tcf.c"; ok $? "tcf: it writes a .tcf.h5"
@@ -84,6 +85,31 @@ case $(cat "$T/plan.txt") in
 *) good=1 ;;
 esac
 ok $good "plan: it prints the plan's path and pass ($(cat "$T/plan.txt"))"
+
+# --- npz: SciPy's file in, binsparse out -----------------------------------------
+# The .npz is SciPy's own (save_npz of cora); the binsparse file is read
+# back by the library.
+compile npz
+PY=$(python_with scipy)
+if [ -n "$PY" ]; then
+    "$PY" -c 'import sys, gzip, scipy.io, scipy.sparse as sp
+sp.save_npz(sys.argv[2], sp.csr_matrix(scipy.io.mmread(gzip.open(sys.argv[1]))))' \
+        "$DATA/cora.mtx.gz" "$T/cora.npz"
+    (cd "$T" && LD_LIBRARY_PATH=$lib ./npz cora.npz > npz.txt)
+    ok $? "npz: it runs"
+    is "$(cat "$T/npz.txt")" "2708 x 2708, 13264 nonzeros" "npz: it prints cora's shape and nonzeros"
+    "$top_builddir/tests/containers" read binsparse "$T/out.bsp.h5" "$T/npz.mtx" &&
+        "$TOOLS/tcconv" -q "$T/npz.mtx" -o "$T/npz.tcf.h5" &&
+        "$TOOLS/tcconv" -q "$DATA/cora.mtx.gz" -o "$T/cora.tcf.h5" &&
+        (for d in indptr indices data; do
+            h5diff "$T/npz.tcf.h5" "$T/cora.tcf.h5" /matrix/$d /matrix/$d > /dev/null || exit 1
+        done)
+    ok $? "npz: its binsparse file holds cora (the arrays of /matrix agree)"
+elif set_up_installs python3-scipy; then
+    ok 1 "npz: a python3 with scipy (setup.sh installs python3-scipy)"
+else
+    for i in 1 2 3; do skip "npz: no python3 with scipy"; done
+fi
 
 # --- gpu: device pointers, the caller's stream -----------------------------------
 grep -q 'tc_plan_execute(p, dB, o.n, dC, o.n, stream' "$T/gpu.c"

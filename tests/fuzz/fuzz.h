@@ -26,6 +26,15 @@ void fuzz_check_message(const char *msg, const char *name);
    there is one, else $TMPDIR or /tmp; both are removed at exit. */
 const char *fuzz_temp_path(const char *name);
 
+/* Writes the fuzzer's bytes to path, for readers that take a file name. */
+void fuzz_write_file(const char *path, const uint8_t *data, size_t size);
+
+/* What a reader of a whole matrix must do with any input: refuse it with
+   a message naming path (ok 0, msg), or accept it (ok 1) with a matrix
+   that passes tc_csr_validate (freed here). */
+struct tc_csr;
+void fuzz_check_read(int ok, struct tc_csr *a, const char *msg, const char *path);
+
 /* Reads the .tcf.h5 at path with its formats (readtcf.c): refused with a
    message naming it, or accepted with a valid /matrix and formats that
    decode to it and can be used. */

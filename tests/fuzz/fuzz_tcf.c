@@ -14,8 +14,6 @@
  */
 #include "config.h"
 
-#include <stdio.h>
-
 #include <hdf5.h>
 
 #include "fuzz.h"
@@ -31,9 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    FILE *fp = fopen(path, "wb");
-    if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0)
-        fuzz_fail("cannot write %s", path);
+    fuzz_write_file(path, data, size);
     fuzz_read_tcf(path);
     return 0;
 }

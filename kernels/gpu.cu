@@ -60,7 +60,7 @@ static tc_status read_info(int d, tc_gpu_info *info, tc_error *err)
     if (st == TC_OK)
         st = TC_CUDA(err, cudaMemGetInfo(&mfree, &mtotal));
     if (st != TC_OK)
-        return tc_error_prefix(err, "GPU %d", d);
+        return tc_error_prefix(err, st, "GPU %d", d);
     memset(info, 0, sizeof *info);
     info->index = d;
     snprintf(info->name, sizeof info->name, "%s", prop.name);
@@ -166,7 +166,7 @@ tc_status tc_gpu_alloc(tc_gpu *g, int64_t bytes, void **out, tc_error *err)
         return TC_OK;
     tc_status st = TC_CUDA(err, cudaMalloc(out, (size_t)bytes));
     if (st != TC_OK)
-        return tc_error_prefix(err, "%lld bytes on GPU %d", (long long)bytes, g->info.index);
+        return tc_error_prefix(err, st, "%lld bytes on GPU %d", (long long)bytes, g->info.index);
     return TC_OK;
 }
 
@@ -511,5 +511,5 @@ tc_status tc_gpu_copy_bandwidth(tc_gpu *g, double *gbs, tc_error *err)
         *gbs = 2.0 * (double)c.bytes / (t.ms.decile[5] * 1e6);
     tc_gpu_free(g, src);
     tc_gpu_free(g, c.dst);
-    return st == TC_OK ? TC_OK : tc_error_prefix(err, "copy bandwidth");
+    return st == TC_OK ? TC_OK : tc_error_prefix(err, st, "copy bandwidth");
 }

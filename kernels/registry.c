@@ -111,7 +111,7 @@ tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int 
         if (st == TC_OK)
             st = tc_kernel_time(p, o, warmup, iters, &t, err);
         if (st != TC_OK)
-            return tc_error_prefix(err, "%s variant %s", k->format, k->variant_names[v]);
+            return tc_error_prefix(err, st, "%s variant %s", k->format, k->variant_names[v]);
         p->variant_ms[v] = t.ms.decile[5];
         if (best < 0 || p->variant_ms[v] < p->variant_ms[best])
             best = v;

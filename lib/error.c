@@ -36,10 +36,10 @@ tc_status tc_error_errno(tc_error *err, tc_status st, int errnum, const char *fm
     return st;
 }
 
-tc_status tc_error_prefix(tc_error *err, const char *fmt, ...)
+tc_status tc_error_prefix(tc_error *err, tc_status st, const char *fmt, ...)
 {
     if (!err)
-        return TC_OK;
+        return st;
     char prefix[512], joined[sizeof prefix + sizeof err->msg + 2];
     va_list ap;
     va_start(ap, fmt);
@@ -47,7 +47,8 @@ tc_status tc_error_prefix(tc_error *err, const char *fmt, ...)
     va_end(ap);
     snprintf(joined, sizeof joined, "%s: %s", prefix, err->msg);
     snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, joined);
-    return err->status;
+    err->status = st;
+    return st;
 }
 
 const char *tc_status_name(tc_status st)

@@ -37,7 +37,7 @@ static tc_status read_dense(const char *path, const char *dataset, tc_csr **out,
         memcpy((*out)->val, d, (size_t)n * sizeof *d);
         (*out)->field = TC_FIELD_REAL;
     } else {
-        tc_error_prefix(err, "%s: %s", path, dataset);
+        tc_error_prefix(err, st, "%s: %s", path, dataset);
     }
     free(d);
     return st;

@@ -92,7 +92,7 @@ tc_status tc_h5grp_put_attr_str(tc_h5grp *g, const char *name, const char *v, tc
 {
     char *clean = utf8_clean(v, err);
     if (!clean) {
-        tc_error_prefix(err, "%s: attribute %s", g->where, name);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s: attribute %s", g->where, name);
         return TC_ERR_NOMEM;
     }
     hid_t t = str_type();

@@ -76,7 +76,7 @@ tc_status tc_h5_read_dense(const char *path, const char *dataset, int32_t *rows,
     if (st == TC_OK)
         st = dense_extent(&g, leaf, ds, dims, err);
     if (st == TC_OK && !(*data = tc_malloc_array(dims[0] * dims[1], sizeof(double), err))) {
-        tc_error_prefix(err, "%s", g.where);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s", g.where);
         st = TC_ERR_NOMEM;
     }
     if (st == TC_OK)

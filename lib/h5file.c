@@ -319,7 +319,7 @@ static tc_status read_matrix(hid_t file, const char *fname, tc_csr **out, tc_err
         st = read_matrix_kind(&g, ds[2] >= 0, &field, &sym, err);
     if (st == TC_OK &&
         tc_csr_alloc(&a, (int32_t)shape[0], (int32_t)shape[1], n[1], ds[2] >= 0, err) != TC_OK) {
-        tc_error_prefix(err, "%s", g.where);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s", g.where);
         st = TC_ERR_NOMEM;
     }
     if (st == TC_OK)

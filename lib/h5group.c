@@ -565,7 +565,7 @@ tc_status tc_h5ds_get_1d(tc_h5grp *g, const char *name, tc_dtype t, int64_t want
     else {
         char what[WHERE_MAX];
         tc_h5grp_member(g, name, what, sizeof what);
-        tc_error_prefix(err, "%s", what);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s", what);
         st = TC_ERR_NOMEM;
     }
     tc_h5_close(ds);

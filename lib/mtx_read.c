@@ -620,7 +620,7 @@ static tc_status read_csr(mtx_reader *r, const tc_mtx_read_opts *opts, tc_csr **
 static tc_status name_nomem(mtx_reader *r, tc_status st)
 {
     if (st == TC_ERR_NOMEM)
-        tc_error_prefix(r->err, "%s", r->name);
+        tc_error_prefix(r->err, st, "%s", r->name);
     return st;
 }
 

@@ -245,7 +245,7 @@ tc_status tc_npy_to_i64(const tc_npy *a, const char *what, int64_t **out, tc_err
         return st;
     int64_t *v = tc_malloc_array(a->count, sizeof *v, err);
     if (!v) {
-        tc_error_prefix(err, "%s", what);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s", what);
         return TC_ERR_NOMEM;
     }
     int sbits = 64 - 8 * a->size;
@@ -275,7 +275,7 @@ tc_status tc_npy_to_f64(const tc_npy *a, const char *what, double **out, tc_erro
     double *v = tc_malloc_array(a->count, sizeof *v, err);
     if (!v) {
         free(iv);
-        tc_error_prefix(err, "%s", what);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s", what);
         return TC_ERR_NOMEM;
     }
     for (int64_t k = 0; k < a->count; k++) {

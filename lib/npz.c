@@ -127,7 +127,7 @@ static tc_status read_member(zip_t *za, const char *path, const char *name, memb
                             " compressed (corrupt archive)", m->what, (uint64_t)sb.size,
                             (uint64_t)sb.comp_size);
     if (!(m->buf = tc_malloc_array((int64_t)sb.size, 1, err))) {
-        tc_error_prefix(err, "%s", m->what);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s", m->what);
         return TC_ERR_NOMEM;
     }
     zip_file_t *zf = zip_fopen_index(za, (zip_uint64_t)idx, 0);
@@ -281,7 +281,7 @@ static tc_status add_member(zip_t *za, const char *path, const char *name, const
     size_t len;
     tc_status st = tc_npy_build(descr, rank, count, data, elem_size, &npy, &len, err);
     if (st != TC_OK) {
-        tc_error_prefix(err, "%s: %s.npy", path, name);
+        tc_error_prefix(err, st, "%s: %s.npy", path, name);
         return st;
     }
     char file[64];
@@ -311,7 +311,7 @@ static tc_status add_csr(zip_t *za, const char *path, const tc_csr *a, tc_error 
     double *ones = a->val ? NULL : tc_malloc_array(a->nnz, sizeof *ones, err);
     tc_status st = TC_OK;
     if (!ptr || !ind || (!a->val && !ones)) {
-        tc_error_prefix(err, "%s", path);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s", path);
         st = TC_ERR_NOMEM;
     }
     for (int64_t i = 0; st == TC_OK && narrow && i < np; i++)

@@ -169,7 +169,7 @@ tc_status tc_csr_from_arrays(const tc_sparse_arrays *s, tc_csr **out, tc_error *
     int32_t *ci = ri ? tc_malloc_array(n, sizeof *ci, err) : NULL;
     double *v = ci && s->val.f64 ? tc_malloc_array(n, sizeof *v, err) : NULL;
     if (!ci || (s->val.f64 && !v)) {
-        tc_error_prefix(err, "%s", s->what);
+        tc_error_prefix(err, TC_ERR_NOMEM, "%s", s->what);
         st = TC_ERR_NOMEM;
     }
     if (st == TC_OK)
@@ -177,7 +177,7 @@ tc_status tc_csr_from_arrays(const tc_sparse_arrays *s, tc_csr **out, tc_error *
     if (st == TC_OK &&
         (st = tc_csr_from_coo_sym(out, (int32_t)s->rows, (int32_t)s->cols, n, ri, ci, v,
                                   s->symmetry, 1, err)) != TC_OK)
-        tc_error_prefix(err, "%s", s->what);
+        tc_error_prefix(err, st, "%s", s->what);
     free(ri);
     free(ci);
     free(v);

@@ -62,9 +62,11 @@ tc_status tc_error_set(tc_error *err, tc_status st, const char *fmt, ...)
 /* Like tc_error_set, then appends ": strerror(errnum)". */
 tc_status tc_error_errno(tc_error *err, tc_status st, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* Prefixes an existing message with "prefix: " (keeps the status). */
-tc_status tc_error_prefix(tc_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Prefixes err's message (if err is not NULL) with "prefix: " and returns
+   st, the status of the failure being described, which it also records:
+   the caller's own status, so that a NULL err loses none. */
+tc_status tc_error_prefix(tc_error *err, tc_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 const char *tc_status_name(tc_status st);
 /* Exit status a tool should use for st: 1 data/IO, 2 usage, 3 no device. */
 int tc_status_exit_code(tc_status st);

@@ -44,7 +44,7 @@ static tc_status time_reference(const tc_plan *p, const tc_kernel *k, const tc_c
         *variant = k->variant_names[kp->variant];
     }
     tc_kernel_free(kp);
-    return st ? tc_error_prefix(err, "%s", k == tc_kernel_baseline() ? "baseline" : "dense")
+    return st ? tc_error_prefix(err, st, "%s", k == tc_kernel_baseline() ? "baseline" : "dense")
               : TC_OK;
 }
 

@@ -157,7 +157,7 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, dou
     /* the kernels' messages name their kernel; the order is news only when
        it is not the given one */
     if (st && strcmp(c->order, "given") != 0)
-        return tc_error_prefix(err, "after reordering by %s", c->order);
+        return tc_error_prefix(err, st, "after reordering by %s", c->order);
     return st;
 }
 

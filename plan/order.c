@@ -68,5 +68,5 @@ tc_status tc_plan_set_order(tc_plan *p, const tc_csr *given, const char *order_a
         p->row = q, q = NULL;
     tc_perm_free(q);
     p->info.reorder_s += tc_plan_now() - t0;
-    return st ? tc_error_prefix(err, "plan: reordering %s", order) : TC_OK;
+    return st ? tc_error_prefix(err, st, "plan: reordering %s", order) : TC_OK;
 }

@@ -157,7 +157,7 @@ tc_status tc_plan_write_file(const tc_plan *p, const tc_stored_plan *key, const 
     tc_atomic a;
     tc_status st = tc_atomic_open(&a, path, 1, err);
     if (st)
-        return tc_error_prefix(err, "plan file");
+        return tc_error_prefix(err, st, "plan file");
     fprintf(a.fp, "%s\nversion\t%s\nmatrix\t%s\nrows\t%lld\ncols\t%lld\nnnz\t%lld\nn\t%lld\n",
             PLAN_MAGIC, key->version, key->matrix, (long long)key->rows, (long long)key->cols,
             (long long)key->nnz, (long long)key->n);

@@ -13,8 +13,10 @@ int main(void)
     is_str(err.msg, "f.mtx:3: bad", "set formats");
     tc_error_errno(&err, TC_ERR_IO, ENOENT, "%s", "x");
     is_str(err.msg, "x: No such file or directory", "errno appended");
-    tc_error_prefix(&err, "outer");
+    is_int(tc_error_prefix(&err, TC_ERR_IO, "outer"), TC_ERR_IO, "prefix: the status given back");
     is_str(err.msg, "outer: x: No such file or directory", "prefix");
+    is_int(tc_error_prefix(NULL, TC_ERR_NOMEM, "outer"), TC_ERR_NOMEM,
+           "prefix without an error to fill: the status still given back");
     is_int(err.status, TC_ERR_IO, "prefix keeps status");
     is_int(tc_status_exit_code(TC_ERR_ARG), 2, "usage errors exit 2");
     is_int(tc_status_exit_code(TC_ERR_NODEVICE), 3, "no device exits 3");

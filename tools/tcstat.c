@@ -227,7 +227,7 @@ static tc_report *stat_one(const options *o, const char *path)
     tool_matrix_free(&m);
     if (st) {
         if (strncmp(err.msg, path, strlen(path)) != 0)
-            tc_error_prefix(&err, "%s", path);
+            tc_error_prefix(&err, st, "%s", path);
         tool_die(&err);
     }
     return r;

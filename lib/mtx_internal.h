@@ -23,6 +23,8 @@ enum {
 
 typedef struct mtx_reader {
     const char *name;           /* for messages */
+    const char *what;           /* the kind of text, for messages: "Matrix
+                                   Market" (the default), "an edge list" */
     tc_error *err;
     gzFile gz;                  /* files and stdin: zlib looks at the first
                                    bytes and inflates only when they are the

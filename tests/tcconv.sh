@@ -93,7 +93,7 @@ run_fails 2 "tcconv: --format: unknown format 'nope' (known: $(known_formats), a
     "$TCCONV" -f nope "$m" -o "$T/x.tcf.h5"
 run_fails 2 "tcconv: a .tcf.h5 cannot go to standard output: give -o FILE" ".tcf.h5 to stdout refused" -- \
     "$TCCONV" --to tcf "$m"
-run_fails 2 "tcconv: a Matrix Market input needs -o FILE.tcf.h5 (or --to mtx)" "no output named" -- \
+run_fails 2 "tcconv: a Matrix Market input needs -o FILE (or --to KIND)" "no output named" -- \
     "$TCCONV" "$m"
 run_fails 2 "tcconv: no input file" "no input" -- "$TCCONV"
 run_fails 2 "tcconv: unrecognized option '--bogus'" "unknown long option" -- "$TCCONV" --bogus "$m"

@@ -159,7 +159,7 @@ tc_status tc_h5_write_base(hid_t file, const char *fname, const tc_tcf *f, int c
     if (st == TC_OK && (f->row_perm || f->col_perm))
         st = write_perm(file, fname, f, compress, err);
     if (st == TC_OK && f->labels)
-        st = tc_h5_write_labels(file, fname, f->labels, compress, err);
+        st = tc_h5_write_labels(file, fname, NULL, "labels", f->labels, compress, err);
     return st;
 }
 

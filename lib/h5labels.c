@@ -10,11 +10,11 @@
 #include "tcsparse.h"
 #include "h5internal.h"
 
-tc_status tc_h5_write_labels(hid_t file, const char *fname, const tc_labels *l, int compress,
-                             tc_error *err)
+tc_status tc_h5_write_labels(hid_t file, const char *fname, const tc_h5grp *parent,
+                             const char *name, const tc_labels *l, int compress, tc_error *err)
 {
     tc_h5grp g;
-    tc_status st = tc_h5grp_create_at(&g, file, fname, NULL, "labels", compress, err);
+    tc_status st = tc_h5grp_create_at(&g, file, fname, parent, name, compress, err);
     if (st)
         return st;
     st = tc_h5grp_put_attr_str(&g, "kind", l->id ? "integer" : "string", err);

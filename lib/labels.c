@@ -1,11 +1,13 @@
 /* labels.c: the original ids of relabelled rows and columns (tc_labels):
-   copying, checking what a file gave, and writing one as text. */
+   copying, reordering, checking what a file gave, and writing them as
+   text, one a line (a permutation of a labelled matrix). */
 #include "config.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcsparse.h"
+#include "text_out.h"
 
 void tc_labels_free(tc_labels *l)
 {
@@ -53,12 +55,62 @@ const char *tc_labels_get(const tc_labels *l, int32_t i, char *buf, size_t size)
     return buf;
 }
 
-int tc_labels_fput(const tc_labels *l, int32_t i, FILE *fp)
+tc_status tc_labels_permute(const tc_labels *l, const tc_perm *p, tc_labels **out,
+                            tc_error *err)
 {
-    if (l->id)
-        return fprintf(fp, "%" PRId64, l->id[i]) < 0 ? EOF : 0;
-    size_t len = (size_t)(l->offset[i + 1] - l->offset[i]);
-    return fwrite(l->text + l->offset[i], 1, len, fp) == len ? 0 : EOF;
+    if (p->n != l->n)
+        return tc_error_set(err, TC_ERR_ARG, "a permutation of %" PRId32 " for %" PRId32
+                            " labels", p->n, l->n);
+    tc_labels *c = calloc(1, sizeof *c);
+    if (!c)
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    c->n = l->n;
+    int ok;
+    if (l->id) {
+        if ((ok = (c->id = tc_malloc_array(l->n, sizeof *c->id, err)) != NULL))
+            for (int32_t i = 0; i < l->n; i++)
+                c->id[i] = l->id[p->new2old[i]];
+    } else {
+        ok = (c->offset = tc_malloc_array((int64_t)l->n + 1, sizeof *c->offset, err)) &&
+             (c->text = tc_malloc_array(l->offset[l->n], 1, err));
+        if (ok)
+            c->offset[0] = 0;
+        for (int32_t i = 0; ok && i < l->n; i++) {
+            int64_t from = l->offset[p->new2old[i]], len = l->offset[p->new2old[i] + 1] - from;
+            c->offset[i + 1] = c->offset[i] + len;
+            memcpy(c->text + c->offset[i], l->text + from, (size_t)len);
+        }
+    }
+    if (!ok) {
+        tc_labels_free(c);
+        return TC_ERR_NOMEM;
+    }
+    *out = c;
+    return TC_OK;
+}
+
+tc_status tc_labels_write(const char *path, const tc_labels *l, tc_error *err)
+{
+    text_out o;
+    tc_status st = tc_text_out_open(&o, path, err);
+    if (st)
+        return st;
+    for (int32_t i = 0; !st && i < l->n; i++) {
+        if (l->id) {
+            char *p = tc_text_out_room(&o);
+            if (!p) {
+                st = err->status;
+                break;
+            }
+            p = put_i64(p, l->id[i]);
+            *p++ = '\n';
+            o.n = (size_t)(p - o.buf);
+        } else if (!(st = tc_text_out_text(&o, l->text + l->offset[i],
+                                            (size_t)(l->offset[i + 1] - l->offset[i])))) {
+            st = tc_text_out_text(&o, "\n", 1);
+        }
+    }
+    return tc_text_out_close(&o, st);
 }
 
 tc_status tc_labels_validate(const tc_labels *l, const char *what, tc_error *err)

@@ -272,9 +272,12 @@ const char *tc_labels_get(const tc_labels *l, int32_t i, char *buf, size_t size)
 /* Checks n, the offsets (0 first, non-decreasing, within text) and that no
    label holds a NUL or a line break; `what` names the source in messages. */
 tc_status tc_labels_validate(const tc_labels *l, const char *what, tc_error *err);
-/* Label i written to fp as text: the permutation files and tcmul's
-   outputs use it. 0 on success, EOF on a write error. */
-int tc_labels_fput(const tc_labels *l, int32_t i, FILE *fp);
+/* The labels in p's new order: out label i = l's label p->new2old[i]. */
+tc_status tc_labels_permute(const tc_labels *l, const tc_perm *p, tc_labels **out,
+                            tc_error *err);
+/* Writes the labels as text, one a line, atomically; "-" = stdout; gzip
+   when path ends in .gz. */
+tc_status tc_labels_write(const char *path, const tc_labels *l, tc_error *err);
 
 typedef enum tc_relabel {
     TC_RELABEL_AUTO,    /* relabel non-numeric ids, and numeric ids that would
@@ -649,6 +652,12 @@ tc_status tc_h5_read_dense(const char *path, const char *dataset, int32_t *rows,
 tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
                             int32_t cols, const double *data, int as_float32,
                             tc_error *err);
+/* The same with the original ids of the rows (row_labels->n == rows; NULL:
+   none) in a group DATASET_row_labels beside it, laid out as a .tcf.h5's
+   /labels. */
+tc_status tc_h5_write_dense_labelled(const char *path, const char *dataset, int32_t rows,
+                                     int32_t cols, const double *data, int as_float32,
+                                     const tc_labels *row_labels, tc_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Matrix files of every kind (lib/matrix_kind.c)                            */

@@ -1,7 +1,6 @@
 /* common.c: helpers shared by the five tools (see common.h). */
 #include "config.h"
 #include <errno.h>
-#include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -312,15 +311,6 @@ int tool_is_tcf(const char *path)
 void tool_matrix_free(tool_matrix *m)
 {
     tc_matrix_file_clear(m);
-}
-
-int tool_put_row_id(const tool_matrix *m, int32_t i, FILE *fp)
-{
-    const tc_perm *p = m->tcf ? m->tcf->row_perm : NULL;
-    int32_t orig = p ? p->new2old[i] : i;
-    if (m->labels)
-        return tc_labels_fput(m->labels, orig, fp);
-    return fprintf(fp, "%" PRId32, orig) < 0 ? EOF : 0;
 }
 
 /* ---- outputs ----------------------------------------------------------- */

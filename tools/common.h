@@ -63,6 +63,17 @@ enum { TOOL_OPT_FROM = 1000, TOOL_OPT_INDEX_BASE, TOOL_OPT_UNDIRECTED, TOOL_OPT_
     { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, \
     { NULL, 0, NULL, 0 }
 #define TOOL_COMMON_SHORTOPTS "t:qvhV"
+/* The --help lines of the input options every tool has. */
+#define TOOL_INPUT_HELP \
+"      --from KIND          the matrix's kind: tcf, mtx, edgelist, ... (default:\n" \
+"                           by content, else by name; tcconv --list-kinds)\n" \
+"      --index-base 0|1     edge lists: the first id (default: 0 when an id 0\n" \
+"                           appears, else 1, with a warning)\n" \
+"      --undirected         edge lists: each line is also its reverse edge\n" \
+"      --relabel WHEN       edge lists: number ids densely: auto (default:\n" \
+"                           names, and ids that would leave most rows empty),\n" \
+"                           always, never\n"
+
 /* --from KIND, and the edge-list options (--index-base 0|1, --undirected,
    --relabel auto|always|never), into tool_from and tool_read_opts;
    -t N (every tool runs the library's threads: sets $TC_THREADS, which the
@@ -167,10 +178,7 @@ void tool_matrix_free(tool_matrix *m);
 /* --to KIND (and --from's): a usage error naming the kinds for an unknown
    one, or for one that is not written when `writing`. */
 const tc_matrix_kind *tool_parse_kind(const char *option, const char *name, int writing);
-/* Label i of the rows of m's matrix as stored (after its permutation, if
-   any) to fp: the original id where the matrix has labels, else the
-   0-based index. 0, or EOF on a write error. */
-int tool_put_row_id(const tool_matrix *m, int32_t i, FILE *fp);
+
 
 /* A progress bar on stderr for `label`, or NULL when stderr is not a
    terminal or -q was given. tool_progress_end clears the line. */

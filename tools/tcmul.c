@@ -22,10 +22,13 @@ static void usage(void)
 "or compute sparse attention O = softmax(scale Q K^T masked by A) V, or its\n"
 "SDDMM S = scale Q K^T at A's nonzeros, from the bsb format.\n"
 "\n"
-"A is a .mtx, .mtx.gz or .tcf.h5 file. When A was reordered (its .tcf.h5\n"
-"holds /permutation), B is taken and C is given in the original order.\n"
+"A is a matrix of any kind tcconv reads (.mtx, .mtx.gz, .tcf.h5, edge lists,\n"
+"...). When A was reordered (its .tcf.h5 holds /permutation), B is taken and\n"
+"C is given in the original order. When A has original ids (an edge list's\n"
+"relabelled ids), an HDF5 C gets them in DATASET_row_labels beside it.\n"
 "\n"
 "Operands:\n"
+TOOL_INPUT_HELP
 "  -B, --B FILE[:DATASET]   B from an HDF5 dataset (default /B) or a Matrix\n"
 "                           Market array file; it must have A's column count\n"
 "                           of rows\n"
@@ -449,10 +452,14 @@ tc_status tcmul_verify_failed(const tc_compare *c, const char *precision, tc_err
 /* ------------------------------------------------------------------------ */
 
 tc_status tcmul_write_dense(const options *o, const double *c, int32_t rows, int32_t n,
-                            tc_error *err)
+                            const tc_labels *row_ids, tc_error *err)
 {
+    if (row_ids && !o->out_dataset)
+        tool_warn("%s: a Matrix Market array has no place for the original row ids: "
+                  "write HDF5 to keep them", o->output);
     tc_status st = o->out_dataset
-                       ? tc_h5_write_dense(o->out_path, o->out_dataset, rows, n, c, 1, err)
+                       ? tc_h5_write_dense_labelled(o->out_path, o->out_dataset, rows, n, c, 1,
+                                                    row_ids, err)
                        : tc_mtx_write_dense(o->out_path, rows, n, c, err);
     if (!st)
         tool_info("wrote %s: %d x %d", o->output, rows, n);
@@ -460,14 +467,14 @@ tc_status tcmul_write_dense(const options *o, const double *c, int32_t rows, int
 }
 
 tc_status tcmul_write_floats(const options *o, const float *x, int32_t rows, int32_t n,
-                             tc_error *err)
+                             const tc_labels *row_ids, tc_error *err)
 {
     double *c = tc_malloc_array((int64_t)rows * n, sizeof *c, err);
     if (!c)
         return TC_ERR_NOMEM;
     for (int64_t i = 0; i < (int64_t)rows * n; i++)
         c[i] = x[i];
-    tc_status st = tcmul_write_dense(o, c, rows, n, err);
+    tc_status st = tcmul_write_dense(o, c, rows, n, row_ids, err);
     free(c);
     return st;
 }

@@ -18,9 +18,10 @@ static void usage(void)
 "the same 16-row window, and report the number of 16x8 tensor-core blocks\n"
 "before and after.\n"
 "\n"
-"INPUT is a .mtx, .mtx.gz or .tcf.h5 file, or - for Matrix Market on\n"
-"standard input. A .tcf.h5 that was reordered before is reordered further:\n"
-"its /permutation keeps mapping to the original row order.\n"
+"INPUT is a matrix of any kind tcconv reads (.mtx, .mtx.gz, .tcf.h5, edge\n"
+"lists, ...; --from KIND to say which), or - for Matrix Market on standard\n"
+"input. A .tcf.h5 that was reordered before is reordered further: its\n"
+"/permutation keeps mapping to the original row order.\n"
 "\n"
 "The order:\n"
 "  -m, --method NAME        compute it with NAME (see --list-methods)\n"
@@ -40,10 +41,13 @@ static void usage(void)
 "  -o, --output FILE        write the reordered matrix as .tcf.h5, with\n"
 "                           /permutation\n"
 "      --perm-out FILE      write the permutation of INPUT's rows as text\n"
-"                           (- for standard output)\n"
+"                           (- for standard output); new2old of a matrix\n"
+"                           with original ids (an edge list's): the ids\n"
 "      --no-compress        store .tcf.h5 datasets uncompressed\n"
 "      --tsv                report as section, key, value lines\n"
 "      --json               report as JSON\n"
+"Input:\n"
+TOOL_INPUT_HELP
 "  -t, --threads N          threads for the methods that use them and for the\n"
 "                           report (default: $TC_THREADS, else all CPUs)\n"
 "  -q, --quiet              no report text, no warnings, no progress bar\n"
@@ -237,6 +241,8 @@ static tc_status make_tcf(const options *o, const tool_matrix *in, tc_csr *b,
                                              : in->info.banner[0] ? in->info.banner : NULL, err);
     if (!st)
         st = copy_str(&t->prov.comments, prov ? prov->comments : in->info.comments, err);
+    if (!st && in->labels)
+        st = tc_labels_copy(in->labels, &t->labels, err);
     if (st) {
         tc_tcf_free(t);
         return st;
@@ -255,6 +261,28 @@ static void name_target(tc_error *err, const tc_atomic *a)
     char rest[sizeof err->msg];
     snprintf(rest, sizeof rest, "%s", err->msg + n);
     snprintf(err->msg, sizeof err->msg, "%s%s", a->target, rest);
+}
+
+/* --perm-out: a new-to-old permutation of a matrix with labels (an edge
+   list's original ids) lists the ids of INPUT's rows in their new order;
+   otherwise, and old-to-new, 0-based indices. */
+static tc_status write_perm(const options *o, const tool_matrix *in, const tc_perm *perm,
+                            const char *path, tc_error *err)
+{
+    if (!in->labels || o->convention != TC_PERM_NEW2OLD)
+        return tc_perm_write(path, perm, o->convention, err);
+    /* a reordered input's row r is original row before->new2old[r] */
+    const tc_perm *before = in->tcf ? in->tcf->row_perm : NULL;
+    tc_perm *all = NULL;
+    tc_labels *ids = NULL;
+    tc_status st = before ? tc_perm_compose(before, perm, &all, err) : TC_OK;
+    if (!st)
+        st = tc_labels_permute(in->labels, all ? all : perm, &ids, err);
+    if (!st)
+        st = tc_labels_write(path, ids, err);
+    tc_labels_free(ids);
+    tc_perm_free(all);
+    return st;
 }
 
 /* Both outputs are written to temporary files first and renamed into place
@@ -281,7 +309,7 @@ static tc_status write_outputs(const options *o, const tool_matrix *in, tc_csr *
         tc_tcf_free(t);
     }
     if (!st && o->perm_out)
-        st = tc_perm_write(perm_file ? text.tmp : "-", perm, o->convention, err);
+        st = write_perm(o, in, perm, perm_file ? text.tmp : "-", err);
     if (!st && o->output)
         st = tc_atomic_commit(&h5, err);
     if (!st && perm_file)

@@ -320,7 +320,7 @@ static tc_status read_header(el_state *st, int64_t line, const char *s, const ch
     int base, used = -1;
     if (sscanf(text + hw, " rows=%" SCNd32 " cols=%" SCNd32 " base=%d %n", &rows, &cols, &base,
                &used) != 3 || used < 0 || text[hw + (size_t)used] != '\0' || rows < 0 ||
-        cols < 0 || rows == INT32_MAX || cols == INT32_MAX || (base != 0 && base != 1))
+        cols < 0 || (base != 0 && base != 1))
         return tc_mtx_fail(st->r, line, TC_ERR_PARSE,
                            "malformed header: expected '# %s rows=R cols=C base=0|1'",
                            header_words);
@@ -572,7 +572,7 @@ static tc_status check_indices(el_state *st, int base, int32_t *rows, int32_t *c
     uint64_t n = 0;
     for (int k = 0; k < 2; k++) {
         uint64_t index = st->max_id[k] - (uint64_t)base;
-        int32_t bound = st->header ? (k ? st->hcols : st->hrows) : INT32_MAX - 1;
+        int32_t bound = st->header ? (k ? st->hcols : st->hrows) : INT32_MAX;
         if (index >= (uint64_t)bound && st->header)
             return tc_mtx_fail(st->r, st->max_line[k], TC_ERR_PARSE,
                                "%s id %" PRIu64 " is past the %" PRId32 " %s that the tcsparse "
@@ -615,7 +615,7 @@ static tc_status index_ids(el_state *st, tc_labels *l, int32_t *rows, int32_t *c
     int relabel = st->o.relabel == TC_RELABEL_ALWAYS;
     tc_status rc;
     if (st->o.relabel == TC_RELABEL_AUTO && !st->header) {
-        if (max - (uint64_t)*base >= (uint64_t)INT32_MAX - 1)
+        if (max - (uint64_t)*base >= (uint64_t)INT32_MAX)
             relabel = 1;
         else if ((rc = ids_are_sparse(st, (uint64_t)*base, max - (uint64_t)*base + 1, &relabel)))
             return rc;

@@ -32,7 +32,8 @@
 
 enum {
     MIN_EDGE_CAP = 1 << 16,     /* first room for edges from a pipe */
-    MAX_FIRST_CAP = 1 << 22,    /* first room for edges from a file */
+    MAX_FIRST_CAP = 1 << 26,    /* first room for edges from a file (pages
+                                   untouched until used) */
     MIN_EDGE_BYTES = 4,         /* the shortest edge line: "1 2\n" */
     MAX_ID_DIGITS = 18,         /* a numeric id fits in int64 */
     SPARSE_MIN_EMPTY = 1024,    /* relabel only when this many rows would be empty */
@@ -238,6 +239,19 @@ static inline void note_id(el_state *st, int which, uint64_t v, int64_t line)
     }
 }
 
+/* A numeric id: up to 7 digits eight bytes at a time (scan_index, the
+   Matrix Market reader's), longer ones digit by digit. */
+static inline const char *scan_id(const char *s, uint64_t *v)
+{
+    uint32_t small;
+    const char *e = scan_index(s, &small);
+    if (e) {
+        *v = small;
+        return e;
+    }
+    return scan_digits(s, MAX_ID_DIGITS, v);
+}
+
 /* The fast path: lines of two numeric ids (and a weight, with 3 fields)
    stored from p on until a line it does not take, lim, or full room.
    Returns where it stopped; the lines it took are counted into r->line. */
@@ -249,8 +263,8 @@ static const char *fast_edges(el_state *st, const char *p, const char *lim)
     while (p < lim && n < e->cap) {
         uint64_t u, v;
         double w = 1.0;
-        const char *s = scan_digits(skip_blanks(p), MAX_ID_DIGITS, &u);
-        if (!s || !(s = skip_sep(s)) || !(s = scan_digits(s, MAX_ID_DIGITS, &v)))
+        const char *s = scan_id(skip_blanks(p), &u);
+        if (!s || !(s = skip_sep(s)) || !(s = scan_id(s, &v)))
             break;
         if (weighted && (!(s = skip_sep(s)) || !(s = scan_real(s, &w))))
             break;

@@ -76,30 +76,17 @@ typedef struct el_state {
     names nm;
 } el_state;
 
-static void *grow(void *p, int64_t n, size_t sz, tc_error *err)
-{
-    int64_t bytes;
-    if (tc_mul_overflows(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
-        tc_error_set(err, TC_ERR_NOMEM, "array of %" PRId64 " elements is too large", n);
-        return NULL;
-    }
-    void *q = realloc(p, (size_t)(bytes ? bytes : 1));
-    if (!q)
-        tc_error_set(err, TC_ERR_NOMEM, "out of memory allocating %" PRId64 " bytes", bytes);
-    return q;
-}
-
 static tc_status edges_reserve(el_state *st, int64_t cap)
 {
     edges *e = &st->e;
     tc_error *err = st->r->err;
-    uint64_t *s = grow(e->src, cap, sizeof *s, err);
+    uint64_t *s = tc_mtx_grow_array(e->src, cap, sizeof *s, err);
     if (s)
         e->src = s;
-    uint64_t *d = s ? grow(e->dst, cap, sizeof *d, err) : NULL;
+    uint64_t *d = s ? tc_mtx_grow_array(e->dst, cap, sizeof *d, err) : NULL;
     if (d)
         e->dst = d;
-    double *w = d && st->ncols == 3 ? grow(e->w, cap, sizeof *w, err) : NULL;
+    double *w = d && st->ncols == 3 ? tc_mtx_grow_array(e->w, cap, sizeof *w, err) : NULL;
     if (w)
         e->w = w;
     if (!s || !d || (st->ncols == 3 && !w))
@@ -162,7 +149,7 @@ static int64_t intern(el_state *st, const char *s, size_t len)
     }
     if (nm->n + 1 >= nm->cap) {
         int32_t cap = nm->cap ? (nm->cap > INT32_MAX / 2 ? INT32_MAX : 2 * nm->cap) : 1024;
-        int64_t *o = grow(nm->offset, (int64_t)cap + 1, sizeof *o, err);
+        int64_t *o = tc_mtx_grow_array(nm->offset, (int64_t)cap + 1, sizeof *o, err);
         if (!o)
             return -1;
         nm->offset = o;
@@ -170,7 +157,7 @@ static int64_t intern(el_state *st, const char *s, size_t len)
     }
     if (nm->len + (int64_t)len > nm->text_cap) {
         int64_t cap = 2 * (nm->text_cap + (int64_t)len) + 4096;
-        char *t = grow(nm->text, cap, 1, err);
+        char *t = tc_mtx_grow_array(nm->text, cap, 1, err);
         if (!t)
             return -1;
         nm->text = t;

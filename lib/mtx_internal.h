@@ -45,6 +45,10 @@ typedef struct mtx_reader {
     int64_t unreported;         /* bytes read since the last report */
 } mtx_reader;
 
+/* realloc of n elements of sz bytes for the readers' growing arrays: NULL
+   (err set) on overflow or no memory. */
+void *tc_mtx_grow_array(void *p, int64_t n, size_t sz, tc_error *err);
+
 /* "name:line: message" into r->err, with st. */
 __attribute__((format(printf, 4, 5)))
 tc_status tc_mtx_fail(const mtx_reader *r, int64_t line, tc_status st, const char *fmt, ...);

@@ -178,6 +178,19 @@ static tc_status read_source(mtx_reader *r, char *dst, size_t want, size_t *got)
     return TC_OK;
 }
 
+void *tc_mtx_grow_array(void *p, int64_t n, size_t sz, tc_error *err)
+{
+    int64_t bytes;
+    if (tc_mul_overflows(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
+        tc_error_set(err, TC_ERR_NOMEM, "array of %" PRId64 " elements is too large", n);
+        return NULL;
+    }
+    void *q = realloc(p, (size_t)(bytes ? bytes : 1));
+    if (!q)
+        tc_error_set(err, TC_ERR_NOMEM, "out of memory allocating %" PRId64 " bytes", bytes);
+    return q;
+}
+
 /* Doubles the buffer for a line longer than it. */
 static tc_status grow_buffer(mtx_reader *r)
 {

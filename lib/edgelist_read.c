@@ -29,6 +29,7 @@
 #include "mtx_internal.h"
 #include "mtx_scan.h"
 #include "text_out.h"
+#include "names.h"
 
 enum {
     MIN_EDGE_CAP = 1 << 16,     /* first room for edges from a pipe */
@@ -49,17 +50,6 @@ typedef struct edges {
     int64_t n, cap;
 } edges;
 
-/* Names in order of first appearance, with an open-addressing hash table
-   from text to index. */
-typedef struct names {
-    char *text;
-    int64_t len, text_cap;
-    int64_t *offset;        /* n + 1 */
-    int32_t n, cap;
-    int32_t *slot;          /* index + 1, 0: empty */
-    uint64_t nslots;
-} names;
-
 typedef struct el_state {
     mtx_reader *r;
     tc_edgelist_opts o;
@@ -73,7 +63,7 @@ typedef struct el_state {
     int32_t hrows, hcols;
     int hbase;
     edges e;
-    names nm;
+    tc_names nm;            /* the ids, once they are names */
 } el_state;
 
 static tc_status edges_reserve(el_state *st, int64_t cap)
@@ -95,80 +85,14 @@ static tc_status edges_reserve(el_state *st, int64_t cap)
     return TC_OK;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Names                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static uint64_t hash_text(const char *s, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325u;   /* FNV-1a */
-    for (size_t k = 0; k < len; k++)
-        h = (h ^ (unsigned char)s[k]) * 0x100000001b3u;
-    return h;
-}
-
-static tc_status names_rehash(names *nm, tc_error *err)
-{
-    uint64_t nslots = nm->nslots ? 2 * nm->nslots : 1024;
-    int32_t *slot = tc_calloc_array((int64_t)nslots, sizeof *slot, err);
-    if (!slot)
-        return TC_ERR_NOMEM;
-    for (int32_t i = 0; i < nm->n; i++) {
-        uint64_t h = hash_text(nm->text + nm->offset[i], (size_t)(nm->offset[i + 1] - nm->offset[i]));
-        while (slot[h & (nslots - 1)])
-            h++;
-        slot[h & (nslots - 1)] = i + 1;
-    }
-    free(nm->slot);
-    nm->slot = slot;
-    nm->nslots = nslots;
-    return TC_OK;
-}
-
-/* The index of the name [s, s + len), added when new; -1 on error. */
+/* The index of the name [s, s + len), added when new; -1 on error, with
+   the line. */
 static int64_t intern(el_state *st, const char *s, size_t len)
 {
-    names *nm = &st->nm;
-    tc_error *err = st->r->err;
-    if ((uint64_t)nm->n * 2 >= nm->nslots && names_rehash(nm, err))
-        return -1;
-    uint64_t h = hash_text(s, len);
-    for (;; h++) {
-        int32_t k = nm->slot[h & (nm->nslots - 1)];
-        if (!k)
-            break;
-        k--;
-        if ((size_t)(nm->offset[k + 1] - nm->offset[k]) == len &&
-            memcmp(nm->text + nm->offset[k], s, len) == 0)
-            return k;
-    }
-    if (nm->n == INT32_MAX - 1) {
-        tc_mtx_fail(st->r, st->r->line, TC_ERR_UNSUPPORTED, "more than %d distinct ids",
-                    INT32_MAX - 1);
-        return -1;
-    }
-    if (nm->n + 1 >= nm->cap) {
-        int32_t cap = nm->cap ? (nm->cap > INT32_MAX / 2 ? INT32_MAX : 2 * nm->cap) : 1024;
-        int64_t *o = tc_mtx_grow_array(nm->offset, (int64_t)cap + 1, sizeof *o, err);
-        if (!o)
-            return -1;
-        nm->offset = o;
-        nm->cap = cap;
-    }
-    if (nm->len + (int64_t)len > nm->text_cap) {
-        int64_t cap = 2 * (nm->text_cap + (int64_t)len) + 4096;
-        char *t = tc_mtx_grow_array(nm->text, cap, 1, err);
-        if (!t)
-            return -1;
-        nm->text = t;
-        nm->text_cap = cap;
-    }
-    memcpy(nm->text + nm->len, s, len);
-    nm->offset[nm->n] = nm->len;
-    nm->len += (int64_t)len;
-    nm->offset[nm->n + 1] = nm->len;
-    nm->slot[h & (nm->nslots - 1)] = nm->n + 1;
-    return nm->n++;
+    int64_t k = tc_names_intern(&st->nm, s, len, st->r->err);
+    if (k < 0)
+        tc_error_prefix(st->r->err, "%s:%" PRId64, st->r->name, st->r->line);
+    return k;
 }
 
 /* A number as the name its decimal text gives. */
@@ -702,9 +626,7 @@ static tc_status read_edgelist(mtx_reader *r, const tc_edgelist_opts *opts, tc_c
     free(st.e.src);
     free(st.e.dst);
     free(st.e.w);
-    free(st.nm.text);
-    free(st.nm.offset);
-    free(st.nm.slot);
+    tc_names_clear(&st.nm);
     return rc;
 }
 

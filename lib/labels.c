@@ -1,6 +1,6 @@
 /* labels.c: the original ids of relabelled rows and columns (tc_labels):
-   copying, reordering, checking what a file gave, and writing them as
-   text, one a line (a permutation of a labelled matrix). */
+   copying, reordering, checking what a file gave, and a permutation of a
+   labelled matrix as text: written as ids, one a line, and read back. */
 #include "config.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,6 +8,8 @@
 #include <string.h>
 #include "tcsparse.h"
 #include "text_out.h"
+#include "names.h"
+#include "mtx_internal.h"
 
 void tc_labels_free(tc_labels *l)
 {
@@ -139,4 +141,71 @@ tc_status tc_labels_validate(const tc_labels *l, const char *what, tc_error *err
             return tc_error_set(err, TC_ERR_INVALID, "%s: label %" PRId32 " is empty", what, i);
     }
     return TC_OK;
+}
+
+tc_status tc_labels_read_perm(const char *path, const tc_labels *l, tc_perm **out,
+                              tc_error *err)
+{
+    tc_error local;
+    if (!err)
+        err = &local;
+    *out = NULL;
+    tc_names nm = { 0 };
+    int32_t *idx = tc_malloc_array(l->n, sizeof *idx, err);
+    int64_t n = 0;
+    mtx_reader r;
+    tc_status st = tc_mtx_reader_open_path(&r, path, err);
+    r.what = "a list of ids";
+    if (!idx && !st)
+        st = TC_ERR_NOMEM;
+    for (int32_t i = 0; !st && i < l->n; i++) {
+        char digits[24];
+        const char *s = digits;
+        size_t len;
+        if (l->id) {
+            len = (size_t)(put_i64(digits, l->id[i]) - digits);
+        } else {
+            s = l->text + l->offset[i];
+            len = (size_t)(l->offset[i + 1] - l->offset[i]);
+        }
+        if (tc_names_intern(&nm, s, len, err) < 0)
+            st = err->status;
+    }
+    while (!st) {
+        const char *s, *e;
+        int more = tc_mtx_next_line(&r, &s, &e);
+        if (more <= 0) {
+            st = more < 0 ? err->status : TC_OK;
+            break;
+        }
+        s = skip_blanks(s);
+        while (e > s && is_blank(e[-1]))
+            e--;
+        if (s == e || *s == '#' || *s == '%')
+            continue;
+        const char *blank = s;
+        while (blank < e && !is_blank(*blank))
+            blank++;
+        int64_t k = tc_names_find(&nm, s, (size_t)(e - s));
+        if (blank < e)
+            st = tc_mtx_fail(&r, r.line, TC_ERR_PARSE, "expected one id, found '%s'",
+                             show(s, (size_t)(e - s)).s);
+        else if (k < 0)
+            st = tc_mtx_fail(&r, r.line, TC_ERR_PARSE, "unknown id '%s' (not a row's)",
+                             show(s, (size_t)(e - s)).s);
+        else if (n == l->n)
+            st = tc_mtx_fail(&r, r.line, TC_ERR_PARSE, "more ids than the %" PRId32 " rows",
+                             l->n);
+        else
+            idx[n++] = (int32_t)k;
+    }
+    if (!st && n < l->n)
+        st = tc_mtx_fail(&r, tc_mtx_eof_line(&r), TC_ERR_PARSE,
+                         "%" PRId64 " ids for %" PRId32 " rows", n, l->n);
+    if (!st)
+        st = tc_perm_from_array(out, l->n, idx, TC_PERM_NEW2OLD, r.name, err);
+    tc_mtx_reader_close(&r);
+    tc_names_clear(&nm);
+    free(idx);
+    return st;
 }

@@ -278,6 +278,12 @@ tc_status tc_labels_permute(const tc_labels *l, const tc_perm *p, tc_labels **ou
 /* Writes the labels as text, one a line, atomically; "-" = stdout; gzip
    when path ends in .gz. */
 tc_status tc_labels_write(const char *path, const tc_labels *l, tc_error *err);
+/* Reads a new-to-old permutation given as labels, one a line (blank lines
+   and lines starting with # or % skipped; plain or gzip; "-" = stdin):
+   line i names the row that becomes row i. Every label once; an unknown
+   one, a missing one or more than n are refused with file:line. */
+tc_status tc_labels_read_perm(const char *path, const tc_labels *l, tc_perm **out,
+                              tc_error *err);
 
 typedef enum tc_relabel {
     TC_RELABEL_AUTO,    /* relabel non-numeric ids, and numeric ids that would

@@ -146,6 +146,23 @@ ok $? "tcreorder --perm-out: the original ids in their new order"
          FILENAME == ARGV[2] { rcm[FNR - 1] = $1; next } { print id[rcm[$1]] }' \
         "$T/ids" "$T/idx.txt" "$T/idx2.txt" | cmp -s - "$T/ids2.txt"
 ok $? "tcreorder --perm-out of a reordered file: still the original ids"
+# ... and --apply reads such a file back: the same order as the method's
+"$TCREORDER" -q --method rcm -o "$T/m.tcf.h5" "$T/names.csv.tcf.h5" &&
+    "$TCREORDER" -q --apply "$T/ids.txt" -o "$T/a.tcf.h5" "$T/names.csv.tcf.h5" &&
+    for d in /matrix/indptr /matrix/indices /permutation/row_new_to_old; do
+        h5diff "$T/m.tcf.h5" "$T/a.tcf.h5" $d $d >/dev/null || exit 1
+    done
+ok $? "tcreorder --apply: a file of ids, as --perm-out writes it, gives the same order"
+"$TCREORDER" -q --apply "$T/ids2.txt" -o "$T/a2.tcf.h5" "$T/r.tcf.h5" &&
+    "$TCREORDER" -q --method degree -o "$T/m2.tcf.h5" "$T/r.tcf.h5" &&
+    h5diff "$T/m2.tcf.h5" "$T/a2.tcf.h5" /permutation/row_new_to_old /permutation/row_new_to_old
+ok $? "tcreorder --apply on a reordered file: ids of its rows as stored"
+printf 'v1\nnope\n' > "$T/bad-ids.txt"
+run_fails 1 "tcreorder: $T/bad-ids.txt:2: unknown id 'nope' (not a row's)" "--apply: an unknown id" -- \
+    "$TCREORDER" --apply "$T/bad-ids.txt" "$T/names.csv.tcf.h5"
+head -n 5 "$T/ids.txt" > "$T/few-ids.txt"
+run_fails 1 "tcreorder: $T/few-ids.txt:6: 5 ids for 2708 rows" "--apply: too few ids" -- \
+    "$TCREORDER" --apply "$T/few-ids.txt" "$T/names.csv.tcf.h5"
 "$TCMUL" -q --device cpu --cols 3 "$T/names.csv.tcf.h5" -o "$T/c.h5:/C" &&
     "$TCMUL" -q --device cpu --cols 3 "$T/plain.mtx" -o "$T/c.plain.h5" &&
     h5diff "$T/c.h5" "$T/c.plain.h5" /C /C && labels /C_row_labels "$T/c.h5" | cmp -s - "$T/ids"

@@ -253,6 +253,39 @@ static void test_labels(void)
     ok(tc_labels_validate(p, "p", &err) == TC_ERR_INVALID, "a label with a blank is refused");
     is_str(err.msg, "p: label 0 holds a blank, comma, line break or NUL byte", "... so");
     tc_perm_free(perm);
+
+    /* a permutation as ids, read back (comments and blanks skipped) */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/ids.txt", tmpdir);
+    FILE *fp = fopen(path, "w");
+    fputs("# new order\n  b\r\n\nc\na\n", fp);
+    fclose(fp);
+    ok(tc_labels_read_perm(path, l, &perm, &err) == TC_OK && perm->new2old[0] == 2 &&
+       perm->new2old[1] == 0 && perm->new2old[2] == 1, "ids read back as a permutation");
+    tc_perm_free(perm);
+    fp = fopen(path, "w");
+    fputs("b\nb\na\n", fp);
+    fclose(fp);
+    ok(tc_labels_read_perm(path, l, &perm, &err) == TC_ERR_INVALID, "an id given twice is refused");
+    fp = fopen(path, "w");
+    fputs("b\nc a\n", fp);
+    fclose(fp);
+    tc_labels_read_perm(path, l, &perm, &err);
+    char want[4300];
+    snprintf(want, sizeof want, "%s:2: expected one id, found 'c a'", path);
+    is_str(err.msg, want, "two ids on a line are refused");
+    unlink(path);
+    tc_labels *num = NULL;
+    tc_csr *b = read_text("9000000000 5\n5 77\n", NULL, &num, NULL, &err);
+    fp = fopen(path, "w");
+    fputs("9000000000\n77\n5\n", fp);
+    fclose(fp);
+    ok(tc_labels_read_perm(path, num, &perm, &err) == TC_OK && perm->new2old[0] == 2 &&
+       perm->new2old[1] == 1 && perm->new2old[2] == 0, "integer ids read back as a permutation");
+    tc_perm_free(perm);
+    unlink(path);
+    tc_labels_free(num);
+    tc_csr_free(b);
     tc_labels_free(l);
     tc_labels_free(p);
     tc_csr_free(a);

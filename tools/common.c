@@ -281,9 +281,10 @@ const tc_matrix_kind *tool_input_kind(const char *path)
     char file[4096];
     const tc_matrix_kind *k = tool_from;
     tc_error err;
+    /* a file that cannot be read: its reader, run later, says why */
     if (!k && tc_matrix_kind_detect(split_dataset(path, file, sizeof file) ? file : path, &k,
                                     &err))
-        tool_die(&err);
+        k = tc_matrix_kind_find("mtx");
     return k;
 }
 
@@ -295,7 +296,7 @@ tc_status tool_load_matrix(const char *path, int with_formats, tool_matrix *m,
     o.dataset = split_dataset(path, file, sizeof file);
     o.with_formats = with_formats;
     o.progress = tool_progress("reading");
-    tc_status st = tc_matrix_read(o.dataset ? file : path, tool_input_kind(path), &o, m, err);
+    tc_status st = tc_matrix_read(o.dataset ? file : path, tool_from, &o, m, err);
     tool_progress_end();
     if (!st && m->edgelist.base_guessed)
         tool_warn("%s: no id is 0: ids taken as 1-based (--index-base 0 or 1 says which)",

@@ -170,7 +170,8 @@ typedef tc_matrix_file tool_matrix;
 tc_status tool_load_matrix(const char *path, int with_formats, tool_matrix *m,
                            tc_error *err);
 /* The kind tool_load_matrix reads path as: --from's, else by content and
-   name (a file that cannot be read: the error, exit 1). */
+   name (a file that cannot be read: Matrix Market, whose reader says why
+   when it is loaded). */
 const tc_matrix_kind *tool_input_kind(const char *path);
 /* 1 when tool_load_matrix reads path as a .tcf.h5. */
 int tool_is_tcf(const char *path);

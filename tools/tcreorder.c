@@ -27,7 +27,8 @@ static void usage(void)
 "  -m, --method NAME        compute it with NAME (see --list-methods)\n"
 "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
 "                           parameters of the method\n"
-"      --apply FILE         read it from FILE (one 0-based index per line)\n"
+"      --apply FILE         read it from FILE (one 0-based index per line; for\n"
+"                           a matrix with original ids, one id per line)\n"
 "      --perm-convention new2old|old2new\n"
 "                           how --apply and --perm-out files read (default\n"
 "                           new2old: line i holds the old index of new row i)\n"
@@ -167,15 +168,40 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The original ids of the input's rows as stored (a reordered input's row
+   r is original row row_new_to_old[r]), for a matrix that has them. */
+static tc_status input_ids(const tool_matrix *in, tc_labels **ids, tc_error *err)
+{
+    const tc_perm *before = in->tcf ? in->tcf->row_perm : NULL;
+    return before ? tc_labels_permute(in->labels, before, ids, err)
+                  : tc_labels_copy(in->labels, ids, err);
+}
+
+/* --apply FILE: 0-based indices, or, new-to-old for a matrix with original
+   ids, the ids (what --perm-out writes for it). */
+static tc_status read_order(const options *o, const tool_matrix *in, tc_perm **perm,
+                            tc_error *err)
+{
+    if (!in->labels || o->convention != TC_PERM_NEW2OLD)
+        return tc_perm_read(o->apply, in->a->rows, o->convention, perm, err);
+    tc_labels *ids;
+    tc_status st = input_ids(in, &ids, err);
+    if (!st)
+        st = tc_labels_read_perm(o->apply, ids, perm, err);
+    tc_labels_free(ids);
+    return st;
+}
+
 /* The permutation of the input's rows, the seconds it took, and what the
    method said about it. */
-static tc_status find_order(const options *o, const tc_csr *a, tc_perm **perm,
+static tc_status find_order(const options *o, const tool_matrix *in, tc_perm **perm,
                             double *seconds, tc_reorder_outcome *outcome, tc_error *err)
 {
+    const tc_csr *a = in->a;
     double t0 = now_seconds();
     tc_status st;
     if (o->apply) {
-        st = tc_perm_read(o->apply, a->rows, o->convention, perm, err);
+        st = read_order(o, in, perm, err);
     } else {
         st = tc_reorder_run_outcome(o->method, a, &o->params, perm, outcome,
                                     tool_progress(tc_reorder_name(o->method)), err);
@@ -271,17 +297,14 @@ static tc_status write_perm(const options *o, const tool_matrix *in, const tc_pe
 {
     if (!in->labels || o->convention != TC_PERM_NEW2OLD)
         return tc_perm_write(path, perm, o->convention, err);
-    /* a reordered input's row r is original row before->new2old[r] */
-    const tc_perm *before = in->tcf ? in->tcf->row_perm : NULL;
-    tc_perm *all = NULL;
-    tc_labels *ids = NULL;
-    tc_status st = before ? tc_perm_compose(before, perm, &all, err) : TC_OK;
+    tc_labels *ids = NULL, *moved = NULL;
+    tc_status st = input_ids(in, &ids, err);
     if (!st)
-        st = tc_labels_permute(in->labels, all ? all : perm, &ids, err);
+        st = tc_labels_permute(ids, perm, &moved, err);
     if (!st)
-        st = tc_labels_write(path, ids, err);
+        st = tc_labels_write(path, moved, err);
     tc_labels_free(ids);
-    tc_perm_free(all);
+    tc_labels_free(moved);
     return st;
 }
 
@@ -424,7 +447,7 @@ int main(int argc, char **argv)
     tc_csr *b;
     double seconds;
     tc_reorder_outcome outcome = { 0 };
-    if (find_order(&o, in.a, &perm, &seconds, &outcome, &err) ||
+    if (find_order(&o, &in, &perm, &seconds, &outcome, &err) ||
         tc_csr_permute(in.a, perm, o.symmetric ? perm : NULL, &b, &err))
         tool_die(&err);
     if (o.method && outcome.note[0])

@@ -86,11 +86,11 @@ static tc_status edges_reserve(el_state *st, int64_t cap)
 }
 
 /* The index of the name [s, s + len), added when new; -1 on error, with
-   the line. */
+   the line (memory running out is named by read_edgelist). */
 static int64_t intern(el_state *st, const char *s, size_t len)
 {
     int64_t k = tc_names_intern(&st->nm, s, len, st->r->err);
-    if (k < 0)
+    if (k < 0 && st->r->err->status != TC_ERR_NOMEM)
         tc_error_prefix(st->r->err, "%s:%" PRId64, st->r->name, st->r->line);
     return k;
 }

@@ -34,6 +34,7 @@ void tc_tcf_free(tc_tcf *f)
     free(f->formats);
     tc_auto_choice_clear(&f->auto_choice);
     tc_provenance_clear(&f->prov);
+    tc_labels_free(f->labels);
     free(f);
 }
 

@@ -127,6 +127,7 @@ struct dense_job {
     hsize_t dims[2];
     const double *data;
     int as_float32;
+    const tc_labels *row_labels;   /* written as LEAF_row_labels, or NULL */
 };
 
 static tc_status write_dense(hid_t file, const char *fname, void *ctx, tc_error *err)
@@ -140,12 +141,24 @@ static tc_status write_dense(hid_t file, const char *fname, void *ctx, tc_error 
         st = tc_h5ds_write(&g, job->leaf, H5T_NATIVE_DOUBLE,
                            job->as_float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, 2, job->dims,
                            job->data, err);
+    if (st == TC_OK && job->row_labels) {
+        char name[512];
+        snprintf(name, sizeof name, "%s_row_labels", job->leaf);
+        st = tc_h5_write_labels(file, fname, &g, name, job->row_labels, 0, err);
+    }
     tc_h5grp_release(&g);
     return st;
 }
 
 tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
                             int32_t cols, const double *data, int as_float32, tc_error *err)
+{
+    return tc_h5_write_dense_labelled(path, dataset, rows, cols, data, as_float32, NULL, err);
+}
+
+tc_status tc_h5_write_dense_labelled(const char *path, const char *dataset, int32_t rows,
+                                     int32_t cols, const double *data, int as_float32,
+                                     const tc_labels *row_labels, tc_error *err)
 {
     tc_h5_quiet();
     char parent[512];
@@ -158,6 +171,10 @@ tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
     tc_status st = split_dataset(path, dataset, parent, sizeof parent, &leaf, err);
     if (st != TC_OK)
         return st;
-    struct dense_job job = { parent, leaf, { (hsize_t)rows, (hsize_t)cols }, data, as_float32 };
+    if (row_labels && row_labels->n != rows)
+        return tc_error_set(err, TC_ERR_ARG, "%s: %d row labels for %d rows", path,
+                            row_labels->n, rows);
+    struct dense_job job = { parent, leaf, { (hsize_t)rows, (hsize_t)cols }, data, as_float32,
+                             row_labels };
     return tc_h5_write_atomic(path, write_dense, &job, err);
 }

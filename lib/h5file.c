@@ -158,6 +158,8 @@ tc_status tc_h5_write_base(hid_t file, const char *fname, const tc_tcf *f, int c
         st = write_matrix(file, fname, f->matrix, compress, err);
     if (st == TC_OK && (f->row_perm || f->col_perm))
         st = write_perm(file, fname, f, compress, err);
+    if (st == TC_OK && f->labels)
+        st = tc_h5_write_labels(file, fname, NULL, "labels", f->labels, compress, err);
     return st;
 }
 
@@ -175,6 +177,9 @@ tc_status tc_h5_check_base(const char *path, const tc_tcf *f, tc_error *err)
     if (f->col_perm && f->col_perm->n != a->cols)
         return tc_error_set(err, TC_ERR_ARG, "%s: column permutation of %d for %d columns",
                             path, f->col_perm->n, a->cols);
+    if (f->labels && (f->labels->n != a->rows || f->labels->n != a->cols))
+        return tc_error_set(err, TC_ERR_ARG, "%s: %d labels for a %d x %d matrix", path,
+                            f->labels->n, a->rows, a->cols);
     return TC_OK;
 }
 
@@ -482,5 +487,7 @@ tc_status tc_h5_read_base(hid_t file, const char *fname, tc_tcf *f, tc_error *er
         st = read_perm(file, fname, f, err);
     if (st == TC_OK)
         st = check_symmetry(f, fname, err);
+    if (st == TC_OK)
+        st = tc_h5_read_labels(file, fname, f->matrix, &f->labels, err);
     return st;
 }

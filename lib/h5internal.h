@@ -182,6 +182,13 @@ tc_status tc_h5_params_add(tc_params *p, const char *name, double v, const char 
 /* Checks the layout version, reads /matrix and /permutation into f and
    checks /matrix against its symmetry attribute. */
 tc_status tc_h5_read_base(hid_t file, const char *fname, tc_tcf *f, tc_error *err);
+/* /labels (h5labels.c): written as group `name` under parent (NULL: the
+   root) when the container has labels, or beside a dense result; read
+   (NULL when absent) and checked against the matrix a. */
+tc_status tc_h5_write_labels(hid_t file, const char *fname, const tc_h5grp *parent,
+                             const char *name, const tc_labels *l, int compress, tc_error *err);
+tc_status tc_h5_read_labels(hid_t file, const char *fname, const tc_csr *a, tc_labels **out,
+                            tc_error *err);
 /* Reads /provenance, when present, into p. */
 tc_status tc_h5_read_provenance(hid_t file, const char *fname, tc_provenance *p,
                                 tc_error *err);

@@ -23,6 +23,8 @@ enum {
 
 typedef struct mtx_reader {
     const char *name;           /* for messages */
+    const char *what;           /* the kind of text, for messages: "Matrix
+                                   Market" (the default), "an edge list" */
     tc_error *err;
     gzFile gz;                  /* files and stdin: zlib looks at the first
                                    bytes and inflates only when they are the
@@ -42,6 +44,10 @@ typedef struct mtx_reader {
     int64_t done, total;        /* entries read and declared, for progress */
     int64_t unreported;         /* bytes read since the last report */
 } mtx_reader;
+
+/* realloc of n elements of sz bytes for the readers' growing arrays: NULL
+   (err set) on overflow or no memory. */
+void *tc_mtx_grow_array(void *p, int64_t n, size_t sz, tc_error *err);
 
 /* "name:line: message" into r->err, with st. */
 __attribute__((format(printf, 4, 5)))

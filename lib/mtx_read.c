@@ -65,20 +65,6 @@ typedef struct sink {
     int32_t ai, aj;         /* array: position of the next value */
 } sink;
 
-/* realloc of an int64-sized array, NULL (err set) on overflow or no memory. */
-static void *grow_array(void *p, int64_t n, size_t sz, tc_error *err)
-{
-    int64_t bytes;
-    if (tc_mul_overflows(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
-        tc_error_set(err, TC_ERR_NOMEM, "array of %" PRId64 " elements is too large", n);
-        return NULL;
-    }
-    void *q = realloc(p, (size_t)(bytes ? bytes : 1));
-    if (!q)
-        tc_error_set(err, TC_ERR_NOMEM, "out of memory allocating %" PRId64 " bytes", bytes);
-    return q;
-}
-
 /* Line numbers of entries without storing one per entry: the data lines
    that carry no entry (blank, comment) are few, so they are recorded by
    the number of entries read before each. */
@@ -92,7 +78,7 @@ static tc_status line_map_skip(mtx_reader *r, line_map *m, int64_t entries_befor
 {
     if (m->n == m->cap) {
         int64_t cap = m->cap ? 2 * m->cap : 64;
-        int64_t *s = grow_array(m->skip, cap, sizeof *s, r->err);
+        int64_t *s = tc_mtx_grow_array(m->skip, cap, sizeof *s, r->err);
         if (!s)
             return TC_ERR_NOMEM;
         m->skip = s;
@@ -338,13 +324,13 @@ static inline void put_entry(sink *k, const mtx_header *h, const entry *x)
 static tc_status sink_reserve(sink *k, const mtx_header *h, int64_t cap, tc_error *err)
 {
     int values = h->field != TC_FIELD_PATTERN;
-    int32_t *ri = grow_array(k->ri, cap, sizeof *ri, err);
+    int32_t *ri = tc_mtx_grow_array(k->ri, cap, sizeof *ri, err);
     if (ri)
         k->ri = ri;
-    int32_t *ci = ri ? grow_array(k->ci, cap, sizeof *ci, err) : NULL;
+    int32_t *ci = ri ? tc_mtx_grow_array(k->ci, cap, sizeof *ci, err) : NULL;
     if (ci)
         k->ci = ci;
-    double *v = ci && values ? grow_array(k->v, cap, sizeof *v, err) : NULL;
+    double *v = ci && values ? tc_mtx_grow_array(k->v, cap, sizeof *v, err) : NULL;
     if (v)
         k->v = v;
     if (!ri || !ci || (values && !v))

@@ -38,8 +38,8 @@ tc_status tc_mtx_refuse_nul(const mtx_reader *r, int64_t line, const char *s, co
     const char *nul = memchr(s, '\0', (size_t)(e - s));
     if (!nul)
         return TC_OK;
-    return tc_mtx_fail(r, line, TC_ERR_PARSE, "NUL byte at column %td (Matrix Market is text)",
-                       nul - s + 1);
+    return tc_mtx_fail(r, line, TC_ERR_PARSE, "NUL byte at column %td (%s is text)",
+                       nul - s + 1, r->what);
 }
 
 static int is_gzip(const unsigned char *b, size_t len)
@@ -52,6 +52,7 @@ static tc_status reader_init(mtx_reader *r, const char *name, tc_error *err)
     memset(r, 0, sizeof *r);
     r->raw_bytes = -1;
     r->name = name;
+    r->what = "Matrix Market";
     r->err = err;
     r->cap = BLOCK_BYTES;
     r->buf = calloc(1, r->cap + 1 + PAD_BYTES);
@@ -175,6 +176,19 @@ static tc_status read_source(mtx_reader *r, char *dst, size_t want, size_t *got)
     r->mem_pos += n;
     *got = n;
     return TC_OK;
+}
+
+void *tc_mtx_grow_array(void *p, int64_t n, size_t sz, tc_error *err)
+{
+    int64_t bytes;
+    if (tc_mul_overflows(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
+        tc_error_set(err, TC_ERR_NOMEM, "array of %" PRId64 " elements is too large", n);
+        return NULL;
+    }
+    void *q = realloc(p, (size_t)(bytes ? bytes : 1));
+    if (!q)
+        tc_error_set(err, TC_ERR_NOMEM, "out of memory allocating %" PRId64 " bytes", bytes);
+    return q;
 }
 
 /* Doubles the buffer for a line longer than it. */

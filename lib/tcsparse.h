@@ -256,6 +256,94 @@ tc_status tc_mtx_write_dense(const char *path, int32_t rows, int32_t cols,
                              const double *data, tc_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Vertex labels and edge lists (lib/labels.c, lib/edgelist_*.c)             */
+/* ------------------------------------------------------------------------ */
+
+/* The original ids of a matrix whose rows and columns were numbered
+   densely from ids that were not (edge lists with sparse or non-numeric
+   ids): label i names row i and column i of the matrix as read, before
+   any reordering. Either integers (id) or strings (text and offset:
+   label i is the offset[i+1] - offset[i] bytes at text + offset[i], no
+   NUL between labels). */
+typedef struct tc_labels {
+    int32_t n;
+    int64_t *id;        /* n integer labels, or NULL */
+    char *text;         /* string labels, or NULL */
+    int64_t *offset;    /* n + 1 entries with text */
+} tc_labels;
+void tc_labels_free(tc_labels *l);
+tc_status tc_labels_copy(const tc_labels *l, tc_labels **out, tc_error *err);
+/* Label i as text into buf (cut to size - 1 bytes); returns buf. */
+const char *tc_labels_get(const tc_labels *l, int32_t i, char *buf, size_t size);
+/* Checks n, the offsets (0 first, non-decreasing, within text) and that no
+   label holds a NUL or a line break; `what` names the source in messages. */
+tc_status tc_labels_validate(const tc_labels *l, const char *what, tc_error *err);
+/* The labels in p's new order: out label i = l's label p->new2old[i]. */
+tc_status tc_labels_permute(const tc_labels *l, const tc_perm *p, tc_labels **out,
+                            tc_error *err);
+/* Writes the labels as text, one a line, atomically; "-" = stdout; gzip
+   when path ends in .gz. */
+tc_status tc_labels_write(const char *path, const tc_labels *l, tc_error *err);
+/* Reads a new-to-old permutation given as labels, one a line (blank lines
+   and lines starting with # or % skipped; plain or gzip; "-" = stdin):
+   line i names the row that becomes row i. Every label once; an unknown
+   one, a missing one or more than n are refused with file:line. */
+tc_status tc_labels_read_perm(const char *path, const tc_labels *l, tc_perm **out,
+                              tc_error *err);
+
+typedef enum tc_relabel {
+    TC_RELABEL_AUTO,    /* relabel non-numeric ids, and numeric ids that would
+                           leave most rows empty (tc_edgelist_read) */
+    TC_RELABEL_ALWAYS,  /* always (numeric ids in increasing order) */
+    TC_RELABEL_NEVER    /* ids are indices: names and ids past int32 refused */
+} tc_relabel;
+
+typedef struct tc_edgelist_opts {
+    int index_base;     /* 0 or 1; -1 (default): from the data (a 0 id: 0-based,
+                           else 1-based, with info->base_guessed set) */
+    int undirected;     /* each line also stands for its reverse edge */
+    tc_relabel relabel;
+    int sum_duplicates; /* 1 (default): sum repeated edges; 0: refuse them */
+} tc_edgelist_opts;
+#define TC_EDGELIST_DEFAULTS { -1, 0, TC_RELABEL_AUTO, 1 }
+
+typedef struct tc_edgelist_info {
+    int64_t edges;      /* edge lines read */
+    int weighted;       /* a third column gave weights */
+    int base;           /* 0 or 1 where ids were used as indices; -1: relabelled */
+    int base_guessed;   /* no 0 id, no index_base, no header: 1-based assumed */
+} tc_edgelist_info;
+
+/* Reads an edge list: one edge per line, "SOURCE TARGET [WEIGHT]", fields
+   separated by blanks, tabs or a comma; lines starting with # or % are
+   comments; plain or gzip (by content); "-" = stdin. Every line has the
+   column count of the first. Ids made of digits are numbers (007 is 7);
+   any other id is a name. Numbered ids are used as indices (minus the
+   base) unless they are relabelled (opts->relabel): then row i is the i-th
+   smallest id, or, when any id is a name, the i-th id to appear in the
+   file, and *labels (when labels is not NULL; else the labels are
+   dropped) gets the map; otherwise *labels is NULL. The matrix is square
+   (its size: the largest index + 1, or the count of labels), pattern
+   without weights, else real; symmetric with opts->undirected. A comment
+   "# tcsparse edgelist: rows=R cols=C base=B" before the first edge (what
+   tc_edgelist_write puts first) gives the shape and base. Errors name the
+   file and line. opts and info may be NULL. */
+tc_status tc_edgelist_read(const char *path, const tc_edgelist_opts *opts, tc_csr **out,
+                           tc_labels **labels, tc_edgelist_info *info, tc_error *err);
+/* The same from memory (plain or gzip bytes); name is used in messages. */
+tc_status tc_edgelist_read_mem(const void *buf, size_t len, const char *name,
+                               const tc_edgelist_opts *opts, tc_csr **out, tc_labels **labels,
+                               tc_edgelist_info *info, tc_error *err);
+/* Writes a as an edge list, atomically; "-" = stdout; gzip-compressed when
+   path ends in .gz; fields separated by a comma when the name (less .gz)
+   ends in .csv, else by a tab. Every stored entry is one line "i j [v]":
+   with labels (n = rows = cols), the labels; else 0-based indices after a
+   "# tcsparse edgelist: rows=R cols=C base=0" line that keeps the shape.
+   Values read back bit-identical. */
+tc_status tc_edgelist_write(const char *path, const tc_csr *a, const tc_labels *labels,
+                            tc_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Tensor-core formats (formats/, registry in formats/formats.c)             */
 /* ------------------------------------------------------------------------ */
 
@@ -465,7 +553,7 @@ tc_status tc_reorder_run_outcome(const tc_reorder_method *m, const tc_csr *a,
 /* The .tcf.h5 container (lib/tcf.c, lib/h5file.c); layout in man/tcf.h5.5   */
 /* ------------------------------------------------------------------------ */
 
-#define TC_LAYOUT_VERSION "1.0"
+#define TC_LAYOUT_VERSION "1.1"
 #define TC_LAYOUT_MAJOR 1
 
 typedef struct tc_provenance {
@@ -506,6 +594,9 @@ typedef struct tc_tcf {
     int nformats;
     tc_fmt **formats;           /* /formats/<name>, in registry order */
     tc_auto_choice auto_choice; /* /formats' auto_* attributes, or empty */
+    tc_labels *labels;          /* /labels: the original ids of rows and
+                                   columns (in the order before any
+                                   permutation), or NULL */
 } tc_tcf;
 
 tc_tcf *tc_tcf_new(void);
@@ -553,6 +644,8 @@ tc_status tc_h5_read(const char *path, int formats, tc_tcf **out, tc_error *err)
 /* 1 when the file holds the HDF5 signature (at offset 0, or after a user
    block of 512, 1024, ... bytes). */
 int tc_h5_is_hdf5(const char *path);
+/* 1 when the file is HDF5 with a tcf_layout_version attribute on /. */
+int tc_h5_is_tcf(const char *path);
 /* HDF5's own error stack printing: off unless enabled (tools' -v). */
 void tc_h5_set_verbose(int on);
 /* For programs that close every HDF5 object they open (the tools): skips
@@ -571,6 +664,103 @@ tc_status tc_h5_read_dense(const char *path, const char *dataset, int32_t *rows,
 tc_status tc_h5_write_dense(const char *path, const char *dataset, int32_t rows,
                             int32_t cols, const double *data, int as_float32,
                             tc_error *err);
+/* The same with the original ids of the rows (row_labels->n == rows; NULL:
+   none) in a group DATASET_row_labels beside it, laid out as a .tcf.h5's
+   /labels. */
+tc_status tc_h5_write_dense_labelled(const char *path, const char *dataset, int32_t rows,
+                                     int32_t cols, const double *data, int as_float32,
+                                     const tc_labels *row_labels, tc_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Matrix files of every kind (formats/matrix_kind.c)                        */
+/* ------------------------------------------------------------------------ */
+
+/* How a matrix file is read, whatever its kind (each kind takes what
+   applies to it). */
+typedef struct tc_read_opts {
+    int sum_duplicates;         /* Matrix Market and edge lists: 1 sum, 0 refuse */
+    tc_edgelist_opts edgelist;  /* its sum_duplicates is the one above */
+    int with_formats;           /* .tcf.h5: read /formats too */
+    const char *dataset;        /* FILE:DATASET's DATASET for kinds that hold
+                                   several matrices, or NULL: the kind's default */
+    const tc_progress *progress;
+} tc_read_opts;
+#define TC_READ_DEFAULTS { 1, TC_EDGELIST_DEFAULTS, 0, NULL, NULL }
+
+typedef struct tc_matrix_kind tc_matrix_kind;
+
+/* What reading a matrix file gave. */
+typedef struct tc_matrix_file {
+    const char *path;
+    const tc_matrix_kind *kind;
+    tc_csr *a;                  /* the matrix (tcf->matrix for a .tcf.h5) */
+    tc_tcf *tcf;                /* a .tcf.h5's whole container, or NULL */
+    tc_labels *labels;          /* original ids, or NULL (tcf->labels for a .tcf.h5) */
+    tc_mtx_info info;           /* Matrix Market's banner and comments */
+    tc_edgelist_info edgelist;  /* what an edge list said about its ids */
+} tc_matrix_file;
+void tc_matrix_file_clear(tc_matrix_file *m);
+
+/* How a matrix is written: the container f (f->matrix, f->labels, and for
+   .tcf.h5 everything else), with these choices. */
+typedef struct tc_write_opts {
+    int compress;               /* .tcf.h5: shuffle+deflate above the threshold */
+    tc_symmetry symmetry;       /* Matrix Market: GENERAL, or the triangle of a
+                                   symmetric / skew-symmetric matrix */
+} tc_write_opts;
+#define TC_WRITE_DEFAULTS { 1, TC_SYM_GENERAL }
+
+#define TC_KIND_MAX_SUFFIXES 12
+
+/* A kind of matrix file: one row of the table in formats/matrix_kind.c.
+   Readers come in three shapes, so that a kind whose reader gives a CSR
+   matrix alone is one row without an adapter: read (fills everything),
+   read_csr (a matrix), read_dataset (a matrix from a named dataset, NULL:
+   the kind's default). Writers likewise: write (the container) or
+   write_csr (a matrix); neither: the kind is read-only. */
+struct tc_matrix_kind {
+    const char *name;           /* "mtx", what --from and --to take */
+    const char *description;
+    const char *suffixes[TC_KIND_MAX_SUFFIXES];   /* names it claims; NULL-ended */
+    const char *magic;          /* the bytes its files start with, or NULL */
+    const char *banner;         /* a word its text starts with (case aside,
+                                   after blanks and % signs), or NULL */
+    int hdf5;                   /* an HDF5 file: told from the other HDF5
+                                   kinds by is (the first such row with no is
+                                   takes what no other claims) */
+    int (*is)(const char *path);
+    tc_status (*read)(const char *path, const tc_read_opts *o, tc_matrix_file *out,
+                      tc_error *err);
+    tc_status (*read_csr)(const char *path, tc_csr **out, tc_error *err);
+    tc_status (*read_dataset)(const char *path, const char *dataset, tc_csr **out,
+                              tc_error *err);
+    tc_status (*write)(const char *path, const tc_tcf *f, const tc_write_opts *o,
+                       tc_error *err);
+    tc_status (*write_csr)(const char *path, const tc_csr *a, tc_error *err);
+};
+
+int tc_matrix_kind_count(void);
+const tc_matrix_kind *tc_matrix_kind_at(int i);
+const tc_matrix_kind *tc_matrix_kind_find(const char *name);   /* NULL if unknown */
+int tc_matrix_kind_writable(const tc_matrix_kind *k);
+/* The kind whose suffix ends path's name (the longest that does), or NULL. */
+const tc_matrix_kind *tc_matrix_kind_by_suffix(const char *path);
+/* The kind of an existing file: by content where the content says (HDF5:
+   each HDF5 kind's is; a kind's magic bytes; a text banner, gzip
+   inflated first), else by suffix, else Matrix Market (whose reader says
+   what it expected). "-" (stdin) is Matrix Market. TC_ERR_IO when the file
+   cannot be read. */
+tc_status tc_matrix_kind_detect(const char *path, const tc_matrix_kind **out, tc_error *err);
+/* "tcf (.tcf.h5 .h5 .hdf5), mtx (.mtx .mtx.gz), ..." for messages and
+   help: every kind, or the writable ones only. Returns buf. */
+const char *tc_matrix_kind_list(char *buf, size_t size, int writable_only);
+
+/* Reads path as kind (NULL: tc_matrix_kind_detect's). o may be NULL. */
+tc_status tc_matrix_read(const char *path, const tc_matrix_kind *kind, const tc_read_opts *o,
+                         tc_matrix_file *out, tc_error *err);
+/* Writes f as kind, atomically; a read-only kind is TC_ERR_ARG. */
+tc_status tc_matrix_write(const char *path, const tc_matrix_kind *kind, const tc_tcf *f,
+                          const tc_write_opts *o, tc_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Other libraries' sparse files: SciPy .npz (lib/npz.c), binsparse          */

@@ -7,7 +7,7 @@
 # byte for byte as it was; the in-place updates that are meant (tcconv into
 # the same kind, tcreorder of a .tcf.h5) still work. Two outputs naming one
 # file are refused the same way. An output name ending in a kind the option
-# does not write (.csv for tcconv, .mtx for a permutation, .jpg for a
+# does not write (.jpg for tcconv, .mtx for a permutation, .jpg for a
 # picture) is a usage error too, and leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 TCCONV=$TOOLS/tcconv TCSTAT=$TOOLS/tcstat TCREORDER=$TOOLS/tcreorder
@@ -112,9 +112,9 @@ refused "tcreorder --perm-out: a .mtx name for a permutation" m.mtx \
 refused "tcreorder --output: a .mtx name for a .tcf.h5" m.mtx \
     "tcreorder: --output $T/m.mtx: cannot write '.mtx': it writes .tcf.h5 (a name ending in .tcf.h5, .h5 or .hdf5, or without an extension)" -- \
     "$TCREORDER" --method rcm "$T/m.mtx" --output "$T/m.mtx"
-for ext in csv npz mtx.bz2; do
+for ext in jpg mtx.bz2; do
     refused "tcconv --output: a .$ext name" m.tcf.h5 \
-        "tcconv: --output $T/out.$ext: cannot write '.${ext##*.}': it writes .tcf.h5 (a name ending in .tcf.h5, .h5 or .hdf5, or without an extension) or Matrix Market (.mtx, .mtx.gz); --to tcf|mtx for any other name" -- \
+        "tcconv: --output $T/out.$ext: cannot write '.${ext##*.}': it writes $(known_kinds write); a name without an extension: tcf; --to KIND for any other name" -- \
         "$TCCONV" "$T/m.tcf.h5" --output "$T/out.$ext"
 done
 refused "tcplot --output: a .mtx name for a picture" m.mtx \

@@ -123,7 +123,7 @@ EOF
 bad=$T/bad.tcf.h5
 tamper "$T/all.tcf.h5" / version 2.0
 run_fails 1 \
-    "tcstat: $bad: tcf layout version 2.0 is not supported (tcsparse 0.1.0 reads 1.x and writes 1.0)" \
+    "tcstat: $bad: tcf layout version 2.0 is not supported (tcsparse 0.1.0 reads 1.x and writes 1.1)" \
     "a future layout version (2.0): refused" -- "$TCSTAT" "$bad"
 tamper "$T/all.tcf.h5" / remove matrix
 run_fails 1 "tcconv: $bad: /matrix: no such group" "no /matrix: refused" -- \

@@ -51,7 +51,7 @@ attr() {
 dtype() {   # the DATATYPE line of dataset or attribute $2 (-d or -a in $3)
     h5dump -H "$3" "$2" "$1" | awk '/DATATYPE/ { print $2; exit }'
 }
-is "$(attr "$T/small.tcf.h5" /tcf_layout_version)" '"1.0"' "root: tcf_layout_version 1.0"
+is "$(attr "$T/small.tcf.h5" /tcf_layout_version)" '"1.1"' "root: tcf_layout_version 1.1"
 is "$(attr "$T/small.tcf.h5" /matrix/encoding-type)" '"csr_matrix"' "encoding-type"
 is "$(attr "$T/small.tcf.h5" /matrix/encoding-version)" '"0.1.0"' "encoding-version"
 is "$(attr "$T/small.tcf.h5" /matrix/shape)" '4, 5' "shape [4, 5]"
@@ -126,7 +126,7 @@ for e in lines[1:]:
         want[j, i] = v
 with h5py.File(tcf, 'r') as f:
     m = f['matrix']
-    assert f.attrs['tcf_layout_version'] == '1.0', f.attrs['tcf_layout_version']
+    assert f.attrs['tcf_layout_version'] == '1.1', f.attrs['tcf_layout_version']
     assert isinstance(m.attrs['encoding-type'], str), 'encoding-type is not a str'
     assert m.attrs['encoding-type'] == 'csr_matrix'
     assert m.attrs['encoding-version'] == '0.1.0'

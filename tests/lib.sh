@@ -150,6 +150,15 @@ known_formats() {
     "$TOOLS/tcconv" --list-formats | awk '/^[^ ]/ { printf "%s%s", n++ ? ", " : "", $1 }'
 }
 
+# The kinds of matrix file as tools list them in messages: "tcf (.tcf.h5
+# .h5 .hdf5), mtx (.mtx .mtx.gz), ...", every kind, or with "write" the
+# ones written.
+known_kinds() {
+    "$TOOLS/tcconv" --list-kinds |
+        awk -v w="${1:-}" 'NR % 2 { name = $1; ok = w == "" || $2 == "read+write"; next }
+             ok { $1 = $1; printf "%s%s (%s)", n++ ? ", " : "", name, $0 }'
+}
+
 done_testing() {
     [ -z "${TC_RUN_WRAPPER:-}" ] || run_log_errors
     echo "1..$_n"

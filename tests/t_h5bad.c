@@ -326,10 +326,10 @@ static void test_versions(void)
 {
     version_case("2.0", TC_ERR_UNSUPPORTED,
                  "%s: tcf layout version 2.0 is not supported (tcsparse " TC_VERSION_STRING
-                 " reads 1.x and writes 1.0)", "layout version 2.0 refused");
+                 " reads 1.x and writes " TC_LAYOUT_VERSION ")", "layout version 2.0 refused");
     version_case("0.9", TC_ERR_UNSUPPORTED,
                  "%s: tcf layout version 0.9 is not supported (tcsparse " TC_VERSION_STRING
-                 " reads 1.x and writes 1.0)", "layout version 0.9 refused");
+                 " reads 1.x and writes " TC_LAYOUT_VERSION ")", "layout version 0.9 refused");
     version_case("1.7", TC_OK, NULL, "a later minor version (1.7) is read");
     version_case("one", TC_ERR_FORMAT,
                  "%s: malformed tcf_layout_version 'one' (expected MAJOR.MINOR)",

@@ -93,13 +93,13 @@ run_fails 2 "tcconv: --format: unknown format 'nope' (known: $(known_formats), a
     "$TCCONV" -f nope "$m" -o "$T/x.tcf.h5"
 run_fails 2 "tcconv: a .tcf.h5 cannot go to standard output: give -o FILE" ".tcf.h5 to stdout refused" -- \
     "$TCCONV" --to tcf "$m"
-run_fails 2 "tcconv: a Matrix Market input needs -o FILE.tcf.h5 (or --to mtx)" "no output named" -- \
+run_fails 2 "tcconv: a Matrix Market input needs -o FILE (or --to KIND)" "no output named" -- \
     "$TCCONV" "$m"
 run_fails 2 "tcconv: no input file" "no input" -- "$TCCONV"
 run_fails 2 "tcconv: unrecognized option '--bogus'" "unknown long option" -- "$TCCONV" --bogus "$m"
 run_fails 2 "tcconv: invalid option -- 'x'" "unknown short option" -- "$TCCONV" -x "$m"
 run_fails 2 "tcconv: option '-o' requires an argument" "missing option argument" -- "$TCCONV" "$m" -o
-run_fails 2 "tcconv: --to: expected tcf or mtx, found 'csv'" "bad --to" -- "$TCCONV" --to csv "$m"
+run_fails 2 "tcconv: --to: unknown kind 'csv' (give one of: $(known_kinds write))" "bad --to" -- "$TCCONV" --to csv "$m"
 # -t is --threads in every tool: the old short --to is told, not taken
 run_fails 2 "tcconv: --threads: 'mtx' is not a whole number" "-t is --threads" -- \
     "$TCCONV" -t mtx "$m" -o "$T/x.mtx"

@@ -14,7 +14,8 @@
 const char *tool_name = "tcsparse";
 int tool_verbose;
 int tool_quiet;
-tc_mtx_read_opts tool_mtx_read_opts = TC_MTX_READ_DEFAULTS;
+tc_read_opts tool_read_opts = TC_READ_DEFAULTS;
+const tc_matrix_kind *tool_from;
 static int saved_argc;
 static char **saved_argv;
 static int failure_reported;   /* an error message went out: the status is not 0 */
@@ -116,6 +117,21 @@ void tool_common_option(int c, char **argv, void (*usage)(void))
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
     char threads[16];
     switch (c) {
+    case TOOL_OPT_FROM: tool_from = tool_parse_kind("--from", optarg, 0); return;
+    case TOOL_OPT_INDEX_BASE:
+        tool_read_opts.edgelist.index_base = (int)tool_parse_long("--index-base", optarg, 0, 1);
+        return;
+    case TOOL_OPT_UNDIRECTED: tool_read_opts.edgelist.undirected = 1; return;
+    case TOOL_OPT_RELABEL:
+        if (strcmp(optarg, "auto") == 0)
+            tool_read_opts.edgelist.relabel = TC_RELABEL_AUTO;
+        else if (strcmp(optarg, "always") == 0)
+            tool_read_opts.edgelist.relabel = TC_RELABEL_ALWAYS;
+        else if (strcmp(optarg, "never") == 0)
+            tool_read_opts.edgelist.relabel = TC_RELABEL_NEVER;
+        else
+            tool_usage_error("--relabel: expected auto, always or never, found '%s'", optarg);
+        return;
     case 't':
         /* The library takes its thread count from $TC_THREADS
            (tc_default_threads): the command line overrides it there. */
@@ -235,36 +251,67 @@ tc_perm_convention tool_parse_convention(const char *s)
     tool_usage_error("--perm-convention: expected new2old or old2new, found '%s'", s);
 }
 
+const tc_matrix_kind *tool_parse_kind(const char *option, const char *name, int writing)
+{
+    const tc_matrix_kind *k = tc_matrix_kind_find(name);
+    if (k && (!writing || tc_matrix_kind_writable(k)))
+        return k;
+    char kinds[1024];
+    tool_usage_error("%s: %s kind '%s' (give one of: %s)", option,
+                     k ? "cannot write the" : "unknown", name,
+                     tc_matrix_kind_list(kinds, sizeof kinds, writing));
+}
+
+/* FILE:DATASET's FILE into file (and DATASET), when spec is not itself a
+   file and FILE is: as tcmul names the datasets of its dense operands. */
+static const char *split_dataset(const char *spec, char *file, size_t size)
+{
+    struct stat sb;
+    const char *colon = strrchr(spec, ':');
+    if (stat(spec, &sb) == 0 || !colon || colon == spec || !colon[1] ||
+        (size_t)(colon - spec) >= size)
+        return NULL;
+    memcpy(file, spec, (size_t)(colon - spec));
+    file[colon - spec] = '\0';
+    return stat(file, &sb) == 0 ? colon + 1 : NULL;
+}
+
+const tc_matrix_kind *tool_input_kind(const char *path)
+{
+    char file[4096];
+    const tc_matrix_kind *k = tool_from;
+    tc_error err;
+    /* a file that cannot be read: its reader, run later, says why */
+    if (!k && tc_matrix_kind_detect(split_dataset(path, file, sizeof file) ? file : path, &k,
+                                    &err))
+        k = tc_matrix_kind_find("mtx");
+    return k;
+}
+
 tc_status tool_load_matrix(const char *path, int with_formats, tool_matrix *m,
                            tc_error *err)
 {
-    memset(m, 0, sizeof *m);
-    m->path = path;
-    tc_status st;
-    if (tool_is_tcf(path)) {
-        st = tc_h5_read(path, with_formats, &m->tcf, err);
-        if (!st)
-            m->a = m->tcf->matrix;
-    } else {
-        st = tc_mtx_read(path, &tool_mtx_read_opts, &m->a, &m->info, tool_progress("reading"), err);
-        tool_progress_end();
-    }
+    char file[4096];
+    tc_read_opts o = tool_read_opts;
+    o.dataset = split_dataset(path, file, sizeof file);
+    o.with_formats = with_formats;
+    o.progress = tool_progress("reading");
+    tc_status st = tc_matrix_read(o.dataset ? file : path, tool_from, &o, m, err);
+    tool_progress_end();
+    if (!st && m->edgelist.base_guessed)
+        tool_warn("%s: no id is 0: ids taken as 1-based (--index-base 0 or 1 says which)",
+                  path);
     return st;
 }
 
 int tool_is_tcf(const char *path)
 {
-    return strcmp(path, "-") != 0 && tc_h5_is_hdf5(path);
+    return strcmp(path, "-") != 0 && tool_input_kind(path) == tc_matrix_kind_find("tcf");
 }
 
 void tool_matrix_free(tool_matrix *m)
 {
-    if (m->tcf)
-        tc_tcf_free(m->tcf);
-    else
-        tc_csr_free(m->a);
-    tc_mtx_info_clear(&m->info);
-    memset(m, 0, sizeof *m);
+    tc_matrix_file_clear(m);
 }
 
 /* ---- outputs ----------------------------------------------------------- */

@@ -45,19 +45,38 @@ __attribute__((format(printf, 1, 2))) noreturn void tool_usage_error(const char 
      -q -v -h -V              all five (common)
 
    Long only, so as not to take a letter that means something else
-   elsewhere: tcconv --to, tcplot --blocks, tcmul --seed. */
+   elsewhere: tcconv --to, tcplot --blocks, tcmul --seed, and the input
+   options every tool has: --from, --index-base, --undirected, --relabel. */
 
 /* The options every tool has: end a tool's long-option table with
    TOOL_COMMON_LONGOPTS and its getopt string (which starts with ':', so
    that a missing argument is told apart) with TOOL_COMMON_SHORTOPTS, and
    hand every other option character to tool_common_option. */
+enum { TOOL_OPT_FROM = 1000, TOOL_OPT_INDEX_BASE, TOOL_OPT_UNDIRECTED, TOOL_OPT_RELABEL };
 #define TOOL_COMMON_LONGOPTS \
+    { "from", required_argument, NULL, TOOL_OPT_FROM }, \
+    { "index-base", required_argument, NULL, TOOL_OPT_INDEX_BASE }, \
+    { "undirected", no_argument, NULL, TOOL_OPT_UNDIRECTED }, \
+    { "relabel", required_argument, NULL, TOOL_OPT_RELABEL }, \
     { "threads", required_argument, NULL, 't' }, \
     { "quiet", no_argument, NULL, 'q' }, { "verbose", no_argument, NULL, 'v' }, \
     { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, \
     { NULL, 0, NULL, 0 }
 #define TOOL_COMMON_SHORTOPTS "t:qvhV"
-/* -t N (every tool runs the library's threads: sets $TC_THREADS, which the
+/* The --help lines of the input options every tool has. */
+#define TOOL_INPUT_HELP \
+"      --from KIND          the matrix's kind: tcf, mtx, edgelist, ... (default:\n" \
+"                           by content, else by name; tcconv --list-kinds)\n" \
+"      --index-base 0|1     edge lists: the first id (default: 0 when an id 0\n" \
+"                           appears, else 1, with a warning)\n" \
+"      --undirected         edge lists: each line is also its reverse edge\n" \
+"      --relabel WHEN       edge lists: number ids densely: auto (default:\n" \
+"                           names, and ids that would leave most rows empty),\n" \
+"                           always, never\n"
+
+/* --from KIND, and the edge-list options (--index-base 0|1, --undirected,
+   --relabel auto|always|never), into tool_from and tool_read_opts;
+   -t N (every tool runs the library's threads: sets $TC_THREADS, which the
    library reads, for this process); -q, -v; -h (usage() on stdout, exit 0);
    -V; and getopt_long's error returns (tool_init sets opterr = 0):
    "prog: unrecognized option '--x'", "prog: option '-o' requires an
@@ -135,23 +154,32 @@ typedef struct tool_output {
 void tool_check_outputs(const tool_output *outs, int nouts, const char *const *inputs,
                         int ninputs);
 
-/* How tool_load_matrix reads Matrix Market (a tool may change it before). */
-extern tc_mtx_read_opts tool_mtx_read_opts;
+/* How tool_load_matrix reads a matrix: the options of every kind, set by
+   the common options (--from, --index-base, --undirected, --relabel) and
+   by a tool's own (tcconv --duplicates) before it loads. */
+extern tc_read_opts tool_read_opts;
+extern const tc_matrix_kind *tool_from;   /* --from KIND, or NULL: detected */
 
-/* A matrix from .mtx, .mtx.gz (content-sniffed) or .tcf.h5; "-" = stdin
-   (Matrix Market). For .tcf.h5 the whole container is kept in tcf (a points
-   at tcf->matrix), formats read only when with_formats. */
-typedef struct tool_matrix {
-    const char *path;
-    tc_csr *a;
-    tc_tcf *tcf;            /* non-NULL when read from .tcf.h5 */
-    tc_mtx_info info;       /* when read from Matrix Market */
-} tool_matrix;
+/* A matrix read from any kind of file (tc_matrix_file): "-" is stdin
+   (Matrix Market, or --from's kind), FILE:DATASET names a dataset of a
+   kind that holds several (when FILE:DATASET is not itself a file). For
+   .tcf.h5 the whole container is kept in tcf (a points at tcf->matrix),
+   formats read only when with_formats. An edge list whose index base was
+   guessed gets a warning. */
+typedef tc_matrix_file tool_matrix;
 tc_status tool_load_matrix(const char *path, int with_formats, tool_matrix *m,
                            tc_error *err);
-/* 1 when tool_load_matrix reads path as a .tcf.h5 (HDF5 by content). */
+/* The kind tool_load_matrix reads path as: --from's, else by content and
+   name (a file that cannot be read: Matrix Market, whose reader says why
+   when it is loaded). */
+const tc_matrix_kind *tool_input_kind(const char *path);
+/* 1 when tool_load_matrix reads path as a .tcf.h5. */
 int tool_is_tcf(const char *path);
 void tool_matrix_free(tool_matrix *m);
+/* --to KIND (and --from's): a usage error naming the kinds for an unknown
+   one, or for one that is not written when `writing`. */
+const tc_matrix_kind *tool_parse_kind(const char *option, const char *name, int writing);
+
 
 /* A progress bar on stderr for `label`, or NULL when stderr is not a
    terminal or -q was given. tool_progress_end clears the line. */

@@ -1,4 +1,4 @@
-/* tcconv: Matrix Market <-> .tcf.h5, building tensor-core formats. */
+/* tcconv: matrix files of any kind <-> .tcf.h5, building tensor-core formats. */
 #include "config.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -14,19 +14,21 @@ static void usage(void)
 {
     printf(
 "Usage: %s [OPTIONS] INPUT [-o OUTPUT]\n"
-"Convert a sparse matrix between Matrix Market (.mtx, .mtx.gz) and the\n"
-".tcf.h5 container, building tensor-core formats on the way.\n"
+"Convert a sparse matrix between kinds of file (Matrix Market, edge lists,\n"
+"...) and the .tcf.h5 container, building tensor-core formats on the way.\n"
 "\n"
-"INPUT is a .mtx, .mtx.gz (read by content, not name) or .tcf.h5 file, or -\n"
-"for Matrix Market on standard input. The output kind follows --to, else\n"
-"the name of OUTPUT (*.mtx: Matrix Market, *.mtx.gz: the same gzip-compressed;\n"
-"*.tcf.h5, *.h5, *.hdf5 or no extension: .tcf.h5; any other name needs --to).\n"
-"OUTPUT may be INPUT only when of the same kind (updated in place). Without\n"
-"-o, a .tcf.h5 input is written as Matrix Market to standard output.\n"
+"INPUT's kind follows --from, else its content (HDF5, gzip, a Matrix Market\n"
+"banner), else its name; - is standard input (Matrix Market, or --from's).\n"
+"The output kind follows --to, else the name of OUTPUT (--list-kinds shows\n"
+"the names each kind claims; no extension: .tcf.h5). OUTPUT may be INPUT\n"
+"only when of the same kind (updated in place). Without -o, a .tcf.h5 input\n"
+"is written as Matrix Market to standard output.\n"
 "\n"
 "Options:\n"
-"  -o, --output FILE        write FILE (- for standard output, Matrix Market only)\n"
-"      --to KIND            output kind: tcf or mtx\n"
+"  -o, --output FILE        write FILE (- for standard output, text kinds only)\n"
+"      --to KIND            output kind: tcf, mtx or edgelist (--list-kinds)\n"
+"      --list-kinds         list the kinds of file and the names they claim\n"
+TOOL_INPUT_HELP
 "  -f, --format LIST        tensor-core formats to build into the .tcf.h5\n"
 "                           (comma list or 'all'; default csr); --list-formats\n"
 "                           shows them; 'auto': the one the planner's model\n"
@@ -42,7 +44,7 @@ static void usage(void)
 "      --general            write Matrix Market as 'general' (every entry), even\n"
 "                           when the source was symmetric\n"
 "      --original-order     undo the row permutation of a reordered .tcf.h5\n"
-"                           when writing Matrix Market\n"
+"                           when writing Matrix Market (edge lists always are)\n"
 "      --list-formats       list the tensor-core formats and their parameters\n"
 "  -t, --threads N          threads to build formats with (default: $TC_THREADS,\n"
 "                           else all CPUs)\n"
@@ -55,8 +57,24 @@ static void usage(void)
 "  %s graph.mtx.gz -o graph.tcf.h5\n"
 "  %s graph.tcf.h5 -o back.mtx\n"
 "  %s graph.tcf.h5 | head\n"
-"  %s -f auto --cols 64 graph.mtx.gz -o graph.tcf.h5\n",
-        tool_name, DEFAULT_COLS, tool_name, tool_name, tool_name, tool_name);
+"  %s -f auto --cols 64 graph.mtx.gz -o graph.tcf.h5\n"
+"  %s --undirected soc-graph.txt.gz -o graph.tcf.h5\n"
+"  %s graph.tcf.h5 -o graph.csv\n",
+        tool_name, DEFAULT_COLS, tool_name, tool_name, tool_name, tool_name, tool_name,
+        tool_name);
+}
+
+static void list_kinds(void)
+{
+    for (int i = 0; i < tc_matrix_kind_count(); i++) {
+        const tc_matrix_kind *k = tc_matrix_kind_at(i);
+        printf("%-10s %-10s %s\n", k->name, tc_matrix_kind_writable(k) ? "read+write" : "read",
+               k->description);
+        printf("%-10s", "");
+        for (const char *const *x = k->suffixes; *x; x++)
+            printf(" %s", *x);
+        printf("\n");
+    }
 }
 
 static void list_formats(void)
@@ -70,10 +88,11 @@ static void list_formats(void)
 }
 
 enum { OPT_TO = 256, OPT_NO_COMPRESS, OPT_DUPLICATES, OPT_GENERAL, OPT_ORIGINAL, OPT_LIST,
-       OPT_ACCURACY };
+       OPT_ACCURACY, OPT_LIST_KINDS };
 
 typedef struct options {
-    const char *input, *output, *to;
+    const char *input, *output;
+    const tc_matrix_kind *to;   /* --to, or NULL */
     char formats[512];      /* -f's list without its 'auto' entries ("": none) */
     int want_auto;          /* -f named auto */
     long cols;              /* -f auto's n; 0: not given */
@@ -120,6 +139,7 @@ static void parse_args(int argc, char **argv, options *o)
         { "general", no_argument, NULL, OPT_GENERAL },
         { "original-order", no_argument, NULL, OPT_ORIGINAL },
         { "list-formats", no_argument, NULL, OPT_LIST },
+        { "list-kinds", no_argument, NULL, OPT_LIST_KINDS },
         { "cols", required_argument, NULL, 'n' },
         { "accuracy", required_argument, NULL, OPT_ACCURACY },
         TOOL_COMMON_LONGOPTS
@@ -133,11 +153,7 @@ static void parse_args(int argc, char **argv, options *o)
     while ((c = getopt_long(argc, argv, ":o:f:p:n:" TOOL_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o->output = optarg; break;
-        case OPT_TO:
-            if (strcmp(optarg, "tcf") != 0 && strcmp(optarg, "mtx") != 0)
-                tool_usage_error("--to: expected tcf or mtx, found '%s'", optarg);
-            o->to = optarg;
-            break;
+        case OPT_TO: o->to = tool_parse_kind("--to", optarg, 1); break;
         case 'f': parse_format_list(optarg, o); break;
         case 'n': o->cols = tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
         case OPT_ACCURACY: o->accuracy = tool_parse_accuracy(optarg); break;
@@ -157,6 +173,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_GENERAL: o->general = 1; break;
         case OPT_ORIGINAL: o->original_order = 1; break;
         case OPT_LIST: list_formats(); exit(0);
+        case OPT_LIST_KINDS: list_kinds(); exit(0);
         default: tool_common_option(c, argv, usage);
         }
     }
@@ -269,7 +286,9 @@ static tc_status to_tcf(const options *o, tool_matrix *in, tc_error *err)
         if (!(t = tc_tcf_new()))
             return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
         t->matrix = in->a;
+        t->labels = in->labels;
         in->a = NULL;
+        in->labels = NULL;
     } else {
         /* Re-written whole: formats rebuilt as asked, provenance renewed. */
         in->tcf = NULL;
@@ -307,14 +326,19 @@ static tc_status to_tcf(const options *o, tool_matrix *in, tc_error *err)
     return st;
 }
 
-static tc_status to_mtx(const options *o, tool_matrix *in, tc_error *err)
+/* Any kind but .tcf.h5: the matrix (in its original order with
+   --original-order, and always for an edge list, whose ids name vertices
+   whatever the order of its lines), with the source's comments. */
+static tc_status to_file(const options *o, const tc_matrix_kind *kind, tool_matrix *in,
+                         tc_error *err)
 {
     const tc_csr *a = in->a;
     tc_csr *orig = NULL;
     const tc_perm *perm = in->tcf ? in->tcf->row_perm : NULL;
     const tc_perm *cperm = in->tcf ? in->tcf->col_perm : NULL;
     tc_status st = TC_OK;
-    if (o->original_order && (perm || cperm)) {
+    int edgelist = kind == tc_matrix_kind_find("edgelist");
+    if ((o->original_order || edgelist) && (perm || cperm)) {
         /* /matrix row i is original row new2old[i]: permuting by old2new
            (as a new-to-old map) puts every row back. */
         tc_perm *rinv = NULL, *cinv = NULL;
@@ -334,17 +358,40 @@ static tc_status to_mtx(const options *o, tool_matrix *in, tc_error *err)
     /* A symmetric source is written back as its lower triangle, unless the
        stored matrix was reordered (and so is no longer symmetric) or
        --general. Hermitian real matrices are symmetric. */
-    tc_symmetry sym = a->symmetry == TC_SYM_HERMITIAN ? TC_SYM_SYMMETRIC : a->symmetry;
+    tc_write_opts wo = TC_WRITE_DEFAULTS;
+    wo.symmetry = a->symmetry == TC_SYM_HERMITIAN ? TC_SYM_SYMMETRIC : a->symmetry;
     if (o->general || perm || cperm)
-        sym = TC_SYM_GENERAL;
-    const char *comments = in->tcf ? in->tcf->prov.comments : in->info.comments;
+        wo.symmetry = TC_SYM_GENERAL;
+    /* a view of what is written: nothing here is owned */
+    tc_tcf view = { .matrix = (tc_csr *)a, .labels = in->labels };
+    view.prov.comments = in->tcf ? in->tcf->prov.comments : in->info.comments;
     const char *out = o->output ? o->output : "-";
-    st = tc_mtx_write(out, a, sym, comments, err);
+    st = tc_matrix_write(out, kind, &view, &wo, err);
     if (!st)
-        tool_info("wrote %s: %d x %d, %lld nonzeros (%s)", out, a->rows, a->cols,
-                  (long long)a->nnz, tc_symmetry_name(sym));
+        tool_info("wrote %s: %d x %d, %lld nonzeros (%s, %s)", out, a->rows, a->cols,
+                  (long long)a->nnz, kind->name, tc_symmetry_name(wo.symmetry));
     tc_csr_free(orig);
     return st;
+}
+
+/* The kind of the output: --to's, else the name's (standard output:
+   Matrix Market; no extension: .tcf.h5). */
+static const tc_matrix_kind *output_kind(const options *o)
+{
+    if (o->to)
+        return o->to;
+    if (!o->output || strcmp(o->output, "-") == 0)
+        return tc_matrix_kind_find("mtx");
+    const tc_matrix_kind *k = tc_matrix_kind_by_suffix(o->output);
+    if (k && tc_matrix_kind_writable(k))
+        return k;
+    if (tool_name_kind_of(o->output) == TOOL_NAME_PLAIN)
+        return tc_matrix_kind_find("tcf");
+    char kinds[1024];
+    tc_matrix_kind_list(kinds, sizeof kinds, 1);
+    tool_usage_error("--output %s: cannot write '%s': it writes %s; a name without an extension: "
+                     "tcf; --to KIND for any other name", o->output,
+                     strrchr(o->output, '.'), kinds);
 }
 
 int main(int argc, char **argv)
@@ -353,35 +400,30 @@ int main(int argc, char **argv)
     options o;
     parse_args(argc, argv, &o);
 
-    /* The kind: --to's, else the name's (standard output: Matrix Market) */
-    int want_mtx = o.to ? strcmp(o.to, "mtx") == 0
-                 : !o.output || strcmp(o.output, "-") == 0
-                     ? 1
-                     : tool_check_output_name("--output", o.output,
-                                              TOOL_TCF_NAMES | TOOL_NAMES(TOOL_NAME_MTX),
-                                              TOOL_TCF_WRITES " or Matrix Market (.mtx, .mtx.gz); "
-                                              "--to tcf|mtx for any other name") == TOOL_NAME_MTX;
+    const tc_matrix_kind *kind = output_kind(&o);
+    const tc_matrix_kind *tcf = tc_matrix_kind_find("tcf");
     tc_error err;
     const tc_format *check[32];
     int nf;
     if (o.formats[0] && tc_format_list_parse(o.formats, check, 32, &nf, &err))
         tool_usage_error("--format: %s", err.msg);
-    if (!want_mtx && (!o.output || strcmp(o.output, "-") == 0))
+    if (kind == tcf && (!o.output || strcmp(o.output, "-") == 0))
         tool_usage_error("a .tcf.h5 cannot go to standard output: give -o FILE");
 
-    int input_is_tcf = tool_is_tcf(o.input);
-    if (!input_is_tcf && !o.output && !o.to)
-        tool_usage_error("a Matrix Market input needs -o FILE.tcf.h5 (or --to mtx)");
+    const tc_matrix_kind *in_kind = tool_input_kind(o.input);
+    if (in_kind != tcf && !o.output && !o.to)
+        tool_usage_error("a %s input needs -o FILE (or --to KIND)",
+                         in_kind == tc_matrix_kind_find("mtx") ? "Matrix Market" : in_kind->name);
     /* Converting a file into the same kind in place is an update: the input
        is read whole first and replaced atomically. */
-    const tool_output out = { "--output", o.output, input_is_tcf == !want_mtx };
+    const tool_output out = { "--output", o.output, in_kind == kind };
     tool_check_outputs(&out, 1, (const char *const *)&o.input, 1);
-    tool_mtx_read_opts.sum_duplicates = o.sum_duplicates;
+    tool_read_opts.sum_duplicates = o.sum_duplicates;
     tool_matrix in;
     if (tool_load_matrix(o.input, 0, &in, &err))
         tool_die(&err);
     tc_status st;
-    st = want_mtx ? to_mtx(&o, &in, &err) : to_tcf(&o, &in, &err);
+    st = kind == tcf ? to_tcf(&o, &in, &err) : to_file(&o, kind, &in, &err);
     tool_matrix_free(&in);
     if (st)
         tool_die(&err);

@@ -54,13 +54,13 @@ tc_status tcmul_read_dense(const dense_spec *spec, const char *default_dataset, 
                            int32_t *cols, double **data, tc_error *err);
 
 /* Writes rows x n values to -o (HDF5 dataset as float32, or Matrix Market
-   array). */
+   array), with row_ids (A's labels, or NULL) beside an HDF5 dataset. */
 tc_status tcmul_write_dense(const options *o, const double *c, int32_t rows, int32_t n,
-                            tc_error *err);
+                            const tc_labels *row_ids, tc_error *err);
 /* The same from float32 values (C or O, already in the caller's order:
-   the plan undid any permutation). */
+   the plan undid any permutation, so row i is A's original row i). */
 tc_status tcmul_write_floats(const options *o, const float *x, int32_t rows, int32_t n,
-                             tc_error *err);
+                             const tc_labels *row_ids, tc_error *err);
 
 /* The verify section: tolerance, errors, where the largest is (row, col,
    or -1), non-finite count, pass or FAIL. */

@@ -306,7 +306,7 @@ int tcmul_attention(const options *o)
     if (!st && o->output && pass && o->op == OP_SDDMM)
         st = tc_plan_attention_mask(plan, &mask, &err);
     if (!st && o->output && pass)
-        st = o->op == OP_ATTENTION ? tcmul_write_floats(o, out, r.a->rows, r.d, &err)
+        st = o->op == OP_ATTENTION ? tcmul_write_floats(o, out, r.a->rows, r.d, NULL, &err)
                                    : write_scores(o, mask, out, &err);
     if (!st && o->bench)
         st = tc_plan_bench_attention(plan, q, k, v, &err);

@@ -52,10 +52,14 @@ tc_status tcmul_verify_failed(const tc_compare *c, const char *precision, tc_err
 /* ------------------------------------------------------------------------ */
 
 tc_status tcmul_write_dense(const options *o, const double *c, int32_t rows, int32_t n,
-                            tc_error *err)
+                            const tc_labels *row_ids, tc_error *err)
 {
+    if (row_ids && !o->out_dataset)
+        tool_warn("%s: a Matrix Market array has no place for the original row ids: "
+                  "write HDF5 to keep them", o->output);
     tc_status st = o->out_dataset
-                       ? tc_h5_write_dense(o->out_path, o->out_dataset, rows, n, c, 1, err)
+                       ? tc_h5_write_dense_labelled(o->out_path, o->out_dataset, rows, n, c, 1,
+                                                    row_ids, err)
                        : tc_mtx_write_dense(o->out_path, rows, n, c, err);
     if (!st)
         tool_info("wrote %s: %d x %d", o->output, rows, n);
@@ -63,14 +67,14 @@ tc_status tcmul_write_dense(const options *o, const double *c, int32_t rows, int
 }
 
 tc_status tcmul_write_floats(const options *o, const float *x, int32_t rows, int32_t n,
-                             tc_error *err)
+                             const tc_labels *row_ids, tc_error *err)
 {
     double *c = tc_malloc_array((int64_t)rows * n, sizeof *c, err);
     if (!c)
         return TC_ERR_NOMEM;
     for (int64_t i = 0; i < (int64_t)rows * n; i++)
         c[i] = x[i];
-    tc_status st = tcmul_write_dense(o, c, rows, n, err);
+    tc_status st = tcmul_write_dense(o, c, rows, n, row_ids, err);
     free(c);
     return st;
 }

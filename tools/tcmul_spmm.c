@@ -214,7 +214,7 @@ static tc_status run(const options *o, const tool_matrix *in, const float *B, in
     if (!st && o->verify)
         st = tc_plan_verify(p, B, n, C, n, &cmp, &pass, err);
     if (!st && o->output && pass)
-        st = tcmul_write_floats(o, C, in->a->rows, n, err);
+        st = tcmul_write_floats(o, C, in->a->rows, n, in->labels, err);
     if (!st && (o->verify || o->bench))
         st = print_report(o, in, p, bench, &cmp, pass, err);
     if (!st && !pass) {

@@ -35,6 +35,7 @@ static void usage(void)
 "CUDA-core part, the two mixed in proportion where both are, same shading.\n"
 "\n"
 "Options:\n"
+TOOL_INPUT_HELP
 "  -o, --output FILE    write the spy plot to FILE (- for standard output)\n"
 "      --blocks FILE    write the block-density plot to FILE (- for standard output)\n"
 "  -s, --size N         longest side of the matrix area in pixels, 1 to %d\n"

@@ -19,15 +19,17 @@ static void usage(void)
 "the same 16-row window, and report the number of 16x8 tensor-core blocks\n"
 "before and after.\n"
 "\n"
-"INPUT is a .mtx, .mtx.gz or .tcf.h5 file, or - for Matrix Market on\n"
-"standard input. A .tcf.h5 that was reordered before is reordered further:\n"
-"its /permutation keeps mapping to the original row order.\n"
+"INPUT is a matrix of any kind tcconv reads (.mtx, .mtx.gz, .tcf.h5, edge\n"
+"lists, ...; --from KIND to say which), or - for Matrix Market on standard\n"
+"input. A .tcf.h5 that was reordered before is reordered further: its\n"
+"/permutation keeps mapping to the original row order.\n"
 "\n"
 "The order:\n"
 "  -m, --method NAME        compute it with NAME (see --list-methods)\n"
 "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
 "                           parameters of the method\n"
-"      --apply FILE         read it from FILE (one 0-based index per line)\n"
+"      --apply FILE         read it from FILE (one 0-based index per line; for\n"
+"                           a matrix with original ids, one id per line)\n"
 "      --perm-convention new2old|old2new\n"
 "                           how --apply and --perm-out files read (default\n"
 "                           new2old: line i holds the old index of new row i)\n"
@@ -41,12 +43,15 @@ static void usage(void)
 "  -o, --output FILE        write the reordered matrix as .tcf.h5, with\n"
 "                           /permutation\n"
 "      --perm-out FILE      write the permutation of INPUT's rows as text\n"
-"                           (- for standard output)\n"
+"                           (- for standard output); new2old of a matrix\n"
+"                           with original ids (an edge list's): the ids\n"
 "      --plot FILE          write a PNG of the pattern before and after, side\n"
 "                           by side, each titled with its 16x8 block count\n"
 "      --no-compress        store .tcf.h5 datasets uncompressed\n"
 "      --tsv                report as section, key, value lines\n"
 "      --json               report as JSON\n"
+"Input:\n"
+TOOL_INPUT_HELP
 "  -t, --threads N          threads for the methods that use them and for the\n"
 "                           report (default: $TC_THREADS, else all CPUs)\n"
 "  -q, --quiet              no report text, no warnings, no progress bar\n"
@@ -181,15 +186,40 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The original ids of the input's rows as stored (a reordered input's row
+   r is original row row_new_to_old[r]), for a matrix that has them. */
+static tc_status input_ids(const tool_matrix *in, tc_labels **ids, tc_error *err)
+{
+    const tc_perm *before = in->tcf ? in->tcf->row_perm : NULL;
+    return before ? tc_labels_permute(in->labels, before, ids, err)
+                  : tc_labels_copy(in->labels, ids, err);
+}
+
+/* --apply FILE: 0-based indices, or, new-to-old for a matrix with original
+   ids, the ids (what --perm-out writes for it). */
+static tc_status read_order(const options *o, const tool_matrix *in, tc_perm **perm,
+                            tc_error *err)
+{
+    if (!in->labels || o->convention != TC_PERM_NEW2OLD)
+        return tc_perm_read(o->apply, in->a->rows, o->convention, perm, err);
+    tc_labels *ids;
+    tc_status st = input_ids(in, &ids, err);
+    if (!st)
+        st = tc_labels_read_perm(o->apply, ids, perm, err);
+    tc_labels_free(ids);
+    return st;
+}
+
 /* The permutation of the input's rows, the seconds it took, and what the
    method said about it. */
-static tc_status find_order(const options *o, const tc_csr *a, tc_perm **perm,
+static tc_status find_order(const options *o, const tool_matrix *in, tc_perm **perm,
                             double *seconds, tc_reorder_outcome *outcome, tc_error *err)
 {
+    const tc_csr *a = in->a;
     double t0 = now_seconds();
     tc_status st;
     if (o->apply) {
-        st = tc_perm_read(o->apply, a->rows, o->convention, perm, err);
+        st = read_order(o, in, perm, err);
     } else {
         st = tc_reorder_run_outcome(o->method, a, &o->params, perm, outcome,
                                     tool_progress(tc_reorder_name(o->method)), err);
@@ -255,6 +285,8 @@ static tc_status make_tcf(const options *o, const tool_matrix *in, tc_csr *b,
                                              : in->info.banner[0] ? in->info.banner : NULL, err);
     if (!st)
         st = copy_str(&t->prov.comments, prov ? prov->comments : in->info.comments, err);
+    if (!st && in->labels)
+        st = tc_labels_copy(in->labels, &t->labels, err);
     if (st) {
         tc_tcf_free(t);
         return st;
@@ -273,6 +305,25 @@ static void name_target(tc_error *err, const tc_atomic *a)
     char rest[sizeof err->msg];
     snprintf(rest, sizeof rest, "%s", err->msg + n);
     snprintf(err->msg, sizeof err->msg, "%s%s", a->target, rest);
+}
+
+/* --perm-out: a new-to-old permutation of a matrix with labels (an edge
+   list's original ids) lists the ids of INPUT's rows in their new order;
+   otherwise, and old-to-new, 0-based indices. */
+static tc_status write_perm(const options *o, const tool_matrix *in, const tc_perm *perm,
+                            const char *path, tc_error *err)
+{
+    if (!in->labels || o->convention != TC_PERM_NEW2OLD)
+        return tc_perm_write(path, perm, o->convention, err);
+    tc_labels *ids = NULL, *moved = NULL;
+    tc_status st = input_ids(in, &ids, err);
+    if (!st)
+        st = tc_labels_permute(ids, perm, &moved, err);
+    if (!st)
+        st = tc_labels_write(path, moved, err);
+    tc_labels_free(ids);
+    tc_labels_free(moved);
+    return st;
 }
 
 /* The outputs are written to temporary files first and renamed into place
@@ -303,7 +354,7 @@ static tc_status write_outputs(const options *o, const tool_matrix *in, tc_csr *
         tc_tcf_free(t);
     }
     if (!st && o->perm_out)
-        st = tc_perm_write(perm_file ? text.tmp : "-", perm, o->convention, err);
+        st = write_perm(o, in, perm, perm_file ? text.tmp : "-", err);
     if (!st && o->output)
         st = tc_atomic_commit(&h5, err);
     if (!st && perm_file)
@@ -456,7 +507,7 @@ int main(int argc, char **argv)
     tc_csr *b;
     double seconds;
     tc_reorder_outcome outcome = { 0 };
-    if (find_order(&o, in.a, &perm, &seconds, &outcome, &err) ||
+    if (find_order(&o, &in, &perm, &seconds, &outcome, &err) ||
         tc_csr_permute(in.a, perm, o.symmetric ? perm : NULL, &b, &err))
         tool_die(&err);
     if (o.method && outcome.note[0])

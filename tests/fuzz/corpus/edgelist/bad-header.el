@@ -1,0 +1,2 @@
+# tcsparse edgelist: rows=two
+0 1

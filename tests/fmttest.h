@@ -29,9 +29,10 @@ __attribute__((unused)) static tc_csr *from_coo(int32_t rows, int32_t cols, int6
 }
 
 /* The awkward shapes of DESIGN.md, as arguments of tap_random_matrix
-   (testmat.h): empty, 1x1, rows not a multiple of 16, a dense row of 5000
-   (a window of 625 blocks of 8 columns), a dense column, more than 65535
-   rows, pattern and real. */
+   (testmat.h), that the generic tests (t_formats, t_formats_gpu) run every
+   format and kernel on: empty, 1x1, rows not a multiple of 16, rows of
+   more than 32, 256 and 4096 nonzeros, a dense column, rows crossing 1024
+   and 65535, empty rows and columns, pattern and real. */
 typedef struct fmt_shape {
     const char *name;
     int32_t rows, cols;
@@ -46,9 +47,11 @@ __attribute__((unused)) static const fmt_shape fmt_shapes[] = {
     { "1x1 pattern", 1, 1, 1, -1, -1, 1 },
     { "1000x777 (rows not a multiple of 16)", 1000, 777, 9, -1, -1, 0 },
     { "1000x777 pattern", 1000, 777, 9, -1, -1, 1 },
+    { "a row of 33 among rows of 2", 50, 33, 2, 20, -1, 0 },
+    { "a row of 257, pattern", 20, 257, 3, 19, -1, 1 },
     { "a dense row of 5000", 40, 5000, 2, 17, -1, 0 },
     { "a dense column", 3001, 60, 3, -1, 59, 1 },
-    { "dense row and column", 1025, 4099, 40, 1024, 0, 0 },
+    { "dense row and column, 1025 rows", 1025, 4099, 40, 1024, 0, 0 },
     { "70001 rows (> 65535)", 70001, 500, 3, -1, -1, 0 },
     { "70001 rows, pattern", 70001, 70001, 2, 3, 70000, 1 },
     { "1x5000 one dense row", 1, 5000, 0, 0, -1, 0 },

@@ -287,10 +287,6 @@ static tc_csr *shape(int i)
     return a;
 }
 
-/* The shapes (of fmt_shapes) parameters at their limits are tried on:
-   rows not a multiple of 16, a row of 33, a dense row and column. */
-static const int LIMIT_SHAPES[] = { 4, 6, 10 };
-
 /* p = one parameter of f at v, the others at their defaults (low 0) or at
    their minimum (low 1). */
 static void one_param(const tc_format *f, int which, double v, int low, tc_params *p)
@@ -305,42 +301,55 @@ static void one_param(const tc_format *f, int which, double v, int low, tc_param
     p->n = n;
 }
 
-/* Every parameter at its minimum and at its maximum: builds (with the
-   others at their defaults or, where a rule between parameters refuses
-   that, at their minimum) and passes the checks; one step past either end
-   is refused. */
-static void check_limits(subject *s)
+/* A format's variants on the CPU: its defaults, then each parameter at its
+   minimum and at its maximum, the others at their defaults or, where a
+   rule between parameters refuses that (brp's h*w), at their minimum. */
+typedef struct variant {
+    char label[96];
+    tc_params p;
+} variant;
+enum { MAX_VARIANTS = 1 + 2 * TC_MAX_PARAMS };
+
+static int variants_of(const tc_format *f, variant *out)
+{
+    int n, nv = 1;
+    const tc_param_def *d = tc_format_params(f, &n);
+    tc_csr *probe = tap_random_matrix(40, 40, 3, -1, -1, 0);
+    snprintf(out[0].label, sizeof out[0].label, "defaults");
+    memset(&out[0].p, 0, sizeof out[0].p);
+    for (int i = 0; i < n; i++)
+        for (int hi = 0; hi < 2 && (hi == 0 || d[i].max > d[i].min); hi++, nv++) {
+            double v = hi ? d[i].max : d[i].min;
+            tc_fmt *m = NULL;
+            tc_error err;
+            one_param(f, i, v, 0, &out[nv].p);
+            if (tc_fmt_build(f, probe, &out[nv].p, &m, &err) == TC_ERR_ARG)
+                one_param(f, i, v, 1, &out[nv].p);
+            tc_fmt_free(m);
+            snprintf(out[nv].label, sizeof out[nv].label, "%s=%.17g", d[i].name, v);
+        }
+    tc_csr_free(probe);
+    return nv;
+}
+
+/* One step past either end of each parameter is refused. */
+static void check_out_of_range(const subject *s)
 {
     int n;
     const tc_param_def *d = tc_format_params(s->f, &n);
-    tc_csr *first = shape(LIMIT_SHAPES[0]);
+    tc_csr *a = tap_random_matrix(40, 40, 3, -1, -1, 0);
     for (int i = 0; i < n; i++)
-        for (int hi = 0; hi < 2 && (hi == 0 || d[i].max > d[i].min); hi++) {
-            double v = hi ? d[i].max : d[i].min;
+        for (int hi = 0; hi < 2; hi++) {
             tc_params p;
             tc_fmt *m = NULL;
             tc_error err;
-            one_param(s->f, i, v, 0, &p);
-            if (tc_fmt_build(s->f, first, &p, &m, &err) == TC_ERR_ARG)
-                one_param(s->f, i, v, 1, &p);
-            tc_fmt_free(m);
-            for (size_t k = 0; k < sizeof LIMIT_SHAPES / sizeof LIMIT_SHAPES[0]; k++) {
-                char what[300];
-                tc_csr *a = shape(LIMIT_SHAPES[k]);
-                snprintf(what, sizeof what, "%s=%.17g, %s", d[i].name, v,
-                         fmt_shapes[LIMIT_SHAPES[k]].name);
-                check_matrix(s, what, a, &p, 0);
-                tc_csr_free(a);
-            }
-            if (s->must_fail)
-                continue;
-            one_param(s->f, i, hi ? v + 1 : v - 1, 0, &p);
-            int refused = tc_fmt_build(s->f, first, &p, &m, &err) == TC_ERR_ARG && !m;
+            one_param(s->f, i, hi ? d[i].max + 1 : d[i].min - 1, 0, &p);
+            int refused = tc_fmt_build(s->f, a, &p, &m, &err) == TC_ERR_ARG && !m;
             ok(refused && strstr(err.msg, "is out of range"), "%s: %s=%.17g is refused: %s",
                s->f->name, d[i].name, p.kv[i].value, refused ? err.msg : "built");
             tc_fmt_free(m);
         }
-    tc_csr_free(first);
+    tc_csr_free(a);
 }
 
 /* ------------------------------------------------------------ mutations */
@@ -474,7 +483,8 @@ static void check_mutations(subject *s, const char *what, const tc_csr *a)
 
 /* ------------------------------------------------------------ subjects */
 
-static subject subjects[32];
+enum { MAX_SUBJECTS = 32 };
+static subject subjects[MAX_SUBJECTS];
 static int nsubjects;
 static broken_format broken[NBROKEN];
 
@@ -511,16 +521,25 @@ int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     collect();
+    static variant variants[MAX_SUBJECTS][MAX_VARIANTS];
+    int nvariants[MAX_SUBJECTS];
+    for (int i = 0; i < nsubjects; i++)
+        nvariants[i] = variants_of(subjects[i].f, variants[i]);
     for (int k = 0; k < NSHAPES; k++) {
         tc_csr *a = shape(k);
         for (int i = 0; i < nsubjects; i++)
-            check_matrix(&subjects[i], fmt_shapes[k].name, a, NULL, STORED);
+            for (int v = 0; v < nvariants[i]; v++) {
+                char what[300];
+                snprintf(what, sizeof what, "%s, %s", fmt_shapes[k].name, variants[i][v].label);
+                check_matrix(&subjects[i], what, a, &variants[i][v].p, v == 0 ? STORED : 0);
+            }
         tc_csr_free(a);
     }
     tc_csr *real = tap_random_matrix(120, 90, 4, 7, 11, 0),
            *pattern = tap_random_matrix(120, 90, 4, 7, 11, 1);
     for (int i = 0; i < nsubjects; i++) {
-        check_limits(&subjects[i]);
+        if (!subjects[i].must_fail)
+            check_out_of_range(&subjects[i]);
         check_mutations(&subjects[i], "120x90 real", real);
         check_mutations(&subjects[i], "120x90 pattern", pattern);
     }

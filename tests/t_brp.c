@@ -117,7 +117,7 @@ static int follows_paper(const tc_csr *a, const tc_brp *b)
     return good;
 }
 
-/* ----------------------------------------------------- one matrix, all */
+/* ----------------------------------------------------- one matrix */
 
 /* nnz_part: 1 exactly on the residual nonzeros, the end of each listed row. */
 static int parts_match(const tc_csr *a, const tc_brp *b)

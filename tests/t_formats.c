@@ -57,42 +57,6 @@ static void verdict(subject *s, enum fmt_check c, int good, const char *fmt, ...
 
 /* ------------------------------------------------------------ SpMM */
 
-/* Format m times B (cols x n) by s's spmm_ref into C, and ref's CSR SpMM
-   into R (rows x n each, C poisoned first so an unwritten row shows). */
-static int multiply(const subject *s, const tc_fmt *m, const tc_csr *ref, const double *B,
-                    int32_t n, double *C, double *R)
-{
-    tc_error err;
-    for (int64_t i = 0; i < (int64_t)ref->rows * n; i++)
-        C[i] = NAN;
-    if (s->f->spmm_ref(m, B, n, n, C, n, &err) != TC_OK ||
-        tc_spmm_ref_f64(ref, B, n, n, R, n, 1, &err) != TC_OK) {
-        diag("%s", err.msg);
-        return 0;
-    }
-    return 1;
-}
-
-/* C equals R within tol relative to R's largest finite magnitude, with a
-   NaN exactly where R has one and the same infinity where R has one. */
-static int same_product(const double *C, const double *R, int64_t count, double tol)
-{
-    double scale = 1;
-    for (int64_t i = 0; i < count; i++)
-        if (isfinite(R[i]))
-            scale = fmax(scale, fabs(R[i]));
-    for (int64_t i = 0; i < count; i++) {
-        int same = isnan(R[i]) ? isnan(C[i])
-                   : isinf(R[i]) ? C[i] == R[i]
-                   : isfinite(C[i]) && fabs(C[i] - R[i]) <= tol * scale;
-        if (!same) {
-            diag("element %" PRId64 ": %g, CSR's SpMM %g", i, C[i], R[i]);
-            return 0;
-        }
-    }
-    return 1;
-}
-
 enum { NONFINITE_N = 5 };
 #define TOL 1e-12   /* the formats add in other orders than CSR's SpMM */
 
@@ -102,14 +66,12 @@ enum { NONFINITE_N = 5 };
 static void check_spmm(subject *s, const char *what, const tc_fmt *m, const tc_csr *ref)
 {
     static const int32_t ns[] = { 1, 7, 8 };
-    int64_t lb = (int64_t)ref->cols * 8 + 1, lc = (int64_t)ref->rows * 8 + 1;
-    double *B = malloc((size_t)lb * sizeof *B), *C = malloc((size_t)lc * sizeof *C),
-           *R = malloc((size_t)lc * sizeof *R);
+    int64_t lb = (int64_t)ref->cols * 8 + 1;
+    double *B = malloc((size_t)lb * sizeof *B);
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         tc_random_fill(B, lb, 42 + ns[i], -1, 1);
-        int good = multiply(s, m, ref, B, ns[i], C, R) &&
-                   same_product(C, R, (int64_t)ref->rows * ns[i], TOL);
-        verdict(s, CHECK_SPMM, good, "%s: spmm_ref equals CSR SpMM (n = %d)", what, ns[i]);
+        verdict(s, CHECK_SPMM, spmm_agrees(s->f, m, ref, B, ns[i], TOL),
+                "%s: spmm_ref equals CSR SpMM (n = %d)", what, ns[i]);
     }
     if (ref->cols > 0) {
         const int32_t n = NONFINITE_N;
@@ -119,14 +81,10 @@ static void check_spmm(subject *s, const char *what, const tc_fmt *m, const tc_c
         B[1] = NAN;
         B[(int64_t)last * n + 2] = -INFINITY;
         B[(int64_t)(ref->cols / 2) * n + 3] = NAN;
-        int good = multiply(s, m, ref, B, n, C, R) &&
-                   same_product(C, R, (int64_t)ref->rows * n, TOL);
-        verdict(s, CHECK_NONFINITE, good,
+        verdict(s, CHECK_NONFINITE, spmm_agrees(s->f, m, ref, B, n, TOL),
                 "%s: NaN and Inf of B reach C as in CSR SpMM (n = %d)", what, n);
     }
     free(B);
-    free(C);
-    free(R);
 }
 
 /* ------------------------------------------------------------ stored arrays */
@@ -274,18 +232,6 @@ static void check_matrix(subject *s, const char *what, const tc_csr *a, const tc
 }
 
 /* ------------------------------------------------------------ shapes */
-
-#define NSHAPES ((int)(sizeof fmt_shapes / sizeof fmt_shapes[0]))
-
-static tc_csr *shape(int i)
-{
-    const fmt_shape *s = &fmt_shapes[i];
-    tc_csr *a = tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
-                                  s->pattern);
-    if (!a)
-        bail("cannot make a shape");
-    return a;
-}
 
 /* p = one parameter of f at v, the others at their defaults (low 0) or at
    their minimum (low 1). */
@@ -508,6 +454,33 @@ static void check_caught(const subject *s)
                " failures)", s->f->name, check_names[c], s->failures[c]);
 }
 
+static variant variants[MAX_SUBJECTS][MAX_VARIANTS];
+static int nvariants[MAX_SUBJECTS];
+
+/* Every variant of every format on a, the stored-array checks included. */
+static void check_variants(const char *name, const tc_csr *a)
+{
+    for (int i = 0; i < nsubjects; i++)
+        for (int v = 0; v < nvariants[i]; v++) {
+            char what[300];
+            snprintf(what, sizeof what, "%s, %s", name, variants[i][v].label);
+            check_matrix(&subjects[i], what, a, &variants[i][v].p, STORED);
+        }
+}
+
+/* Stored zeros are nonzeros: every third value 0.0, one -0.0 (to_csr must
+   keep its sign), and the last nonzero 0, whose column check_spmm gives an
+   -Inf in B (0 * -Inf = NaN in that row of C, and in no other). */
+static tc_csr *with_explicit_zeros(void)
+{
+    tc_csr *a = tap_random_matrix(333, 170, 7, 5, 169, 0);
+    for (int64_t k = 0; k < a->nnz; k += 3)
+        a->val[k] = 0;
+    a->val[1] = -0.0;
+    a->val[a->nnz - 1] = 0;
+    return a;
+}
+
 /* The registry's formats on a real matrix (the broken ones are proven on
    the shapes). */
 static void check_shared_one(const char *name, const tc_csr *a)
@@ -521,20 +494,12 @@ int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     collect();
-    static variant variants[MAX_SUBJECTS][MAX_VARIANTS];
-    int nvariants[MAX_SUBJECTS];
     for (int i = 0; i < nsubjects; i++)
         nvariants[i] = variants_of(subjects[i].f, variants[i]);
-    for (int k = 0; k < NSHAPES; k++) {
-        tc_csr *a = shape(k);
-        for (int i = 0; i < nsubjects; i++)
-            for (int v = 0; v < nvariants[i]; v++) {
-                char what[300];
-                snprintf(what, sizeof what, "%s, %s", fmt_shapes[k].name, variants[i][v].label);
-                check_matrix(&subjects[i], what, a, &variants[i][v].p, v == 0 ? STORED : 0);
-            }
-        tc_csr_free(a);
-    }
+    for_each_shape(check_variants);
+    tc_csr *zeros = with_explicit_zeros();
+    check_variants("explicit zeros, -0.0, an Inf of B times a zero", zeros);
+    tc_csr_free(zeros);
     tc_csr *real = tap_random_matrix(120, 90, 4, 7, 11, 0),
            *pattern = tap_random_matrix(120, 90, 4, 7, 11, 1);
     for (int i = 0; i < nsubjects; i++) {

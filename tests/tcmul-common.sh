@@ -88,6 +88,24 @@ inf_row0() {
     ok $? "Inf in B row 0${*:+ ($*)}: exactly the $(wc -l < "$T/users.txt") rows using column 0 are not finite"
 }
 
+# verify_reordered FORMAT METHOD N...: every matrix of gpu_test_matrices
+# reordered by tcreorder -m METHOD (the .tcf.h5 holds /permutation: tcmul
+# takes B and gives C in the original order, and --verify checks that C
+# against A as the user numbers it), multiplied with FORMAT at each N.
+verify_reordered() {
+    _fmt=$1 _method=$2; shift 2
+    for _m in "$(gpu_test_matrices)"/*.mtx.gz; do
+        _name=$(basename "$_m" .mtx.gz)
+        "${TCREORDER:-$TOOLS/tcreorder}" -q -m "$_method" -o "$T/$_name.re.tcf.h5" "$_m"
+        ok $? "$_name: reordered by $_method"
+        for _n in "$@"; do
+            verify_passes "$_fmt: $_name reordered by $_method, n=$_n" "$T/$_name.re.tcf.h5" \
+                --format "$_fmt" --cols "$_n" --seed "$_n" --warmup 2 --iters 10
+        done
+        rm -f "$T/$_name.re.tcf.h5"
+    done
+}
+
 # gpu_test_matrices: the folder whose .mtx.gz the GPU tests run on:
 # $TC_SHARED_DATA when it holds some, else the bundled $DATA (said in a
 # diagnostic).

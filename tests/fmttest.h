@@ -28,6 +28,20 @@ __attribute__((unused)) static tc_csr *from_coo(int32_t rows, int32_t cols, int6
     return a;
 }
 
+/* The example t_bcsr and t_hrpb work by hand (and fmtlib.sh's
+   fmt_hand_20x40 writes): 20 x 40, value of (r, c) = 100 r + c + 1 but
+   (3, 5), an explicit zero: (0, 0) (0, 17) (3, 5)=0 (15, 39) (16, 16)
+   (19, 0). */
+__attribute__((unused)) static tc_csr *fmt_hand_20x40(void)
+{
+    static const int32_t ri[] = { 0, 0, 3, 15, 16, 19 }, ci[] = { 0, 17, 5, 39, 16, 0 };
+    double v[6];
+    for (int k = 0; k < 6; k++)
+        v[k] = 100 * ri[k] + ci[k] + 1;
+    v[2] = 0;
+    return from_coo(20, 40, 6, ri, ci, v);
+}
+
 /* The awkward shapes of DESIGN.md, as arguments of tap_random_matrix
    (testmat.h), that the generic tests (t_formats, t_formats_gpu) run every
    format and kernel on: empty, 1x1, rows not a multiple of 16, rows of

@@ -117,16 +117,8 @@ static void check_matrix(const char *name, const tc_csr *a)
    16 x 16: block row 0 has block columns 0 {(0,0), (3,5)}, 1 {(0,17)},
    2 {(15,39): rows past 20 and columns past 40 are padding}; block row 1
    (rows 16-19) has 0 {(19,0)} and 1 {(16,16)}. 16 x 8: block columns 0,
-   2, 4 and 0, 2. */
-static tc_csr *hand_matrix(void)
-{
-    static const int32_t ri[] = { 0, 0, 3, 15, 16, 19 }, ci[] = { 0, 17, 5, 39, 16, 0 };
-    double v[6];
-    for (int k = 0; k < 6; k++)
-        v[k] = 100 * ri[k] + ci[k] + 1;
-    v[2] = 0;
-    return from_coo(20, 40, 6, ri, ci, v);
-}
+   2, 4 and 0, 2.
+   The matrix is fmttest.h's fmt_hand_20x40. */
 
 /* Block blk has exactly the bits `bits` (place, value), nothing else. */
 static int block_is(const tc_bcsr *b, int64_t blk, const int64_t *bits, const double *vals,
@@ -143,7 +135,7 @@ static int block_is(const tc_bcsr *b, int64_t blk, const int64_t *bits, const do
 
 static void check_by_hand(void)
 {
-    tc_csr *a = hand_matrix();
+    tc_csr *a = fmt_hand_20x40();
     tc_bcsr *b = build(a, NULL);
     static const int64_t rp[] = { 0, 3, 5 };
     static const int32_t ci16[] = { 0, 1, 2, 0, 1 }, ci8[] = { 0, 2, 4, 0, 2 };
@@ -191,7 +183,7 @@ static double figure(const tc_report *r, const char *key)
 
 static void check_stats(void)
 {
-    tc_csr *a = hand_matrix();
+    tc_csr *a = fmt_hand_20x40();
     tc_bcsr *b = build(a, NULL);
     tc_report *r = tc_report_new();
     tc_error err;
@@ -246,7 +238,7 @@ static const char *hand_file(const tc_csr *a)
    says so, a block shape of the kernels. */
 static void check_bad_files(void)
 {
-    tc_csr *a = hand_matrix();
+    tc_csr *a = fmt_hand_20x40();
     static const int64_t rp4[4] = { 0 };
     static const int32_t seven[7] = { 0 }, four[4] = { 0, 1, 2, 0 };
     static const uint64_t words[19] = { 0 };
@@ -282,17 +274,6 @@ static void check_bad_files(void)
                  ": w=12 is not a block width of the kernels (16 for FP16 m16n8k16, 8 for TF32 "
                  "m16n8k8)");
     tc_csr_free(a);
-
-    a = tap_random_matrix(40, 30, 3, -1, -1, 1);
-    tc_fmt *m = build_fmt(BCSR, a, NULL);
-    int64_t n = ((tc_bcsr *)m)->nblocks * 256;
-    p = fmt_file(a, m, 0);
-    double *zeros = calloc((size_t)n, sizeof *zeros);
-    put_dataset(p, GROUP, "values", H5T_NATIVE_DOUBLE, (hsize_t)n, zeros);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "values in a pattern file",
-                 "/values: present, but has_values is 0");
-    free(zeros);
-    tc_csr_free(a);
 }
 
 /* ------------------------------------------------------- validation */
@@ -302,7 +283,7 @@ static void check_bad_files(void)
 
 static void check_refusals(void)
 {
-    tc_csr *a = hand_matrix();
+    tc_csr *a = fmt_hand_20x40();
     tc_bcsr *b = build(a, NULL);
     tc_error err;
     ok(BCSR->validate(&b->base, a, "m", &err) == TC_OK, "the hand example validates");

@@ -321,14 +321,6 @@ static void check_bad_files(void)
     put_attr(p, GROUP, "w", 1, 16);
     read_refused(p, GROUP, TC_ERR_FORMAT, "h=32, w=16", ": h*w = 512 exceeds 256 (local_id is one byte)");
     tc_csr_free(a);
-
-    a = tap_random_matrix(40, 30, 3, -1, -1, 1);
-    double *val = calloc((size_t)a->nnz, sizeof *val);   /* one per nonzero, all 0 */
-    p = fmt_file(a, build_fmt(BRP, a, NULL), 0);
-    put_dataset(p, GROUP, "res_values", H5T_NATIVE_DOUBLE, (hsize_t)a->nnz, val);
-    free(val);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "res_values in a pattern file", "/res_values: present, but has_values is 0");
-    tc_csr_free(a);
 }
 
 /* ------------------------------------------------------- validation */

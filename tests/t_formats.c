@@ -91,7 +91,7 @@ static void check_spmm(subject *s, const char *what, const tc_fmt *m, const tc_c
 
 /* Path of a file holding format f of a built with p under $TC_THREADS
    threads (NULL: unset), in a static buffer of slot (two files at once). */
-static const char *stored(subject *s, const tc_csr *a, const tc_params *p, const char *threads,
+static const char *stored(const subject *s, const tc_csr *a, const tc_params *p, const char *threads,
                           int slot)
 {
     static char path[2][32];
@@ -427,6 +427,73 @@ static void check_mutations(subject *s, const char *what, const tc_csr *a)
     tc_fmt_free(m);
 }
 
+/* The floating-point datasets (names, lengths) of group in path: what a
+   format stores of a matrix's values. */
+static int float_datasets(const char *path, const char *group, char names[][64],
+                          hsize_t *lengths, int max)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), g = H5Gopen2(f, group, H5P_DEFAULT);
+    H5G_info_t info;
+    int n = 0;
+    H5Gget_info(g, &info);
+    for (hsize_t i = 0; i < info.nlinks && n < max; i++) {
+        H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, names[n], 64, H5P_DEFAULT);
+        hid_t d = H5Dopen2(g, names[n], H5P_DEFAULT), t = H5Dget_type(d), sp = H5Dget_space(d);
+        lengths[n] = (hsize_t)H5Sget_simple_extent_npoints(sp);
+        n += H5Tget_class(t) == H5T_FLOAT;
+        H5Sclose(sp);
+        H5Tclose(t);
+        H5Dclose(d);
+    }
+    H5Gclose(g);
+    H5Fclose(f);
+    return n;
+}
+
+/* The file of a pattern matrix is refused, the dataset named by its path,
+   when it gains one of the value arrays its format writes for a valued
+   matrix of the same pattern (with the length it has there). */
+static void check_values_in_pattern_file(const subject *s)
+{
+    if (s->f->canonical || s->must_fail)
+        return;
+    tc_params none = { 0 };
+    tc_error err;
+    tc_csr *a = tap_random_matrix(120, 90, 4, 7, 11, 0), *pattern;
+    if (tc_csr_copy(a, &pattern, &err))
+        bail(err.msg);
+    free(pattern->val);
+    pattern->val = NULL;
+    pattern->field = TC_FIELD_PATTERN;
+    tc_fmt *m = NULL;
+    if (tc_fmt_build(s->f, a, &none, &m, &err))
+        bail(err.msg);
+    char group[300], names[16][64];
+    hsize_t lengths[16];
+    group_of(m, group, sizeof group);
+    tc_fmt_free(m);
+    const char *valued = stored(s, a, &none, NULL, 0);
+    int n = float_datasets(valued, group, names, lengths, 16);
+    remove(valued);
+    for (int i = 0; i < n; i++) {
+        double *zeros = calloc(lengths[i] + 1, sizeof *zeros);
+        const char *path = stored(s, pattern, &none, NULL, 0);
+        put_dataset(path, group, names[i], H5T_NATIVE_DOUBLE, lengths[i], zeros);
+        tc_tcf *t = NULL;
+        char want[1400];
+        snprintf(want, sizeof want, "%s/%s:", group, names[i]);
+        int refused = tc_h5_read(path, 1, &t, &err) == TC_ERR_FORMAT && !t &&
+                      strstr(err.msg, want);
+        ok(refused, "%s: a pattern matrix's file with %s added is refused: %s", s->f->name,
+           names[i], t ? "read" : err.msg);
+        tc_tcf_free(t);
+        remove(path);
+        free(zeros);
+    }
+    tc_csr_free(pattern);
+    tc_csr_free(a);
+}
+
 /* ------------------------------------------------------------ subjects */
 
 enum { MAX_SUBJECTS = 32 };
@@ -505,6 +572,7 @@ int main(void)
     for (int i = 0; i < nsubjects; i++) {
         if (!subjects[i].must_fail)
             check_out_of_range(&subjects[i]);
+        check_values_in_pattern_file(&subjects[i]);
         check_mutations(&subjects[i], "120x90 real", real);
         check_mutations(&subjects[i], "120x90 pattern", pattern);
     }

@@ -692,7 +692,6 @@ static void check_bad_files(void)
     static const int32_t ids[80] = { 0 };
     static const int64_t off3[3] = { 0, 2, 61 }, off2[2] = { 0, 4 };
     static const uint64_t full[8] = { ~0ull, ~0ull, 0, 0, 0, 0, 0, 0 }, seven[7] = { 0 };
-    static const double val[4] = { 0 };
     /* The hand example at threshold 2 with one dataset replaced (or
        removed: data NULL), or one attribute set (or removed: attr_set 0). */
     static const struct {
@@ -737,13 +736,6 @@ static void check_bad_files(void)
             put_dataset(p, GROUP, bad[i].name, types[bad[i].type], bad[i].n, bad[i].data);
         read_refused(p, GROUP, bad[i].st, bad[i].what, bad[i].want);
     }
-    free(a->val);
-    a->val = NULL;
-    a->field = TC_FIELD_PATTERN;
-    const char *p = fmt_file(a, build_fmt(RSTILE, a, "threshold=2,min_density=0"), 0);
-    put_dataset(p, GROUP, "res_values", H5T_NATIVE_DOUBLE, 4, val);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "res_values in a pattern file",
-                 "/res_values: present, but has_values is 0");
     tc_csr_free(a);
 }
 

@@ -22,6 +22,7 @@
 #include "testmat.h"
 #include "fmttest.h"
 #include "kernels.h"
+#include "gputest.h"
 
 /* A kernel under test with the format it multiplies; a broken one counts
    the runs its check caught. */
@@ -200,11 +201,7 @@ static void check_shared_one(const char *name, const tc_csr *a)
 
 int main(void)
 {
-    tc_gpu_info *list = NULL;
-    int ndev = 0;
-    if (tc_gpu_list(&list, &ndev, NULL) != TC_OK || ndev == 0)
-        skip_all("no CUDA device");
-    free(list);
+    tap_need_gpu();
     tc_error err;
     if (tc_gpu_open(0, &gpu, &err))
         bail(err.msg);

@@ -13,6 +13,7 @@
 #include "tcsparse.h"
 #include "testmat.h"
 #include "kernels.h"
+#include "gputest.h"
 #include "tcsparse_plan.h"
 
 /* Plans a with the options, multiplies B (rows of ld floats) on the host,
@@ -50,11 +51,7 @@ static void check(const tc_csr *a, tc_plan_opts *o, const float *B, int64_t ld,
 
 int main(void)
 {
-    tc_gpu_info *list = NULL;
-    int ndev = 0;
-    if (tc_gpu_list(&list, &ndev, NULL) != TC_OK || ndev == 0)
-        skip_all("no CUDA device");
-    free(list);
+    tap_need_gpu();
     tc_csr *a = tap_random_matrix(3000, 2500, 9, 5, 17, 0);
     const int32_t n = 24;
     const int64_t ld = 29;

@@ -143,28 +143,35 @@ static void check_variants(subject *s, const char *what, const tc_fmt *m, const 
     tc_gpu_operands_free(gpu, &o);
 }
 
-/* s on a at each n of ns (0-ended), and with NaN and Inf in B at 7. */
-static void check_matrix(subject *s, const char *what, const tc_csr *a, const int32_t *ns,
-                         int nonfinite)
-{
-    tc_fmt *m = s->f->canonical ? NULL : build_fmt(s->f, a, NULL);
-    for (int i = 0; ns[i]; i++) {
-        operands x = make_operands(a, ns[i], (uint64_t)ns[i], 0);
-        check_variants(s, what, m, a, &x, 0);
-        free_operands(&x);
-    }
-    if (nonfinite) {
-        operands x = make_operands(a, 7, 99, 1);
-        check_variants(s, what, m, a, &x, 1);
-        free_operands(&x);
-    }
-    tc_fmt_free(m);
-}
-
 /* ------------------------------------------------- all of them */
 
-static subject subjects[32];
+enum { MAX_SUBJECTS = 32 };
+static subject subjects[MAX_SUBJECTS];
 static int nsubjects;
+
+/* Every kernel (the broken one too when with_broken) on a at each n of ns
+   (0-ended) and, when nonfinite, with NaN and Inf in B at n = 7: each
+   format built once, each B and its reference made once for all. */
+static void check_matrix(const char *what, const tc_csr *a, const int32_t *ns, int nonfinite,
+                         int with_broken)
+{
+    tc_fmt *m[MAX_SUBJECTS];
+    for (int i = 0; i < nsubjects; i++)
+        m[i] = subjects[i].f->canonical ? NULL : build_fmt(subjects[i].f, a, NULL);
+    for (int k = 0; ns[k] || nonfinite; k++) {
+        int last = !ns[k];      /* the NaN/Inf run after the finite ones */
+        operands x = last ? make_operands(a, 7, 99, 1)
+                          : make_operands(a, ns[k], (uint64_t)ns[k], 0);
+        for (int i = 0; i < nsubjects; i++)
+            if (with_broken || !subjects[i].broken)
+                check_variants(&subjects[i], what, m[i], a, &x, last);
+        free_operands(&x);
+        if (last)
+            break;
+    }
+    for (int i = 0; i < nsubjects; i++)
+        tc_fmt_free(m[i]);
+}
 
 /* The registry's formats that have a kernel, then the broken kernel. */
 static void collect(void)
@@ -187,16 +194,14 @@ static void collect(void)
 static void check_shape_one(const char *name, const tc_csr *a)
 {
     static const int32_t ns[] = { 1, 7, 36, 257, 0 };
-    for (int i = 0; i < nsubjects; i++)
-        check_matrix(&subjects[i], name, a, ns, 1);
+    check_matrix(name, a, ns, 1, 1);
 }
 
+/* The registry's kernels on a real matrix. */
 static void check_shared_one(const char *name, const tc_csr *a)
 {
     static const int32_t ns[] = { 1, 7, 32, 128, 257, 0 };
-    for (int i = 0; i < nsubjects; i++)
-        if (!subjects[i].broken)
-            check_matrix(&subjects[i], name, a, ns, 0);
+    check_matrix(name, a, ns, 0, 0);
 }
 
 int main(void)

@@ -1,13 +1,11 @@
 #!/bin/sh
-# bcsr.sh: the bcsr format through the tools: tcconv -f bcsr in both block
-# shapes and the round trip, the datasets as HDF5's own tools see them (the
-# paper's names, our types and bit order), files tampered with refused with
-# the dataset named, tcstat -f bcsr figures, real matrices.
+# bcsr.sh: what is particular to the bcsr format through the tools (what
+# every format does is formats.sh'): tcconv -f bcsr in both block shapes,
+# the datasets as HDF5's own tools see them (the paper's names, our types
+# and bit order), files tampered with refused with the dataset named,
+# tcstat -f bcsr figures.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/fmtlib.sh"
-TCCONV=$TOOLS/tcconv
-TCSTAT=$TOOLS/tcstat
-command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 # t_bcsr's example worked by hand: 20 x 40, value of (r, c) = 100 r + c + 1
 # (0-based) but (3, 5), an explicit zero. 16 x 16 blocks: block row 0 holds

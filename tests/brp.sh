@@ -1,14 +1,11 @@
 #!/bin/sh
-# brp.sh: the brp format through the tools: tcconv -f brp and the round
-# trip, the datasets as HDF5's own tools see them (the paper's names and
-# types), files tampered with refused with the dataset named and no output
-# left, tcstat -f brp figures, tcplot -f brp pictures.
+# brp.sh: what is particular to the brp format through the tools (what every
+# format does is formats.sh'): tcconv -f brp -p, the datasets as HDF5's own
+# tools see them (the paper's names and types), files tampered with refused
+# with the dataset named and no output left, tcstat -f brp figures, a
+# stored brp drawn with its own parameters.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/fmtlib.sh"
-TCCONV=$TOOLS/tcconv
-TCSTAT=$TOOLS/tcstat
-TCPLOT=$TOOLS/tcplot
-command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 # t_brp's example worked by hand: 11 x 12, value of (r, c) = 100 r + c
 # (0-based), built with h=4, w=4, g=2: two groups (windows 0 and 2), eight
@@ -104,23 +101,9 @@ tampered "a value changed" values 0 '\001' \
     ": does not encode /matrix (row 1 differs)"
 
 # --- pictures -----------------------------------------------------------------
-"$TCPLOT" -q -f brp -s 256 "$T/big.mtx" -o "$T/big-brp.png" && fmt_is_png "$T/big-brp.png"
-ok $? "tcplot -f brp writes a PNG"
-"$TCPLOT" -q -s 256 "$T/big.mtx" -o "$T/big-csr.png"
-cmp -s "$T/big-brp.png" "$T/big-csr.png"
-ok $((! $?)) "the parts change the colours of the spy plot"
-"$TCPLOT" -q -f brp -s 256 "$T/big.tcf.h5" -o "$T/big-brp2.png" && cmp -s "$T/big-brp.png" "$T/big-brp2.png"
-ok $? "the stored format draws as the one built from the .mtx"
 "$TCPLOT" -q -f brp -s 64 "$T/hand.tcf.h5" -o "$T/hand-stored.png" &&
     "$TCPLOT" -q -f brp -s 64 "$T/hand.mtx" -o "$T/hand-built.png"
 cmp -s "$T/hand-stored.png" "$T/hand-built.png"
 ok $((! $?)) "a stored format with h=4, g=2 is drawn as stored, not rebuilt with defaults"
-TC_THREADS=1 "$TCPLOT" -q -f brp -s 300 "$T/big.mtx" -o "$T/t1.png" &&
-    TC_THREADS=3 "$TCPLOT" -q -f brp -s 300 "$T/big.mtx" -o "$T/t3.png" && cmp -s "$T/t1.png" "$T/t3.png"
-ok $? "the same picture with 1 and 3 threads"
-run_fails 1 "tcplot: drawing the blocks of format 'brp' is not supported yet" \
-    "tcplot -f brp --blocks: refused (brp has no aligned blocks)" \
-    -- "$TCPLOT" -f brp "$T/big.mtx" --blocks "$T/blocks.png"
-[ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"
 
 done_testing

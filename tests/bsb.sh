@@ -1,6 +1,7 @@
 #!/bin/sh
-# bsb.sh: the bsb format and the tcbsort reordering through the tools:
-# tcconv -f bsb (binary and -p values=1) and the round trip, the datasets
+# bsb.sh: what is particular to the bsb format and the tcbsort reordering
+# through the tools (what every format does is formats.sh'): tcconv -f bsb
+# (binary and -p values=1), the datasets
 # as HDF5's own tools see them (the paper's names, the bit order, the
 # dummy column), files tampered with refused with the dataset named,
 # tcstat -f bsb figures, tcreorder --method tcbsort (whole windows, the
@@ -8,10 +9,7 @@
 # matrix).
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/fmtlib.sh"
-TCCONV=$TOOLS/tcconv
-TCSTAT=$TOOLS/tcstat
 TCREORDER=$TOOLS/tcreorder
-command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 # t_bsb's example worked by hand: 20 x 20, value of (r, c) = 100 r + c + 1
 # (0-based) but (2, 5), an explicit zero. Window 0 has columns 0 1 3 5 7 8

@@ -1,5 +1,7 @@
 # fmtlib.sh: what the tool tests of a tensor-core format share. Source it
 # after tests/lib.sh; FORMAT names the format, /formats/FORMAT its group.
+# It names the tools (TCCONV, TCSTAT, TCPLOT) and skips the whole test
+# where h5dump, which the helpers read files with, is missing.
 #
 #   fmt_datasets FORMAT FILE      "NAME TYPE LENGTH" for each dataset
 #   fmt_data FORMAT FILE DATASET  its values, ", " between them
@@ -11,6 +13,11 @@
 #   fmt_big_pattern FILE SEED     a 3001 x 2500 pattern .mtx, 20000 random
 #                                 entries (awk's srand(SEED))
 #   fmt_hand_20x40 FILE           the example t_bcsr and t_hrpb work by hand
+
+TCCONV=$TOOLS/tcconv
+TCSTAT=$TOOLS/tcstat
+TCPLOT=$TOOLS/tcplot
+command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 fmt_datasets() {
     h5dump -H -g "/formats/$1" "$2" | awk '

@@ -1,14 +1,12 @@
 #!/bin/sh
-# hrpb.sh: the hrpb format and the TCU-Synergy through the tools: tcconv -f
-# hrpb in two panel shapes and the round trip, the datasets as HDF5's own
-# tools see them (the paper's names, our types, the packed bytes of a
-# block), files tampered with refused with the dataset and byte named,
-# tcstat's synergy section and tcstat -f hrpb agreeing on real matrices.
+# hrpb.sh: what is particular to the hrpb format and the TCU-Synergy through
+# the tools (what every format does is formats.sh'): tcconv -f hrpb in two
+# panel shapes, the datasets as HDF5's own tools see them (the paper's
+# names, our types, the packed bytes of a block), files tampered with
+# refused with the dataset and byte named, tcstat's synergy section and
+# tcstat -f hrpb agreeing on real matrices.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/fmtlib.sh"
-TCCONV=$TOOLS/tcconv
-TCSTAT=$TOOLS/tcstat
-command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 # t_hrpb's example worked by hand: 20 x 40, value of (r, c) = 100 r + c + 1
 # (0-based) but (3, 5), an explicit zero. Panel 0: active columns 0 5 17

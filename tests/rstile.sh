@@ -1,15 +1,12 @@
 #!/bin/sh
-# rstile.sh: the rstile format through the tools: tcconv -f rstile and the
-# round trip, the datasets as HDF5's own tools see them (the paper's names
-# and types, the bit order, the dummy column), files tampered with refused
-# with the dataset named and no output left, tcstat -f rstile figures and
-# Fig. 14's table, tcplot -f rstile pictures.
+# rstile.sh: what is particular to the rstile format through the tools
+# (what every format does is formats.sh'): tcconv -f rstile -p, the
+# datasets as HDF5's own tools see them (the paper's names and types, the
+# bit order, the dummy column), files tampered with refused with the
+# dataset named and no output left, tcstat -f rstile figures and Fig. 14's
+# table, tcplot -f rstile pictures of the residual rows.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/fmtlib.sh"
-TCCONV=$TOOLS/tcconv
-TCSTAT=$TOOLS/tcstat
-TCPLOT=$TOOLS/tcplot
-command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 # t_rstile's example worked by hand: 20 x 20, value of (r, c) = 100 r + c
 # (0-based). At threshold 2 rows 2, 16 and 17 (short, their columns in no
@@ -115,13 +112,5 @@ ok $((! $?)) "the residual rows change the colours of the spy plot"
 "$TCPLOT" -q -f rstile -s 64 "$T/hand.mtx" -o "$T/hand-built.png"
 cmp -s "$T/hand-rs.png" "$T/hand-built.png"
 ok $((! $?)) "a stored format with threshold=2 is drawn as stored, not rebuilt with defaults"
-"$TCPLOT" -q -f rstile -s 256 "$T/big.tcf.h5" -o "$T/big-stored.png" &&
-    "$TCPLOT" -q -f rstile -s 256 "$T/big.mtx" -o "$T/big-built.png" &&
-    cmp -s "$T/big-stored.png" "$T/big-built.png"
-ok $? "the stored format draws as the one built from the .mtx"
-run_fails 1 "tcplot: drawing the blocks of format 'rstile' is not supported yet" \
-    "tcplot -f rstile --blocks: refused" \
-    -- "$TCPLOT" -f rstile "$T/big.mtx" --blocks "$T/blocks.png"
-[ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"
 
 done_testing

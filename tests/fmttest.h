@@ -86,6 +86,19 @@ __attribute__((unused)) static void for_each_shape(void (*fn)(const char *, cons
     }
 }
 
+/* Figure `key` of section `section` of a report, as a double (integers
+   too); NAN when it is not there or not a number. */
+__attribute__((unused)) static double fmt_figure(const tc_report *r, const char *section,
+                                                 const char *key)
+{
+    for (int i = 0; i < tc_report_count(r); i++) {
+        const tc_report_entry *e = tc_report_at(r, i);
+        if (!strcmp(e->section, section) && !strcmp(e->key, key) && !e->is_str)
+            return e->is_int ? (double)e->ival : e->num;
+    }
+    return NAN;
+}
+
 /* Builds format f of a with params ("name=value,..." or NULL). */
 __attribute__((unused)) static tc_fmt *build_fmt(const tc_format *f, const tc_csr *a,
                                                  const char *params)

@@ -173,12 +173,10 @@ static void check_by_hand(void)
 
 /* ------------------------------------------------------ figures */
 
+/* A figure of the format's own section of a tcstat report. */
 static double figure(const tc_report *r, const char *key)
 {
-    for (int i = 0; i < tc_report_count(r); i++)
-        if (!strcmp(tc_report_at(r, i)->key, key))
-            return tc_report_at(r, i)->num;
-    return NAN;
+    return fmt_figure(r, "format.bcsr", key);
 }
 
 static void check_stats(void)

@@ -223,14 +223,10 @@ static void check_tro_and_order(void)
 
 /* ------------------------------------------------------ figures */
 
+/* A figure of the format's own section of a tcstat report. */
 static double figure(const tc_report *r, const char *key)
 {
-    for (int i = 0; i < tc_report_count(r); i++) {
-        const tc_report_entry *e = tc_report_at(r, i);
-        if (!strcmp(e->key, key))
-            return e->is_int ? (double)e->ival : e->num;
-    }
-    return NAN;
+    return fmt_figure(r, "format.bsb", key);
 }
 
 static void check_stats(void)

@@ -634,12 +634,7 @@ static void check_by_hand(void)
 /* The figure `key` of section format.rstile in r (NAN when absent). */
 static double figure(const tc_report *r, const char *key)
 {
-    for (int i = 0; i < tc_report_count(r); i++) {
-        const tc_report_entry *e = tc_report_at(r, i);
-        if (!strcmp(e->section, "format.rstile") && !strcmp(e->key, key))
-            return e->is_int ? (double)e->ival : e->num;
-    }
-    return NAN;
+    return fmt_figure(r, "format.rstile", key);
 }
 
 static int close_to(double x, double y)

@@ -4,8 +4,8 @@
 # matrices is t_formats_gpu's): every matrix of $TC_SHARED_DATA (the
 # bundled ones when it is missing) reordered by jaccard at n = 1, 7, 8, 32,
 # 128, 256, 257 (C compared in the original order); 16 x 8 blocks (tc
-# refuses them, cuda runs); an Inf in row 0 of B; values beyond fp16's
-# range; --bench against cuSPARSE.
+# refuses them, cuda runs); values beyond fp16's range. An Inf in B and
+# --bench are formats-gpu.sh's.
 # Skipped where there is no CUDA device. TCMUL, TCCONV and TCREORDER may
 # name the tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -32,23 +32,9 @@ run_fails 1 "tcmul: bcsr kernel tc: needs 16 x 16 blocks (mma.m16n8k16), the mat
     "bcsr 16x8: tc forced is refused with the reason" -- \
     "$TCMUL" --device gpu --format bcsr --variant tc --verify --cols 4 "$T/w8.tcf.h5"
 
-# Inf in row 0 of B: tc multiplies the padding zeros of a block by it
-# (kernels/bcsr.cu), so the choice of the fastest skips it and runs cuda.
-inf_row0 "$DATA/rajat01.mtx.gz" --format bcsr
-"$TCMUL" --device gpu --verify --tsv --format bcsr "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
-    > "$T/v.tsv"
-is "$(figure variants tc_ms)" skipped "bcsr, B with an Inf: tc is skipped"
-is "$(figure run variant)" cuda "bcsr, B with an Inf: cuda runs"
-
 # Values far outside fp16's range (bcsstk13 reaches 1e10 and more): the per
 # row scaling keeps them; tc forced.
 verify_passes "bcsr --variant tc: values beyond fp16's range, n=64" "$DATA/bcsstk13.mtx.gz" \
     --format bcsr --variant tc --cols 64
-
-verify_passes "bcsr --bench --verify" "$DATA/bcsstk13.mtx.gz" --format bcsr --cols 32 \
-    --bench --iters 20
-speedup=$(figure baseline speedup)
-awk -v s="$speedup" 'BEGIN { exit !(s > 0) }'
-ok $? "bcsr --bench: speedup over cuSPARSE ($speedup, $(figure baseline variant)) in the same run"
 
 done_testing

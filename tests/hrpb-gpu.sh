@@ -3,8 +3,8 @@
 # what is particular to it (every variant on the awkward shapes and the
 # real matrices is t_formats_gpu's): a panel of 5120 nonzeros among light
 # ones, which Section 5's rule splits into virtual panels, for each
-# variant; TM = 32 refused with the reason; an Inf in row 0 of B; --bench
-# against cuSPARSE. Skipped where there is no CUDA device. TCMUL and TCCONV may name
+# variant; TM = 32 refused with the reason. An Inf in B and --bench are
+# formats-gpu.sh's. Skipped where there is no CUDA device. TCMUL and TCCONV may name
 # the tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=gpu
@@ -51,21 +51,5 @@ run_fails 2 "tcmul: --variant nope: the hrpb kernel's variants are tc, tc-sync, 
 run_fails 1 "tcmul: hrpb kernel: needs TM = 16 and TK = 16 (the paper's), the matrix has TM = 32, TK = 16 (convert with -p TM=16,TK=16)" \
     "hrpb TM=32: refused with the reason" -- \
     "$TCMUL" --device gpu --format hrpb --verify --cols 4 "$T/tm32.tcf.h5"
-
-# Inf in row 0 of B: the tensor-core variants multiply a brick's zeros by
-# it (kernels/hrpb.cu), so the choice of the fastest skips them and runs
-# cuda.
-inf_row0 "$DATA/rajat01.mtx.gz" --format hrpb
-"$TCMUL" --device gpu --verify --tsv --format hrpb "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
-    > "$T/v.tsv"
-is "$(figure variants tc_ms) $(figure variants tc-sync_ms) $(figure variants tc-team_ms) $(figure variants tc-team-sync_ms)" \
-    "skipped skipped skipped skipped" "hrpb, B with an Inf: the tensor-core variants are skipped"
-is "$(figure run variant)" cuda "hrpb, B with an Inf: cuda runs"
-
-verify_passes "hrpb --bench --verify" "$DATA/bcsstk13.mtx.gz" --format hrpb --cols 32 \
-    --bench --iters 20
-speedup=$(figure baseline speedup)
-awk -v s="$speedup" 'BEGIN { exit !(s > 0) }'
-ok $? "hrpb --bench: speedup over cuSPARSE ($speedup, $(figure baseline variant)) in the same run"
 
 done_testing

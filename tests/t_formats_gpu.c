@@ -4,7 +4,8 @@
    (no NaN or Inf where the reference has none, the Frobenius error within
    the kernel's precision's tolerance), C poisoned before each run: on the
    awkward shapes (tests/fmttest.h), at n = 1, 7, 36 and 257, with NaN and
-   Inf in B (variants recorded as spreading them are exempt), and on the
+   Inf in B (variants recorded as spreading them are exempt, and tuning
+   must skip exactly those and pick one that passes), and on the
    real matrices of $TC_SHARED_DATA at n = 1, 7, 32, 128 and 257. A variant
    that refuses a matrix (TC_ERR_UNSUPPORTED) is listed, and some variant
    must take each. Then a test-only kernel, the first kernel with its run
@@ -90,8 +91,55 @@ static void free_operands(operands *x)
     free(x->R);
 }
 
+/* A run of p's selected variant on o, poisoned first, downloaded into C
+   and compared with x.R: 1 when it passes the float64 check (as tcmul
+   --verify: no NaN or Inf where the reference has none, the Frobenius
+   error within the kernel's precision's tolerance). */
+static int run_checked(const subject *s, tc_kplan *p, const tc_gpu_operands *o,
+                       const tc_csr *a, const operands *x, float *C, tc_error *err)
+{
+    tc_compare c = { 0 };
+    tc_status st = tc_gpu_operands_poison(gpu, o, err);
+    if (st == TC_OK)
+        st = tc_kernel_run(p, o, 0, err);
+    if (st == TC_OK)
+        st = tc_gpu_download(gpu, C, o->C[0], (int64_t)sizeof *C * a->rows * x->n, err);
+    if (st == TC_OK)
+        tc_compare_f32(C, x->R, a->rows, x->n, x->n, &c);
+    int pass = st == TC_OK && c.nonfinite == 0 && c.rel_fro <= tc_tolerance(s->k->precision);
+    if (!pass && !s->broken)
+        diag("%s rel_fro %g (tolerance %g), %" PRId64 " nonfinite", st ? err->msg : "",
+             c.rel_fro, tc_tolerance(s->k->precision), c.nonfinite);
+    return pass;
+}
+
+static int spreads(const tc_kernel *k, int v)
+{
+    return k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v];
+}
+
+/* With NaN and Inf in B, tc_kernel_tune (what tcmul and the planner call)
+   skips exactly the variants recorded as spreading them, and the one it
+   picks passes the check. */
+static void check_tuned(subject *s, const char *what, tc_kplan *p, const tc_gpu_operands *o,
+                        const tc_csr *a, const operands *x, float *C)
+{
+    tc_error err;
+    tc_status st = tc_kernel_tune(p, o, 1, 2, 0, &err);
+    int marks = st == TC_OK && !spreads(s->k, p->variant);
+    for (int v = 0; marks && v < s->k->nvariants; v++)
+        marks = (p->variant_ms[v] == TC_VARIANT_SKIPPED) == spreads(s->k, v);
+    if (!ok(marks, "%s: %s, NaN and Inf in B: tuning skips exactly the variants that spread "
+            "them", s->k->format, what))
+        diag("%s", st ? err.msg : "");
+    ok(st == TC_OK && run_checked(s, p, o, a, x, C, &err),
+       "%s: %s, NaN and Inf in B: the tuned variant (%s) passes the float64 check",
+       s->k->format, what, st ? "none" : s->k->variant_names[p->variant]);
+}
+
 /* Every variant of s on m (the format of a; NULL for the canonical one)
-   times x.B, each checked against x.R. */
+   times x.B, each checked against x.R (with NaN and Inf in B, those
+   recorded as spreading them left out, and the tuned choice checked). */
 static void check_variants(subject *s, const char *what, const tc_fmt *m, const tc_csr *a,
                            const operands *x, int nonfinite)
 {
@@ -109,35 +157,24 @@ static void check_variants(subject *s, const char *what, const tc_fmt *m, const 
     float *C = malloc(sizeof *C * ((size_t)a->rows * x->n + 1));
     int ran = 0;
     for (int v = 0; v < s->k->nvariants; v++) {
-        const char *name = s->k->variant_names[v];
-        if (nonfinite && s->k->variant_spreads_nonfinite && s->k->variant_spreads_nonfinite[v])
-            continue;   /* recorded as spreading them; tc_kernel_tune skips it too */
+        if (nonfinite && spreads(s->k, v))
+            continue;
         st = tc_kernel_select(p, v, &err);
         if (st == TC_ERR_UNSUPPORTED) {
-            diag("%s %s: %s", s->k->format, name, err.msg);
+            diag("%s %s: %s", s->k->format, s->k->variant_names[v], err.msg);
             continue;
         }
-        tc_compare c = { 0 };
-        if (st == TC_OK)
-            st = tc_gpu_operands_poison(gpu, &o, &err);
-        if (st == TC_OK)
-            st = tc_kernel_run(p, &o, 0, &err);
-        if (st == TC_OK)
-            st = tc_gpu_download(gpu, C, o.C[0], (int64_t)sizeof *C * a->rows * x->n, &err);
-        if (st == TC_OK)
-            tc_compare_f32(C, x->R, a->rows, x->n, x->n, &c);
-        int pass = st == TC_OK && c.nonfinite == 0 && c.rel_fro <= tc_tolerance(s->k->precision);
+        int pass = st == TC_OK && run_checked(s, p, &o, a, x, C, &err);
         ran++;
-        if (s->broken) {
+        if (s->broken)
             s->caught += !pass;
-            continue;
-        }
-        if (!ok(pass, "%s %s: %s, n=%d%s: passes the float64 check", s->k->format, name, what,
-                x->n, nonfinite ? ", NaN and Inf in B" : ""))
-            diag("%s rel_fro %g (tolerance %g), %" PRId64 " nonfinite", st ? err.msg : "",
-                 c.rel_fro, tc_tolerance(s->k->precision), c.nonfinite);
+        else
+            ok(pass, "%s %s: %s, n=%d%s: passes the float64 check", s->k->format,
+               s->k->variant_names[v], what, x->n, nonfinite ? ", NaN and Inf in B" : "");
     }
     ok(ran > 0, "%s: %s, n=%d: some variant takes it", s->k->format, what, x->n);
+    if (nonfinite && !s->broken)
+        check_tuned(s, what, p, &o, a, x, C);
     free(C);
     tc_kernel_free(p);
     tc_gpu_operands_free(gpu, &o);

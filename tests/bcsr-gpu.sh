@@ -11,10 +11,6 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=gpu
 . "$top_srcdir/tests/tcmul-common.sh"
-TCCONV=${TCCONV:-$TOOLS/tcconv}
-TCREORDER=${TCREORDER:-$TOOLS/tcreorder}
-
-"$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
 
 verify_reordered bcsr jaccard 1 7 8 32 128 256 257
 

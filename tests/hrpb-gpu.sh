@@ -9,9 +9,6 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=gpu
 . "$top_srcdir/tests/tcmul-common.sh"
-TCCONV=${TCCONV:-$TOOLS/tcconv}
-
-"$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
 
 # gen_heavy_panel FILE: 200 x 6000; rows 1-16 (the first panel) hold 320
 # nonzeros each, one per column of 1..5120 (a zero value every seventh),

@@ -13,10 +13,6 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=gpu
 . "$top_srcdir/tests/tcmul-common.sh"
-TCCONV=${TCCONV:-$TOOLS/tcconv}
-TCREORDER=${TCREORDER:-$TOOLS/tcreorder}
-
-"$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
 
 verify_reordered rstile wjaccard 1 7 32 64 128 256 257
 

@@ -13,7 +13,6 @@
 DEVICE=gpu
 . "$top_srcdir/tests/tcmul-common.sh"
 
-"$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
 diag "$(cat "$T/devices")"
 
 data=$(gpu_test_matrices)
@@ -81,7 +80,6 @@ awk -v s="$sets" 'BEGIN { exit !(s > 1) }'; ok $? "operands that fit in L2 are r
 brp_tc="tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long"
 
 # The format read from a .tcf.h5 (not rebuilt): same check
-TCCONV=${TCCONV:-$TOOLS/tcconv}
 "$TCCONV" -q -f brp "$DATA/bcsstk13.mtx.gz" -o "$T/b13.tcf.h5"
 verify_passes "brp read from a .tcf.h5, n=64" "$T/b13.tcf.h5" --format brp --cols 64
 

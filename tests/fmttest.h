@@ -139,7 +139,8 @@ __attribute__((unused)) static int spmm_agrees(const tc_format *f, const tc_fmt 
                                                double tol)
 {
     int64_t count = (int64_t)ref->rows * n;
-    double *C = malloc((size_t)(count + 1) * sizeof *C), *R = malloc((size_t)(count + 1) * sizeof *R);
+    double *C = malloc((size_t)(count + 1) * sizeof *C);
+    double *R = malloc((size_t)(count + 1) * sizeof *R);
     for (int64_t i = 0; i < count; i++)
         C[i] = NAN;
     tc_error err;

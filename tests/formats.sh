@@ -50,7 +50,8 @@ plot_parts() {
         cmp -s "$T/p1.png" "$T/p3.png"
     ok $? "$1: the same picture with 1 and 3 threads"
     run_fails 1 "tcplot: drawing the blocks of format '$1' is not supported yet" \
-        "$1: tcplot -f $1 --blocks: refused" -- "$TCPLOT" -f "$1" "$T/big.mtx" --blocks "$T/blocks.png"
+        "$1: tcplot -f $1 --blocks: refused" -- \
+        "$TCPLOT" -f "$1" "$T/big.mtx" --blocks "$T/blocks.png"
     [ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"
     rm -f "$T/parts.png" "$T/stored.png"
 }

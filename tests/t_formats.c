@@ -1,14 +1,17 @@
 /* t_formats: what every format of the registry (formats/format_registry.h)
-   must do, run on each by being registered, with every parameter at its
-   limits: the round trip (built from CSR, to_csr gives the matrix back
-   exactly), spmm_ref against CSR's float64 SpMM at odd and even n, NaN and
-   Inf in B reaching C exactly where CSR's SpMM puts them, the awkward
-   shapes of DESIGN.md, the same stored arrays for any thread count and
-   after a trip through a file, validate refusing arrays edited one element
-   at a time unless the edit leaves the matrix unchanged, and the real
-   matrices of $TC_SHARED_DATA. Then the same checks on the test-only
-   formats of broken_formats.h, each wrong in one function: every check
-   that must catch one is reported as a pass only when it fails on it. */
+   must do, run on each by being registered, with its defaults and with
+   every parameter at its minimum and at its maximum: the round trip (built
+   from CSR, to_csr gives the matrix back exactly), spmm_ref against CSR's
+   float64 SpMM at odd and even n, NaN and Inf in B reaching C exactly where
+   CSR's SpMM puts them, on the awkward shapes of fmttest.h and a matrix of
+   explicit zeros; the same stored arrays for 1 and 8 threads and after a
+   trip through a file; validate refusing arrays edited one element at a
+   time unless the edit leaves the matrix unchanged; a pattern matrix's
+   file refused when it gains a value array; one step past a parameter's
+   range refused; the real matrices of $TC_SHARED_DATA. Then the same
+   checks on the test-only formats of broken_formats.h, each wrong in one
+   function: a check that must catch one is reported as a pass only when
+   it fails on it. */
 #include "config.h"
 #include <dirent.h>
 #include <hdf5.h>
@@ -89,10 +92,10 @@ static void check_spmm(subject *s, const char *what, const tc_fmt *m, const tc_c
 
 /* ------------------------------------------------------------ stored arrays */
 
-/* Path of a file holding format f of a built with p under $TC_THREADS
+/* Path of a file holding s's format of a built with p under $TC_THREADS
    threads (NULL: unset), in a static buffer of slot (two files at once). */
-static const char *stored(const subject *s, const tc_csr *a, const tc_params *p, const char *threads,
-                          int slot)
+static const char *stored(const subject *s, const tc_csr *a, const tc_params *p,
+                          const char *threads, int slot)
 {
     static char path[2][32];
     tc_error err;
@@ -231,7 +234,7 @@ static void check_matrix(subject *s, const char *what, const tc_csr *a, const tc
     tc_fmt_free(m);
 }
 
-/* ------------------------------------------------------------ shapes */
+/* ------------------------------------------------------------ parameters */
 
 /* p = one parameter of f at v, the others at their defaults (low 0) or at
    their minimum (low 1). */

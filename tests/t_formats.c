@@ -325,13 +325,15 @@ static tc_status read_back(subject *s, const char *path, const char *group, cons
     return st;
 }
 
-/* Edit e (0..NEDITS-1) of one element: integers moved by one either way,
-   made -1 and made 2^40 (clipped to the stored type); values moved by a
-   half either way, made NaN and made Inf. */
+/* Edit e (0..NEDITS-1) of one element: integers moved by one either way
+   (wrapping: a uint64 bitmap word reads as int64), made -1 and made 2^40
+   (clipped to the stored type); values moved by a half either way, made
+   NaN and made Inf. */
 enum { NEDITS = 4, NPLACES = 3 };
 static int64_t int_edit(int64_t x, int e)
 {
-    return e == 0 ? x + 1 : e == 1 ? x - 1 : e == 2 ? -1 : (int64_t)1 << 40;
+    return e == 0 ? (int64_t)((uint64_t)x + 1) : e == 1 ? (int64_t)((uint64_t)x - 1)
+           : e == 2 ? -1 : (int64_t)1 << 40;
 }
 static double value_edit(double x, int e)
 {

@@ -10,9 +10,6 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=gpu
 . "$top_srcdir/tests/tcmul-common.sh"
-TCREORDER=${TCREORDER:-$TOOLS/tcreorder}
-
-"$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
 
 data=$(gpu_test_matrices)
 

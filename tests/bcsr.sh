@@ -1,36 +1,20 @@
 #!/bin/sh
-# bcsr.sh: the bcsr format through the tools: tcconv -f bcsr in both block
-# shapes and the round trip, the datasets as HDF5's own tools see them (the
-# paper's names, our types and bit order), files tampered with refused with
-# the dataset named, tcstat -f bcsr figures, real matrices.
+# bcsr.sh: what is particular to the bcsr format through the tools (what
+# every format does is formats.sh'): tcconv -f bcsr in both block shapes,
+# the datasets as HDF5's own tools see them (the paper's names, our types
+# and bit order), files tampered with refused with the dataset named,
+# tcstat -f bcsr figures.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/fmtlib.sh"
-TCCONV=$TOOLS/tcconv
-TCSTAT=$TOOLS/tcstat
-command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 # t_bcsr's example worked by hand: 20 x 40, value of (r, c) = 100 r + c + 1
 # (0-based) but (3, 5), an explicit zero. 16 x 16 blocks: block row 0 holds
 # block columns 0 1 2, block row 1 (rows 16-19) holds 0 1.
-cat > "$T/hand.mtx" <<'EOF'
-%%MatrixMarket matrix coordinate real general
-20 40 6
-1 1 1
-1 18 18
-4 6 0
-16 40 1540
-17 17 1617
-20 1 1901
-EOF
-awk 'BEGIN { srand(7); n = 20000; print "%%MatrixMarket matrix coordinate pattern general";
-             print 3001, 2500, n;
-             for (k = 0; k < n; k++) print int(rand() * 3001) + 1, int(rand() * 2500) + 1 }' \
-    > "$T/big.mtx"
+fmt_hand_20x40 "$T/hand.mtx"
 
 "$TCCONV" -q -f bcsr --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"; ok $? "tcconv -f bcsr"
 "$TCCONV" -q -f bcsr -p w=8 --no-compress "$T/hand.mtx" -o "$T/hand8.tcf.h5"
 ok $? "tcconv -f bcsr -p w=8"
-"$TCCONV" -q -f bcsr "$T/big.mtx" -o "$T/big.tcf.h5"; ok $? "tcconv -f bcsr, pattern"
 
 # --- the datasets, as h5dump shows them --------------------------------------
 is "$(fmt_datasets bcsr "$T/hand.tcf.h5" | tr '\n' ';')" \
@@ -52,7 +36,6 @@ is "$(h5dump -d /formats/bcsr/values -s 0 -c 1 "$T/hand.tcf.h5" | sed -n 's/^ *(
 attrs() { fmt_attrs bcsr "$1" h w has_values; }
 is "$(attrs "$T/hand.tcf.h5")" "h=16 w=16 has_values=1 " "attributes: h=16 w=16 by default"
 is "$(attrs "$T/hand8.tcf.h5")" "h=16 w=8 has_values=1 " "attributes: w=8"
-is "$(fmt_datasets bcsr "$T/big.tcf.h5" | grep -c values)" 0 "pattern: no values"
 
 # --- reading back --------------------------------------------------------------
 "$TCSTAT" -f bcsr --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f bcsr reads the file"
@@ -62,16 +45,6 @@ is "$(awk -F'\t' '$2 == "format.bcsr" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv"
 "$TCSTAT" -f bcsr --tsv "$T/hand8.tcf.h5" > "$T/hand8.tsv"
 is "$(awk -F'\t' '$2 == "format.bcsr" && $3 ~ /^(blocks|fill|bytes)$/ { printf "%s=%s ", $3, $4 }' "$T/hand8.tsv")" \
     "bytes=2604 blocks=5 fill=0.009375 " "tcstat -f bcsr, stored 16x8: its own figures (float values)"
-for m in hand big; do
-    fmt_round_trip bcsr "$m"
-done
-"$TCCONV" -q -f bcsr --no-compress "$T/hand.tcf.h5" -o "$T/again.tcf.h5" &&
-    h5diff --exclude-path /provenance "$T/hand.tcf.h5" "$T/again.tcf.h5" >/dev/null
-ok $? "converting the .tcf.h5 again rebuilds the same bcsr"
-TC_THREADS=1 "$TCCONV" -q -f bcsr "$T/big.mtx" -o "$T/t1.tcf.h5" &&
-    TC_THREADS=3 "$TCCONV" -q -f bcsr "$T/big.mtx" -o "$T/t3.tcf.h5" &&
-    h5diff --exclude-path /provenance "$T/t1.tcf.h5" "$T/t3.tcf.h5" >/dev/null
-ok $? "the same file with 1 and 3 threads"
 run_fails 2 "tcconv: bcsr: w=12 is not a block width of the kernels (16 for FP16 m16n8k16, 8 for TF32 m16n8k8)" \
     "tcconv -f bcsr -p w=12: refused" -- "$TCCONV" -f bcsr -p w=12 "$T/hand.mtx" -o "$T/w12.tcf.h5"
 [ ! -e "$T/w12.tcf.h5" ]; ok $? "  and leaves no file"
@@ -100,18 +73,5 @@ tampered "a padding value" values 16 '\000\000\000\000\000\000\360\077' \
     "/values[2]: 1 in padding (bit clear), expected 0"
 tampered "a value changed" values 0 '\000\000\000\000\000\000\000\100' \
     ": does not encode /matrix (row 0 differs)"
-
-# --- real matrices -------------------------------------------------------------
-D=${TC_SHARED_DATA:-}
-for m in bcsstk13 cora; do
-    if [ -n "$D" ] && [ -f "$D/$m.mtx.gz" ]; then
-        "$TCCONV" -q -f bcsr -p w=8 "$D/$m.mtx.gz" -o "$T/$m.tcf.h5" &&
-            "$TCCONV" -q "$T/$m.tcf.h5" -o "$T/$m-back.mtx" && "$TCCONV" -q "$D/$m.mtx.gz" -o "$T/$m.mtx" &&
-            cmp -s "$T/$m-back.mtx" "$T/$m.mtx" && "$TCSTAT" -q -f bcsr "$T/$m.tcf.h5" >/dev/null
-        ok $? "$m: .mtx.gz -> .tcf.h5 with bcsr 16x8, read back and validated"
-    else
-        skip "$m: no shared matrix collection"
-    fi
-done
 
 done_testing

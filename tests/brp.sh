@@ -1,14 +1,11 @@
 #!/bin/sh
-# brp.sh: the brp format through the tools: tcconv -f brp and the round
-# trip, the datasets as HDF5's own tools see them (the paper's names and
-# types), files tampered with refused with the dataset named and no output
-# left, tcstat -f brp figures, tcplot -f brp pictures.
+# brp.sh: what is particular to the brp format through the tools (what every
+# format does is formats.sh'): tcconv -f brp -p, the datasets as HDF5's own
+# tools see them (the paper's names and types), files tampered with refused
+# with the dataset named and no output left, tcstat -f brp figures, a
+# stored brp drawn with its own parameters.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/fmtlib.sh"
-TCCONV=$TOOLS/tcconv
-TCSTAT=$TOOLS/tcstat
-TCPLOT=$TOOLS/tcplot
-command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 # t_brp's example worked by hand: 11 x 12, value of (r, c) = 100 r + c
 # (0-based), built with h=4, w=4, g=2: two groups (windows 0 and 2), eight
@@ -41,10 +38,7 @@ cat > "$T/hand.mtx" <<'EOF'
 10 7 906
 10 8 907
 EOF
-awk 'BEGIN { srand(11); n = 20000; print "%%MatrixMarket matrix coordinate pattern general";
-             print 3001, 2500, n;
-             for (k = 0; k < n; k++) print int(rand() * 3001) + 1, int(rand() * 2500) + 1 }' \
-    > "$T/big.mtx"
+fmt_big_pattern "$T/big.mtx" 11
 
 "$TCCONV" -q -f brp -p h=4,w=4,g=2 --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"
 ok $? "tcconv -f brp -p h=4,w=4,g=2"
@@ -87,12 +81,6 @@ is "$(awk -F'\t' '$2 == "format.brp" && $3 ~ /groups|residual_nnz/ { printf "%s=
 is "$(awk -F'\t' '$2 == "format.brp" && $3 == "tc_nnz" { print $4 % 32 }' "$T/big.tsv")" 0 \
     "TC part: whole groups of 32"
 
-fmt_round_trip brp hand
-fmt_round_trip brp big
-"$TCCONV" -q -f brp -p h=4,w=4,g=2 --no-compress "$T/hand.tcf.h5" -o "$T/again.tcf.h5" &&
-    h5diff --exclude-path /provenance "$T/hand.tcf.h5" "$T/again.tcf.h5" >/dev/null
-ok $? "converting the .tcf.h5 again rebuilds the same brp"
-
 # --- tampered files -----------------------------------------------------------
 tampered() { fmt_tampered brp "$T/hand.tcf.h5" "$@"; }
 tampered "local_id[3] = 16" local_id 3 '\020' \
@@ -113,23 +101,9 @@ tampered "a value changed" values 0 '\001' \
     ": does not encode /matrix (row 1 differs)"
 
 # --- pictures -----------------------------------------------------------------
-"$TCPLOT" -q -f brp -s 256 "$T/big.mtx" -o "$T/big-brp.png" && fmt_is_png "$T/big-brp.png"
-ok $? "tcplot -f brp writes a PNG"
-"$TCPLOT" -q -s 256 "$T/big.mtx" -o "$T/big-csr.png"
-cmp -s "$T/big-brp.png" "$T/big-csr.png"
-ok $((! $?)) "the parts change the colours of the spy plot"
-"$TCPLOT" -q -f brp -s 256 "$T/big.tcf.h5" -o "$T/big-brp2.png" && cmp -s "$T/big-brp.png" "$T/big-brp2.png"
-ok $? "the stored format draws as the one built from the .mtx"
 "$TCPLOT" -q -f brp -s 64 "$T/hand.tcf.h5" -o "$T/hand-stored.png" &&
     "$TCPLOT" -q -f brp -s 64 "$T/hand.mtx" -o "$T/hand-built.png"
 cmp -s "$T/hand-stored.png" "$T/hand-built.png"
 ok $((! $?)) "a stored format with h=4, g=2 is drawn as stored, not rebuilt with defaults"
-TC_THREADS=1 "$TCPLOT" -q -f brp -s 300 "$T/big.mtx" -o "$T/t1.png" &&
-    TC_THREADS=3 "$TCPLOT" -q -f brp -s 300 "$T/big.mtx" -o "$T/t3.png" && cmp -s "$T/t1.png" "$T/t3.png"
-ok $? "the same picture with 1 and 3 threads"
-run_fails 2 "tcplot: --blocks draws the aligned HxW blocks of csr, not those of brp (drop -f brp, or --blocks)" \
-    "tcplot -f brp --blocks: refused (brp has no aligned blocks)" \
-    -- "$TCPLOT" -f brp "$T/big.mtx" --blocks "$T/blocks.png"
-[ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"
 
 done_testing

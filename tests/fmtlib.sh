@@ -1,5 +1,7 @@
 # fmtlib.sh: what the tool tests of a tensor-core format share. Source it
 # after tests/lib.sh; FORMAT names the format, /formats/FORMAT its group.
+# It names the tools (TCCONV, TCSTAT, TCPLOT) and skips the whole test
+# where h5dump, which the helpers read files with, is missing.
 #
 #   fmt_datasets FORMAT FILE      "NAME TYPE LENGTH" for each dataset
 #   fmt_data FORMAT FILE DATASET  its values, ", " between them
@@ -7,9 +9,15 @@
 #   fmt_tampered FORMAT FILE NAME DATASET OFFSET BYTES MESSAGE
 #                                 tcstat and tcplot refuse a copy of FILE
 #                                 with BYTES written into DATASET
-#   fmt_round_trip FORMAT NAME    $T/NAME.tcf.h5 (with FORMAT) decodes to
-#                                 the .mtx that $T/NAME.mtx converts to
 #   fmt_is_png FILE
+#   fmt_big_pattern FILE SEED     a 3001 x 2500 pattern .mtx, 20000 random
+#                                 entries (awk's srand(SEED))
+#   fmt_hand_20x40 FILE           the example t_bcsr and t_hrpb work by hand
+
+TCCONV=$TOOLS/tcconv
+TCSTAT=$TOOLS/tcstat
+TCPLOT=$TOOLS/tcplot
+command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 fmt_datasets() {
     h5dump -H -g "/formats/$1" "$2" | awk '
@@ -48,11 +56,18 @@ fmt_tampered() {
     [ ! -e "$T/bad.png" ]; ok $? "  and leaves no picture"
 }
 
-fmt_round_trip() {
-    "$TOOLS/tcconv" -q "$T/$2.tcf.h5" -o "$T/$2-back.mtx" &&
-        "$TOOLS/tcconv" -q "$T/$2.mtx" -o "$T/$2-direct.mtx" &&
-        cmp -s "$T/$2-back.mtx" "$T/$2-direct.mtx"
-    ok $? "$2: .mtx -> .tcf.h5 with $1 -> .mtx gives the same file"
+fmt_big_pattern() {
+    awk -v seed="$2" 'BEGIN { srand(seed); n = 20000
+        print "%%MatrixMarket matrix coordinate pattern general"; print 3001, 2500, n
+        for (k = 0; k < n; k++) print int(rand() * 3001) + 1, int(rand() * 2500) + 1 }' > "$1"
+}
+
+# 20 x 40, value of (r, c) = 100 r + c + 1 (0-based) but (3, 5), an
+# explicit zero: (0, 0) (0, 17) (3, 5) (15, 39) (16, 16) (19, 0); rows
+# 16-19 a partial window of 16.
+fmt_hand_20x40() {
+    printf '%s\n' '%%MatrixMarket matrix coordinate real general' '20 40 6' '1 1 1' '1 18 18' \
+        '4 6 0' '16 40 1540' '17 17 1617' '20 1 1901' > "$1"
 }
 
 fmt_png_sig=$(printf '\211PNG' | od -An -tx1 | tr -d ' ')

@@ -1,15 +1,12 @@
 #!/bin/sh
-# rstile.sh: the rstile format through the tools: tcconv -f rstile and the
-# round trip, the datasets as HDF5's own tools see them (the paper's names
-# and types, the bit order, the dummy column), files tampered with refused
-# with the dataset named and no output left, tcstat -f rstile figures and
-# Fig. 14's table, tcplot -f rstile pictures.
+# rstile.sh: what is particular to the rstile format through the tools
+# (what every format does is formats.sh'): tcconv -f rstile -p, the
+# datasets as HDF5's own tools see them (the paper's names and types, the
+# bit order, the dummy column), files tampered with refused with the
+# dataset named and no output left, tcstat -f rstile figures and Fig. 14's
+# table, tcplot -f rstile pictures of the residual rows.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/fmtlib.sh"
-TCCONV=$TOOLS/tcconv
-TCSTAT=$TOOLS/tcstat
-TCPLOT=$TOOLS/tcplot
-command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf5-tools)"
 
 # t_rstile's example worked by hand: 20 x 20, value of (r, c) = 100 r + c
 # (0-based). At threshold 2 rows 2, 16 and 17 (short, their columns in no
@@ -26,10 +23,7 @@ command -v h5dump >/dev/null 2>&1 || skip_all "h5dump not installed (Debian: hdf
         '5 10 409' '5 15 414' '17 18 1617' '18 19 1718' '18 20 1719'
     for c in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do echo "20 $((c + 1)) $((1900 + c))"; done
 } > "$T/hand.mtx"
-awk 'BEGIN { srand(11); n = 20000; print "%%MatrixMarket matrix coordinate pattern general";
-             print 3001, 2500, n;
-             for (k = 0; k < n; k++) print int(rand() * 3001) + 1, int(rand() * 2500) + 1 }' \
-    > "$T/big.mtx"
+fmt_big_pattern "$T/big.mtx" 11
 
 "$TCCONV" -q -f rstile -p threshold=2,min_density=0 --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"
 ok $? "tcconv -f rstile -p threshold=2,min_density=0"
@@ -86,16 +80,6 @@ is "$(awk '$1 == "threshold" || $1 == "residual_share_t3" { printf "%s=%s ", $1,
     "threshold=1 residual_share_t3=0.189189 " \
     "tcstat -f rstile on .mtx: the automatic threshold (2 would pass 10% of the nonzeros), the table as text"
 
-fmt_round_trip rstile hand
-fmt_round_trip rstile big
-"$TCCONV" -q -f rstile -p threshold=2,min_density=0 --no-compress "$T/hand.tcf.h5" -o "$T/again.tcf.h5" &&
-    h5diff --exclude-path /provenance "$T/hand.tcf.h5" "$T/again.tcf.h5" >/dev/null
-ok $? "converting the .tcf.h5 again rebuilds the same rstile"
-TC_THREADS=1 "$TCCONV" -q -f rstile "$T/big.mtx" -o "$T/t1.tcf.h5" &&
-    TC_THREADS=3 "$TCCONV" -q -f rstile "$T/big.mtx" -o "$T/t3.tcf.h5" &&
-    h5diff --exclude-path /provenance "$T/t1.tcf.h5" "$T/t3.tcf.h5" >/dev/null
-ok $? "the same file with 1 and 3 threads"
-
 # --- tampered files -----------------------------------------------------------
 tampered() { fmt_tampered rstile "$T/hand.tcf.h5" "$@"; }
 tampered "row_window_id[1] = 17" row_window_id 4 '\021' \
@@ -128,13 +112,5 @@ ok $((! $?)) "the residual rows change the colours of the spy plot"
 "$TCPLOT" -q -f rstile -s 64 "$T/hand.mtx" -o "$T/hand-built.png"
 cmp -s "$T/hand-rs.png" "$T/hand-built.png"
 ok $((! $?)) "a stored format with threshold=2 is drawn as stored, not rebuilt with defaults"
-"$TCPLOT" -q -f rstile -s 256 "$T/big.tcf.h5" -o "$T/big-stored.png" &&
-    "$TCPLOT" -q -f rstile -s 256 "$T/big.mtx" -o "$T/big-built.png" &&
-    cmp -s "$T/big-stored.png" "$T/big-built.png"
-ok $? "the stored format draws as the one built from the .mtx"
-run_fails 2 "tcplot: --blocks draws the aligned HxW blocks of csr, not those of rstile (drop -f rstile, or --blocks)" \
-    "tcplot -f rstile --blocks: refused" \
-    -- "$TCPLOT" -f rstile "$T/big.mtx" --blocks "$T/blocks.png"
-[ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"
 
 done_testing

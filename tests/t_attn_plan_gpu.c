@@ -20,6 +20,7 @@
 #include "tcsparse_plan.h"
 #include "tap.h"
 #include "testmat.h"
+#include "gputest.h"
 
 /* The caller's side: its device, stream and buffers. */
 typedef struct caller {
@@ -311,12 +312,8 @@ static void public_api(caller *c, const tc_csr *orig, const tc_csr *stored, cons
 
 int main(void)
 {
-    tc_gpu_info *list = NULL;
-    int n = 0;
+    tap_need_gpu();
     tc_error err;
-    if (tc_gpu_list(&list, &n, &err) != TC_OK || n == 0)
-        skip_all("no CUDA device");
-    free(list);
     caller c;
     memset(&c, 0, sizeof c);
     if (tc_gpu_open(0, &c.g, &err))

@@ -1,9 +1,10 @@
-/* t_brp: the `brp` format (BRP-SpMM, seed 000 Section IV). Its arrays
-   against a brute-force reading of the paper's rules and against a small
-   example worked out by hand; exact decoding, SpMM from its own arrays,
-   its two parts in the spy plot, the file round trip, the same arrays for
-   any thread count, every refusal of validate and of the file reader, and
-   the real matrices of $TC_SHARED_DATA. */
+/* t_brp: what is particular to the `brp` format (BRP-SpMM, seed 000
+   Section IV): its arrays against a brute-force reading of the paper's
+   rules and against a small example worked out by hand, windows at the
+   edges of a group, its two parts (nnz_part, the spy plot), and every
+   refusal of validate and of the file reader, with its messages. What
+   every format must do (round trip, SpMM, NaN/Inf, awkward shapes, threads,
+   files, edited arrays) is t_formats'. */
 #include "config.h"
 #include <dirent.h>
 #include <hdf5.h>
@@ -116,7 +117,7 @@ static int follows_paper(const tc_csr *a, const tc_brp *b)
     return good;
 }
 
-/* ----------------------------------------------------- one matrix, all */
+/* ----------------------------------------------------- one matrix */
 
 /* nnz_part: 1 exactly on the residual nonzeros, the end of each listed row. */
 static int parts_match(const tc_csr *a, const tc_brp *b)
@@ -137,38 +138,18 @@ static int parts_match(const tc_csr *a, const tc_brp *b)
     return good;
 }
 
-/* Everything about one matrix: the paper's arrays, validation against the
-   matrix, exact decode, SpMM, parts. */
+/* What is particular to brp on one matrix: the paper's arrays, and the
+   parts. */
 static void check_matrix(const char *name, const tc_csr *a, const char *params)
 {
     tc_brp *b = build(a, params);
-    tc_error err;
-    tc_csr *back = NULL;
     ok(follows_paper(a, b), "%s: arrays follow Section IV", name);
-    int valid = BRP->validate(&b->base, a, "t", &err) == TC_OK;
-    ok(valid, "%s: validates against the matrix", name);
-    if (!valid)
-        diag("%s", err.msg);
-    ok(tc_fmt_to_csr(&b->base, &back, &err) == TC_OK && tc_csr_equal(back, a),
-       "%s: to_csr gives the matrix back exactly", name);
-    double d = spmm_diff(a, &b->base, 7);
-    ok(d < 1e-13, "%s: spmm_ref equals CSR SpMM (N = 7)", name);
-    if (!(d < 1e-13))
-        diag("relative difference %g", d);
     ok(parts_match(a, b), "%s: nnz_part marks the residual nonzeros", name);
-    tc_csr_free(back);
     tc_fmt_free(&b->base);
 }
 
-static void check_shapes(void)
+static void check_windows(void)
 {
-    for (size_t i = 0; i < sizeof fmt_shapes / sizeof fmt_shapes[0]; i++) {
-        const fmt_shape *s = &fmt_shapes[i];
-        tc_csr *a = tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
-                                      s->pattern);
-        check_matrix(s->name, a, NULL);
-        tc_csr_free(a);
-    }
     /* Windows of exactly 31, 32 and 33 nonzeros: none, one group, one group
        and one residual nonzero; then 63, 64, 65, 0 and 1. */
     int counts[] = { 31, 32, 33, 63, 64, 65, 0, 1 };
@@ -301,53 +282,16 @@ static void check_picture(void)
     tc_csr_free(a);
 }
 
-/* ------------------------------------------------------- threads */
-
-static int same_brp(const tc_brp *x, const tc_brp *y)
+/* Many chunks of windows, uneven (a dense band and empty stretches), built
+   by as many threads as there are: the paper's arrays still. */
+static void check_large(void)
 {
-    int64_t ntc = x->ngroups * tc_brp_group_nnz(x), nres = x->res_row_offset[x->nres_rows];
-    return x->ngroups == y->ngroups && x->nres_rows == y->nres_rows &&
-           same_i32(x->group_window_id, y->group_window_id, x->ngroups) &&
-           !memcmp(x->local_id, y->local_id, (size_t)ntc) &&
-           same_i32(x->old_col_id, y->old_col_id, ntc) &&
-           same_f64(x->values, y->values, ntc) &&
-           same_i32(x->res_row_id, y->res_row_id, x->nres_rows) &&
-           same_i64(x->res_row_offset, y->res_row_offset, x->nres_rows + 1) &&
-           same_i32(x->res_col_id, y->res_col_id, nres) &&
-           same_f64(x->res_values, y->res_values, nres);
-}
-
-static int same_fmt(const tc_fmt *x, const tc_fmt *y)
-{
-    return same_brp((const tc_brp *)x, (const tc_brp *)y);
-}
-
-static void check_threads(void)
-{
-    /* Many chunks of windows, uneven: a dense band and empty stretches. */
     tc_csr *a = tap_random_matrix(150001, 9000, 6, 77777, 4500, 0);
-    setenv("TC_THREADS", "1", 1);
-    tc_brp *one = build(a, NULL);
-    ok(follows_paper(a, one), "150001 rows: arrays follow Section IV");
-    check_thread_counts(BRP, a, &one->base, same_fmt);
-    tc_fmt_free(&one->base);
+    check_matrix("150001 rows", a, NULL);
     tc_csr_free(a);
 }
 
 /* ------------------------------------------------------- files */
-
-static void check_files(void)
-{
-    tc_csr *a = tap_random_matrix(0, 0, 0, -1, -1, 0);
-    check_file_round_trip(BRP, "empty", a, NULL, same_fmt);
-    tc_csr_free(a);
-    a = tap_random_matrix(1000, 777, 9, 3, 5, 0);
-    check_file_round_trip(BRP, "1000x777 real", a, NULL, same_fmt);
-    tc_csr_free(a);
-    a = tap_random_matrix(70001, 300, 2, -1, -1, 1);
-    check_file_round_trip(BRP, "70001 rows pattern", a, NULL, same_fmt);
-    tc_csr_free(a);
-}
 
 /* What the reader checks before validation: every dataset present, with
    the length the parameters and the header imply, values exactly when
@@ -380,14 +324,6 @@ static void check_bad_files(void)
     put_attr(p, GROUP, "h", 1, 32);
     put_attr(p, GROUP, "w", 1, 16);
     read_refused(p, GROUP, TC_ERR_FORMAT, "h=32, w=16", ": h*w = 512 exceeds 256 (local_id is one byte)");
-    tc_csr_free(a);
-
-    a = tap_random_matrix(40, 30, 3, -1, -1, 1);
-    double *val = calloc((size_t)a->nnz, sizeof *val);   /* one per nonzero, all 0 */
-    p = fmt_file(a, build_fmt(BRP, a, NULL), 0);
-    put_dataset(p, GROUP, "res_values", H5T_NATIVE_DOUBLE, (hsize_t)a->nnz, val);
-    free(val);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "res_values in a pattern file", "/res_values: present, but has_values is 0");
     tc_csr_free(a);
 }
 
@@ -457,14 +393,8 @@ static void check_refusals(void)
     REFUSED(b->values, NULL, "m.tcf.h5: /formats/brp/values: absent, but has_values is 1");
     REFUSED(b->res_values, NULL,
             "m.tcf.h5: /formats/brp/res_values: absent, but has_values is 1");
-    tc_csr *wider;
-    if (tc_csr_copy(a, &wider, &err))
-        bail(err.msg);
-    wider->cols = 13;
-    ok(BRP->validate(&b->base, wider, "m", &err) == TC_ERR_INVALID, "refused: another matrix");
-    is_str(err.msg, "m: does not encode /matrix (11x12, 24 nonzeros, has_values 1, against "
-           "11x13, 24, 1)", "  with the message");
-    tc_csr_free(wider);
+    other_matrix_refused(BRP, &b->base, a, "m: does not encode /matrix (11x12, 24 nonzeros, "
+                         "has_values 1, against 11x13, 24, 1)");
     tc_fmt_free(&b->base);
 
     /* A window whose residual would fill a group: window 0's 11 nonzeros
@@ -475,15 +405,7 @@ static void check_refusals(void)
             "fewer than g*w*f = 8");
     tc_fmt_free(&b->base);
 
-    tc_fmt *m = NULL;
-    tc_params p = { 0 };
-    tc_params_parse(&p, "h=32,w=16", &err);
-    ok(tc_fmt_build(BRP, a, &p, &m, &err) == TC_ERR_ARG && !m, "refused: h=32, w=16");
-    is_str(err.msg, "brp: h*w = 512 exceeds 256 (local_id is one byte)", "  with the message");
-    p.n = 0;
-    tc_params_parse(&p, "f=2", &err);
-    ok(tc_fmt_build(BRP, a, &p, &m, &err) == TC_ERR_ARG && !m, "refused: f=2");
-    is_str(err.msg, "brp: f=2 is out of range [1, 1]", "  with the message");
+    build_refused(BRP, a, "h=32,w=16", "brp: h*w = 512 exceeds 256 (local_id is one byte)");
     tc_csr_free(a);
 }
 
@@ -506,9 +428,8 @@ int main(void)
         bail("no format brp");
     check_by_hand();
     check_picture();
-    check_shapes();
-    check_threads();
-    check_files();
+    check_windows();
+    check_large();
     check_refusals();
     check_bad_files();
     for_each_shared(check_shared_one);

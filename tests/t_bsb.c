@@ -1,13 +1,13 @@
-/* t_bsb: the `bsb` format (Fused3S, seed 003 Section 3.1). Its arrays
-   against a slow reading of the rules (each window's distinct columns
-   sorted with qsort, place p at local column p % 8 of block p / 8, each
-   nonzero's bit at (r % 8) * 8 + c of word r / 8, values in bitmap order)
-   and against a small example worked out by hand; exact decoding (binary:
-   the pattern; values=1: the matrix, explicit zeros kept), SpMM from its
-   own arrays (a NaN and an Inf of B included), tro and the window order
-   that tcbsort and the kernels use, the figures, the file round trip, the
-   same arrays for any thread count, every refusal of validate and of the
-   file reader, and the real matrices of $TC_SHARED_DATA. */
+/* t_bsb: what is particular to the `bsb` format (Fused3S, seed 003
+   Section 3.1): its arrays against a slow reading of the rules (each
+   window's distinct columns sorted with qsort, place p at local column
+   p % 8 of block p / 8, each nonzero's bit at (r % 8) * 8 + c of word
+   r / 8, values in bitmap order) on the awkward shapes and the real
+   matrices and against a small example worked out by hand, in both
+   modes; tro and the window order that tcbsort and the kernels use, the
+   figures, and every refusal of validate and of the file reader, with its
+   messages. What every format must do (round trip, binary decoding to the
+   pattern, SpMM, NaN/Inf, threads, files, edited arrays) is t_formats'. */
 #include "config.h"
 #include <dirent.h>
 #include <hdf5.h>
@@ -31,18 +31,6 @@ static tc_bsb *build(const tc_csr *a, const char *params)
 static int bit_at(const tc_bsb *x, int64_t b, int r, int c)
 {
     return (int)(x->bitmap[2 * b + r / 8] >> (r % 8 * 8 + c) & 1);
-}
-
-/* The matrix as a binary bsb decodes it: its pattern. */
-static tc_csr *pattern_of(const tc_csr *a)
-{
-    tc_csr *p;
-    tc_error err;
-    if (tc_csr_alloc(&p, a->rows, a->cols, a->nnz, 0, &err))
-        bail(err.msg);
-    memcpy(p->rowptr, a->rowptr, ((size_t)a->rows + 1) * sizeof *p->rowptr);
-    memcpy(p->colidx, a->colidx, (size_t)a->nnz * sizeof *p->colidx);
-    return p;
 }
 
 /* ------------------------------------------------- the paper's rules */
@@ -110,78 +98,18 @@ static int follows_paper(const tc_csr *a, const tc_bsb *x)
     return good;
 }
 
-/* ----------------------------------------------------- one matrix, all */
+/* ----------------------------------------------------- one matrix */
 
-static int same_bsb(const tc_bsb *x, const tc_bsb *y)
+/* The rules on one matrix in both modes. */
+static void check_matrix(const char *name, const tc_csr *a)
 {
-    return x->windows == y->windows && x->nblocks == y->nblocks &&
-           same_i64(x->tro, y->tro, x->windows + 1) &&
-           same_i32(x->sptd, y->sptd, 8 * x->nblocks) &&
-           !memcmp(x->bitmap, y->bitmap, (size_t)(2 * x->nblocks) * sizeof *x->bitmap) &&
-           same_f64(x->values, y->values, x->base.nnz) &&
-           (!x->values || same_i64(x->value_offset, y->value_offset, x->nblocks + 1));
-}
-
-static int same_fmt(const tc_fmt *x, const tc_fmt *y)
-{
-    return same_bsb((const tc_bsb *)x, (const tc_bsb *)y);
-}
-
-/* Everything about one matrix in one mode: the rules, validation against
-   the matrix, exact decode, SpMM at N = 1 and 7. */
-static void check_matrix(const char *name, const tc_csr *a, const char *mode)
-{
-    tc_bsb *x = build(a, mode);
-    tc_csr *want = x->values || !a->val ? NULL : pattern_of(a);
-    char what[256];
-    snprintf(what, sizeof what, "%s, %s", name, mode);
-    ok(follows_paper(a, x), "%s: arrays follow Section 3.1", what);
-    ok(!x->values == !(a->val && mode[7] == '1'), "%s: values stored exactly when asked "
-       "for and the matrix has them", what);
-    check_decodes(&x->base, a, want ? want : a, 1e-13, what);
-    tc_csr_free(want);
-    tc_fmt_free(&x->base);
-}
-
-/* Rows with more than 32, 256 and 4096 nonzeros in one window (a window
-   of 600 blocks), and windows past 1024 rows. */
-static tc_csr *long_rows(void)
-{
-    static const int32_t len[] = { 33, 257, 4097 };
-    int64_t n = 0;
-    int32_t *ri = malloc(sizeof *ri * 10000), *ci = malloc(sizeof *ci * 10000);
-    for (int i = 0; i < 3; i++)
-        for (int32_t j = 0; j < len[i]; j++, n++) {
-            ri[n] = 1030 + 5 * i;
-            ci[n] = (int32_t)((j * 7 + i) % 4800);
-        }
-    tc_csr *a = from_coo(1100, 4800, n, ri, ci, NULL);
-    free(ri);
-    free(ci);
-    return a;
-}
-
-static void check_shapes(void)
-{
-    for (size_t i = 0; i < sizeof fmt_shapes / sizeof fmt_shapes[0]; i++) {
-        const fmt_shape *s = &fmt_shapes[i];
-        tc_csr *a = tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
-                                      s->pattern);
-        for (int k = 0; k < 2; k++)
-            check_matrix(s->name, a, MODES[k]);
-        tc_csr_free(a);
+    for (int k = 0; k < 2; k++) {
+        tc_bsb *x = build(a, MODES[k]);
+        ok(follows_paper(a, x), "%s, %s: arrays follow Section 3.1", name, MODES[k]);
+        ok(!x->values == !(a->val && k == 1), "%s, %s: values stored exactly when asked for "
+           "and the matrix has them", name, MODES[k]);
+        tc_fmt_free(&x->base);
     }
-    tc_csr *a = long_rows();
-    check_matrix("rows of 33, 257 and 4097 nonzeros", a, MODES[0]);
-    tc_csr_free(a);
-    /* explicit zeros, one of them -0.0: still nonzeros */
-    a = tap_random_matrix(333, 170, 7, 5, 169, 0);
-    for (int64_t k = 0; k < a->nnz; k += 3)
-        a->val[k] = 0;
-    a->val[1] = -0.0;
-    for (int k = 0; k < 2; k++)
-        check_matrix("explicit zeros", a, MODES[k]);
-    tc_csr_free(a);
 }
 
 /* ------------------------------------------------------- by hand */
@@ -295,14 +223,10 @@ static void check_tro_and_order(void)
 
 /* ------------------------------------------------------ figures */
 
+/* A figure of the format's own section of a tcstat report. */
 static double figure(const tc_report *r, const char *key)
 {
-    for (int i = 0; i < tc_report_count(r); i++) {
-        const tc_report_entry *e = tc_report_at(r, i);
-        if (!strcmp(e->key, key))
-            return e->is_int ? (double)e->ival : e->num;
-    }
-    return NAN;
+    return fmt_figure(r, "format.bsb", key);
 }
 
 static void check_stats(void)
@@ -328,73 +252,7 @@ static void check_stats(void)
     tc_csr_free(a);
 }
 
-/* A NaN in a B row no nonzero names and an Inf in one an explicit zero
-   names: C as CSR SpMM gives it; dummy slots never read B row 0 (an Inf
-   there reaches only rows with a nonzero in column 0). */
-static void check_inf(void)
-{
-    tc_csr *a = hand_matrix();
-    double B[20], C[20], R[20];
-    for (int i = 0; i < 20; i++)
-        B[i] = i + 1;
-    B[0] = INFINITY;
-    B[5] = INFINITY;    /* (2, 5) is an explicit zero: 0 * Inf = NaN in row 2 */
-    B[6] = NAN;         /* column 6 has no nonzero */
-    tc_bsb *x = build(a, "values=1");
-    tc_error err;
-    int good = tc_fmt_spmm_ref(&x->base, B, 1, 1, C, 1, &err) == TC_OK &&
-               tc_spmm_ref_f64(a, B, 1, 1, R, 1, 1, &err) == TC_OK;
-    for (int i = 0; good && i < 20; i++)
-        good = (isnan(C[i]) && isnan(R[i])) || C[i] == R[i];
-    ok(good && isnan(C[2]) && isinf(C[0]) && C[15] == 1520.0 * 20 && C[19] == 1903.0 * 3 + 1905.0 * 5,
-       "an Inf and a NaN of B: C as CSR SpMM gives it, dummy slots read nothing");
-    tc_fmt_free(&x->base);
-    tc_csr_free(a);
-}
-
-/* ------------------------------------------------------- threads */
-
-/* Binary through fmttest.h's check (default parameters), values=1 here. */
-static void check_threads(void)
-{
-    tc_csr *a = tap_random_matrix(20001, 3000, 6, 7777, 150, 0);
-    for (int k = 0; k < 2; k++) {
-        setenv("TC_THREADS", "1", 1);
-        tc_fmt *one = build_fmt(BSB, a, MODES[k]);
-        ok(follows_paper(a, (tc_bsb *)one), "20001 rows, %s: arrays follow Section 3.1",
-           MODES[k]);
-        if (k == 0)
-            check_thread_counts(BSB, a, one, same_fmt);
-        for (int t = 3; k == 1 && t <= 64; t *= 4) {
-            char n[8];
-            snprintf(n, sizeof n, "%d", t);
-            setenv("TC_THREADS", n, 1);
-            tc_fmt *m = build_fmt(BSB, a, MODES[k]);
-            ok(same_fmt(one, m), "values=1, TC_THREADS=%d: the same arrays as one thread", t);
-            tc_fmt_free(m);
-        }
-        tc_fmt_free(one);
-    }
-    unsetenv("TC_THREADS");
-    tc_csr_free(a);
-}
-
 /* ------------------------------------------------------- files */
-
-static void check_files(void)
-{
-    static const struct { const char *name, *params; int32_t rows, cols; int pattern; } f[] = {
-        { "empty", "values=1", 0, 0, 0 },
-        { "1000x777 real, binary", NULL, 1000, 777, 0 },
-        { "1000x777 real", "values=1", 1000, 777, 0 },
-        { "70001 rows pattern", "values=1", 70001, 300, 1 },
-    };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        tc_csr *a = tap_random_matrix(f[i].rows, f[i].cols, 5, -1, -1, f[i].pattern);
-        check_file_round_trip(BSB, f[i].name, a, f[i].params, same_fmt);
-        tc_csr_free(a);
-    }
-}
 
 static const char *hand_file(const tc_csr *a, const char *params)
 {
@@ -507,7 +365,6 @@ static void check_refusals(void)
     ok(BSB->validate(&x->base, a, "m", &err) == TC_OK, "binary: other values, same pattern: "
        "valid");
     tc_fmt_free(&x->base);
-    build_refused(BSB, a, "values=2", "bsb: values=2 is out of range [0, 1]");
     build_refused(BSB, a, "h=8", "bsb has no parameter 'h'");
     tc_csr_free(a);
 }
@@ -516,8 +373,7 @@ static void check_refusals(void)
 
 static void check_shared_one(const char *name, const tc_csr *a)
 {
-    for (int k = 0; k < 2; k++)
-        check_matrix(name, a, MODES[k]);
+    check_matrix(name, a);
     tc_bsb *x = build(a, NULL);
     diag("%s: %" PRId64 " nonzeros, %" PRId64 " TCBs of 16x8, %.2f nonzeros a TCB, %" PRId64
          " bytes binary", name, a->nnz, x->nblocks,
@@ -534,10 +390,7 @@ int main(void)
     check_fragment_order();
     check_tro_and_order();
     check_stats();
-    check_inf();
-    check_shapes();
-    check_threads();
-    check_files();
+    for_each_shape(check_matrix);
     check_bad_files();
     check_refusals();
     for_each_shared(check_shared_one);

@@ -14,6 +14,7 @@
 #include "tcsparse.h"
 #include "testmat.h"
 #include "kernels.h"
+#include "gputest.h"
 #include "tcsparse_plan.h"
 
 /* Plans a with the options, multiplies B (rows of ld floats) on the host,
@@ -92,11 +93,7 @@ static void check_unaligned(const tc_csr *a, tc_plan_opts *o, const float *B, co
 
 int main(void)
 {
-    tc_gpu_info *list = NULL;
-    int ndev = 0;
-    if (tc_gpu_list(&list, &ndev, NULL) != TC_OK || ndev == 0)
-        skip_all("no CUDA device");
-    free(list);
+    tap_need_gpu();
     tc_csr *a = tap_random_matrix(3000, 2500, 9, 5, 17, 0);
     const int32_t n = 24;
     const int64_t ld = 29;

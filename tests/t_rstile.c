@@ -1,12 +1,15 @@
-/* t_rstile: the `rstile` format (RSH-SpMM, seed 001 Sections 3.2-3.3).
-   Its arrays against a slow reading of the rules (the row partition, the
-   windows sent whole, the compaction, the bit order, the dummy columns,
-   the segments) and against a small example worked out by hand; the
-   automatic threshold and split against their documented rules; exact
-   decoding, SpMM from its own arrays, its two parts in nnz_part, Fig. 14's
-   table against the plain 16x8 tiling, the file round trip, the same
-   arrays for any thread count, every refusal of validate and of the file
-   reader, and the real matrices of $TC_SHARED_DATA. */
+/* t_rstile: what is particular to the `rstile` format (RSH-SpMM, seed 001
+   Sections 3.2-3.3): its arrays against a slow reading of the rules (the
+   row partition, the windows sent whole, the compaction, the bit order,
+   the dummy columns, the segments) on the awkward shapes and against a
+   small example worked out by hand; the automatic threshold and split
+   against their documented rules, with exact decoding and SpMM at the
+   thresholds, splits and densities that exercise them; its two parts in
+   nnz_part; Fig. 14's table against the plain 16x8 tiling; every refusal
+   of validate and of the file reader, with its messages; and the real
+   matrices of $TC_SHARED_DATA. What every format must do (round trip,
+   SpMM, NaN/Inf, awkward shapes, threads, files, edited arrays) is
+   t_formats'. */
 #include "config.h"
 #include <dirent.h>
 #include <hdf5.h>
@@ -318,7 +321,7 @@ static int follows_auto_rules(const tc_csr *a, const tc_rstile *x)
     return x->threshold == want && x->split == split;
 }
 
-/* ----------------------------------------------------- one matrix, all */
+/* ----------------------------------------------------- one matrix */
 
 /* nnz_part: 1 exactly on the nonzeros of the residual rows. */
 static int parts_match(const tc_csr *a, const tc_rstile *x)
@@ -336,23 +339,12 @@ static int parts_match(const tc_csr *a, const tc_rstile *x)
     return good;
 }
 
-/* Validation against the matrix, exact decode, SpMM, parts. */
+/* Validation against the matrix, exact decode, SpMM, parts: for the
+   parameters the generic tests do not try. */
 static void check_built(const char *name, const tc_csr *a, const tc_rstile *x)
 {
-    tc_error err;
-    tc_csr *back = NULL;
-    int valid = RSTILE->validate(&x->base, a, "t", &err) == TC_OK;
-    ok(valid, "%s: validates against the matrix", name);
-    if (!valid)
-        diag("%s", err.msg);
-    ok(tc_fmt_to_csr(&x->base, &back, &err) == TC_OK && tc_csr_equal(back, a),
-       "%s: to_csr gives the matrix back exactly", name);
-    double d = spmm_diff(a, &x->base, 7);
-    ok(d < 1e-13, "%s: spmm_ref equals CSR SpMM (N = 7)", name);
-    if (!(d < 1e-13))
-        diag("relative difference %g", d);
+    check_decodes(&x->base, a, a, 1e-13, name);
     ok(parts_match(a, x), "%s: nnz_part marks the residual rows", name);
-    tc_csr_free(back);
 }
 
 /* Everything, the paper's arrays included. */
@@ -365,15 +357,14 @@ static void check_matrix(const char *name, const tc_csr *a, const char *params)
     tc_fmt_free(&x->base);
 }
 
-static void check_shapes(void)
+/* The paper's arrays and the parts with the defaults (the generic tests
+   decode and multiply). */
+static void check_rules(const char *name, const tc_csr *a)
 {
-    for (size_t i = 0; i < sizeof fmt_shapes / sizeof fmt_shapes[0]; i++) {
-        const fmt_shape *s = &fmt_shapes[i];
-        tc_csr *a = tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
-                                      s->pattern);
-        check_matrix(s->name, a, NULL);
-        tc_csr_free(a);
-    }
+    tc_rstile *x = build(a, NULL);
+    ok(follows_paper(a, x), "%s: arrays follow Sections 3.2-3.3", name);
+    ok(parts_match(a, x), "%s: nnz_part marks the residual rows", name);
+    tc_fmt_free(&x->base);
 }
 
 /* Row i of `rows` has about i mod 10 nonzeros (duplicates summed), plus a
@@ -643,12 +634,7 @@ static void check_by_hand(void)
 /* The figure `key` of section format.rstile in r (NAN when absent). */
 static double figure(const tc_report *r, const char *key)
 {
-    for (int i = 0; i < tc_report_count(r); i++) {
-        const tc_report_entry *e = tc_report_at(r, i);
-        if (!strcmp(e->section, "format.rstile") && !strcmp(e->key, key))
-            return e->is_int ? (double)e->ival : e->num;
-    }
-    return NAN;
+    return fmt_figure(r, "format.rstile", key);
 }
 
 static int close_to(double x, double y)
@@ -691,58 +677,7 @@ static void check_table(const char *name, const tc_csr *a)
     ok(good, "%s: Fig. 14's table: the 16x8 tiling at 0, the format's figures at 0..8", name);
 }
 
-/* ------------------------------------------------------- threads */
-
-static int same_rstile(const tc_rstile *x, const tc_rstile *y)
-{
-    int64_t ntc = x->value_offset[x->nblocks], rnnz = x->res_row_offset[x->nres_rows];
-    return x->threshold == y->threshold && x->split == y->split &&
-           x->nsegments == y->nsegments && x->nblocks == y->nblocks &&
-           x->nres_rows == y->nres_rows && y->value_offset[y->nblocks] == ntc &&
-           y->res_row_offset[y->nres_rows] == rnnz &&
-           same_i32(x->row_window_id, y->row_window_id, x->nsegments) &&
-           same_i64(x->row_window_offset, y->row_window_offset, x->nsegments + 1) &&
-           !memcmp(x->bitmap, y->bitmap, (size_t)x->nblocks * 16) &&
-           same_i32(x->col_id, y->col_id, 8 * x->nblocks) &&
-           same_i64(x->value_offset, y->value_offset, x->nblocks + 1) &&
-           same_f64(x->values, y->values, ntc) &&
-           same_i32(x->res_row_id, y->res_row_id, x->nres_rows) &&
-           same_i64(x->res_row_offset, y->res_row_offset, x->nres_rows + 1) &&
-           same_i32(x->res_col_id, y->res_col_id, rnnz) &&
-           same_f64(x->res_values, y->res_values, rnnz);
-}
-
-static int same_fmt(const tc_fmt *x, const tc_fmt *y)
-{
-    return same_rstile((const tc_rstile *)x, (const tc_rstile *)y);
-}
-
-static void check_threads(void)
-{
-    tc_csr *a = short_rows(150001, 4500, 0);
-    setenv("TC_THREADS", "1", 1);
-    tc_rstile *one = build(a, NULL);
-    ok(follows_paper(a, one), "150001 rows: arrays follow Sections 3.2-3.3");
-    check_thread_counts(RSTILE, a, &one->base, same_fmt);
-    tc_fmt_free(&one->base);
-    tc_csr_free(a);
-}
-
 /* ------------------------------------------------------- files */
-
-static void check_files(void)
-{
-    tc_csr *a = tap_random_matrix(0, 0, 0, -1, -1, 0);
-    check_file_round_trip(RSTILE, "empty", a, NULL, same_fmt);
-    tc_csr_free(a);
-    a = short_rows(1000, 777, 0);
-    check_file_round_trip(RSTILE, "1000x777 real", a, "threshold=4", same_fmt);
-    tc_csr_free(a);
-    a = tap_random_matrix(70001, 300, 2, 5, -1, 1);
-    check_file_round_trip(RSTILE, "70001 rows pattern, a split window", a, "split=3",
-                          same_fmt);
-    tc_csr_free(a);
-}
 
 /* What the reader checks before validation: every dataset present, with
    the length the segments, the bitmaps and the header imply, values
@@ -752,7 +687,6 @@ static void check_bad_files(void)
     static const int32_t ids[80] = { 0 };
     static const int64_t off3[3] = { 0, 2, 61 }, off2[2] = { 0, 4 };
     static const uint64_t full[8] = { ~0ull, ~0ull, 0, 0, 0, 0, 0, 0 }, seven[7] = { 0 };
-    static const double val[4] = { 0 };
     /* The hand example at threshold 2 with one dataset replaced (or
        removed: data NULL), or one attribute set (or removed: attr_set 0). */
     static const struct {
@@ -797,13 +731,6 @@ static void check_bad_files(void)
             put_dataset(p, GROUP, bad[i].name, types[bad[i].type], bad[i].n, bad[i].data);
         read_refused(p, GROUP, bad[i].st, bad[i].what, bad[i].want);
     }
-    free(a->val);
-    a->val = NULL;
-    a->field = TC_FIELD_PATTERN;
-    const char *p = fmt_file(a, build_fmt(RSTILE, a, "threshold=2,min_density=0"), 0);
-    put_dataset(p, GROUP, "res_values", H5T_NATIVE_DOUBLE, 4, val);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "res_values in a pattern file",
-                 "/res_values: present, but has_values is 0");
     tc_csr_free(a);
 }
 
@@ -895,25 +822,18 @@ static void check_refusals(void)
             "from the matrix)");
     tc_fmt_free(&x->base);
 
+    x = build(a, "threshold=2,min_density=0");
+    other_matrix_refused(RSTILE, &x->base, a, "m: does not encode /matrix (20x20, 37 nonzeros, "
+                         "has_values 1, against 20x21, 37, 1)");
     tc_csr *wider;
     if (tc_csr_copy(a, &wider, &err))
         bail(err.msg);
     wider->cols = 21;
-    x = build(a, "threshold=2,min_density=0");
-    ok(RSTILE->validate(&x->base, wider, "m", &err) == TC_ERR_INVALID, "refused: another matrix");
-    is_str(err.msg, "m: does not encode /matrix (20x20, 37 nonzeros, has_values 1, against "
-           "20x21, 37, 1)", "  with the message");
     uint8_t part[40];
     ok(tc_fmt_nnz_part(&x->base, wider, part, &err) == TC_ERR_ARG, "nnz_part refuses another "
        "matrix");
     tc_fmt_free(&x->base);
     tc_csr_free(wider);
-
-    tc_fmt *m = NULL;
-    tc_params p = { 0 };
-    tc_params_parse(&p, "threshold=-2", &err);
-    ok(tc_fmt_build(RSTILE, a, &p, &m, &err) == TC_ERR_ARG && !m, "refused: threshold=-2");
-    is_str(err.msg, "rstile: threshold=-2 is out of range [-1, 2147483647]", "  with the message");
     tc_csr_free(a);
 }
 
@@ -921,8 +841,8 @@ static void check_refusals(void)
 
 static void check_shared_one(const char *name, const tc_csr *a)
 {
+    check_rules(name, a);
     tc_rstile *x = build(a, NULL);
-    check_built(name, a, x);
     diag("%s: %" PRId64 " nonzeros, threshold %d, split %d, %" PRId64 " blocks (%" PRId64
          " segments), residual %.1f%% of nonzeros in %" PRId64 " rows", name, a->nnz,
          x->threshold, x->split, x->nblocks, x->nsegments,
@@ -939,14 +859,15 @@ int main(void)
     if (!RSTILE)
         bail("no format rstile");
     check_by_hand();
-    check_shapes();
+    for_each_shape(check_rules);
     check_thresholds();
     check_whole_windows();
     tc_csr *a = short_rows(3000, 2000, 0);
     check_table("rows of 0..9", a);
     tc_csr_free(a);
-    check_threads();
-    check_files();
+    a = short_rows(150001, 4500, 0);
+    check_rules("150001 rows of 0..9 and 20", a);
+    tc_csr_free(a);
     check_refusals();
     check_bad_files();
     for_each_shared(check_shared_one);

@@ -1,6 +1,14 @@
-# tcmul-common.sh: what tests/tcmul.sh (CPU) and tests/tcmul-gpu.sh share.
-# Source it after tests/lib.sh with DEVICE set to cpu or gpu.
+# tcmul-common.sh: what tests/tcmul.sh (CPU) and the GPU tests of tcmul
+# (tests/*-gpu.sh) share. Source it after tests/lib.sh with DEVICE set to
+# cpu or gpu; with gpu, the test ends there, skipped, without a CUDA
+# device. TCMUL, TCCONV and TCREORDER may name the tools to run (a bundle
+# on a GPU machine without the build tree).
 TCMUL=${TCMUL:-$TOOLS/tcmul}
+TCCONV=${TCCONV:-$TOOLS/tcconv}
+TCREORDER=${TCREORDER:-$TOOLS/tcreorder}
+if [ "$DEVICE" = gpu ]; then
+    "$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
+fi
 
 # verify_passes NAME ARGS...: tcmul --device $DEVICE --verify ARGS says
 # "pass"; its report stays in $T/v.tsv.
@@ -86,6 +94,24 @@ inf_row0() {
         "$T/Cinf.mtx" | sort -n -u > "$T/nonfinite.txt"
     [ -s "$T/users.txt" ] && cmp -s "$T/users.txt" "$T/nonfinite.txt"
     ok $? "Inf in B row 0${*:+ ($*)}: exactly the $(wc -l < "$T/users.txt") rows using column 0 are not finite"
+}
+
+# verify_reordered FORMAT METHOD N...: every matrix of gpu_test_matrices
+# reordered by tcreorder -m METHOD (the .tcf.h5 holds /permutation: tcmul
+# takes B and gives C in the original order, and --verify checks that C
+# against A as the user numbers it), multiplied with FORMAT at each N.
+verify_reordered() {
+    _fmt=$1 _method=$2; shift 2
+    for _m in "$(gpu_test_matrices)"/*.mtx.gz; do
+        _name=$(basename "$_m" .mtx.gz)
+        "$TCREORDER" -q -m "$_method" -o "$T/$_name.re.tcf.h5" "$_m"
+        ok $? "$_name: reordered by $_method"
+        for _n in "$@"; do
+            verify_passes "$_fmt: $_name reordered by $_method, n=$_n" "$T/$_name.re.tcf.h5" \
+                --format "$_fmt" --cols "$_n" --seed "$_n" --warmup 2 --iters 10
+        done
+        rm -f "$T/$_name.re.tcf.h5"
+    done
 }
 
 # gpu_test_matrices: the folder whose .mtx.gz the GPU tests run on:

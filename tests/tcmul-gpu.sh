@@ -2,16 +2,17 @@
 # tcmul on the GPU: the cuSPARSE baseline (--verify on every matrix of
 # $TC_SHARED_DATA, the bundled ones when it is missing, at n = 1, 7, 32, 128,
 # 257, each cuSPARSE algorithm on a few, generated awkward shapes, an Inf in
-# row 0 of B), then the brp kernel (every matrix at n = 1, 7, 32, 64, 128,
-# 256, 257, each variant on a few, the same awkward shapes, the format read
-# from a .tcf.h5, an Inf in row 0 of B). Skipped where there is no CUDA
+# row 0 of B), then what is particular to the brp kernel (the format read
+# from a .tcf.h5, an Inf in row 0 of B spread by the variants recorded as
+# spreading it, the parts of --bench, split windows run after run; every
+# variant on the awkward shapes and the real matrices is t_formats_gpu's).
+# Skipped where there is no CUDA
 # device. TCMUL and TCCONV may name the tools to run (a bundle on a GPU
 # machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=gpu
 . "$top_srcdir/tests/tcmul-common.sh"
 
-"$TCMUL" --list-devices > "$T/devices" 2>&1 || skip_all "no CUDA device"
 diag "$(cat "$T/devices")"
 
 data=$(gpu_test_matrices)
@@ -73,57 +74,18 @@ is "$(figure bench launch_gaps_hidden)" yes "timed runs were queued behind the h
 sets=$(figure bench operand_sets)
 awk -v s="$sets" 'BEGIN { exit !(s > 1) }'; ok $? "operands that fit in L2 are rotated ($sets sets)"
 
-# ---- brp (kernels/brp.cu): built from A, every matrix, tails of N included
+# ---- brp (kernels/brp.cu)
 # The tensor-core variants (each spreads an Inf of B, see below); "cuda" is
 # the one that does not.
 brp_tc="tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long"
-for m in "$data"/*.mtx.gz; do
-    name=$(basename "$m" .mtx.gz)
-    for n in 1 7 32 64 128 256 257; do
-        verify_passes "brp: $name, n=$n" "$m" --format brp --cols "$n" --seed "$n" \
-            --warmup 2 --iters 10
-        diag "brp $name n=$n: rel_fro $(figure verify rel_fro), fastest $(figure run variant)"
-    done
-done
-
-# Each variant on its own, on matrices of different kinds, with the tails of
-# N (n = 7: one partial slice; 36: a partial 32-column panel, n % 8 != 0
-# but n % 4 == 0; 257: n % 4 != 0)
-for m in "$DATA/cora.mtx.gz" "$DATA/bcsstk13.mtx.gz" "$DATA/rajat01.mtx.gz"; do
-    name=$(basename "$m" .mtx.gz)
-    for v in $brp_tc cuda; do
-        for n in 7 36 257; do
-            verify_passes "brp: $name, --variant $v, n=$n" "$m" --format brp --variant "$v" \
-                --cols "$n" --seed $((n + 1))
-        done
-    done
-done
-for v in $brp_tc cuda; do
-    verify_passes "brp --variant $v: a 5000-nonzero row, n=33" "$T/longrow.mtx" --format brp \
-        --variant "$v" --cols 33
-    verify_passes "brp --variant $v: 70000 rows with empty ones, n=7" "$T/tall.mtx" \
-        --format brp --variant "$v" --cols 7
-done
-verify_passes "brp: a matrix without nonzeros" "$T/empty.mtx" --format brp --cols 4
 
 # The format read from a .tcf.h5 (not rebuilt): same check
-TCCONV=${TCCONV:-$TOOLS/tcconv}
 "$TCCONV" -q -f brp "$DATA/bcsstk13.mtx.gz" -o "$T/b13.tcf.h5"
 verify_passes "brp read from a .tcf.h5, n=64" "$T/b13.tcf.h5" --format brp --cols 64
 
-# Inf in row 0 of B: the tensor-core variants multiply the zeros of the A
-# tiles by it (recorded in kernels/brp.cu), so the choice of the fastest
-# skips them and runs "cuda", which spreads nothing; forced, they do spread.
-inf_row0 "$DATA/rajat01.mtx.gz" --format brp
-"$TCMUL" --device gpu --verify --tsv --format brp "$DATA/rajat01.mtx.gz" -B "$T/Binf.mtx" \
-    > "$T/v.tsv"
-spread=
-for v in $brp_tc; do
-    spread="$spread $(figure variants ${v}_ms)"
-done
-is "$spread" " skipped skipped skipped skipped skipped skipped skipped" \
-    "brp, B with an Inf: the tensor-core variants are skipped"
-is "$(figure run variant)" cuda "brp, B with an Inf: cuda runs"
+# Inf in row 0 of B ($T/Binf.mtx, made above): the tensor-core variants
+# multiply the zeros of the A tiles by it (recorded in kernels/brp.cu);
+# forced, they do spread it, and "cuda" does not.
 verify_passes "brp, Inf in B row 0, --variant cuda: not spread" "$DATA/rajat01.mtx.gz" \
     --format brp -B "$T/Binf.mtx" --variant cuda
 for v in $brp_tc; do
@@ -133,17 +95,13 @@ for v in $brp_tc; do
     ok $? "brp, Inf in B row 0, --variant $v: spread to $(figure verify nonfinite) elements, as recorded"
 done
 
-# Timed runs: the output of the last timed run is checked, the parts are
-# timed on their own, and cuSPARSE is timed in the same run.
+# Timed runs: the parts are timed on their own.
 verify_passes "brp --bench --verify" "$DATA/bcsstk13.mtx.gz" --format brp --cols 32 --bench \
     --iters 20
 share=$(figure parts tc_block_nnz_share)
 awk -v s="$share" -v t="$(figure parts tc_block_time_share)" \
     'BEGIN { exit !(s > 0 && s <= 1 && t > 0 && t <= 1) }'
 ok $? "brp --bench: TC Block part shares of nonzeros ($share) and of time"
-speedup=$(figure baseline speedup)
-awk -v s="$speedup" 'BEGIN { exit !(s > 0) }'
-ok $? "brp --bench: speedup over cuSPARSE ($speedup, $(figure baseline variant)) in the same run"
 
 # tc-item's split windows leave their workspace zero for the next run: the
 # last of 20 timed runs (a window of 5000 nonzeros cut into items) is right.

@@ -5,7 +5,6 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=cpu
 . "$top_srcdir/tests/tcmul-common.sh"
-TCCONV=$TOOLS/tcconv
 
 for m in "$DATA"/*.mtx.gz; do
     name=$(basename "$m" .mtx.gz)

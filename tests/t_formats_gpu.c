@@ -1,0 +1,258 @@
+/* t_formats_gpu: every kernel of the registry (formats/format_registry.h:
+   the formats that have one) and every one of its variants, run on the
+   GPU and checked against the float64 reference as tcmul --verify checks
+   (no NaN or Inf where the reference has none, the Frobenius error within
+   the kernel's precision's tolerance), C poisoned before each run: on the
+   awkward shapes (tests/fmttest.h), at n = 1, 7, 36 and 257, with NaN and
+   Inf in B (variants recorded as spreading them are exempt, and tuning
+   must skip exactly those and pick one that passes), and on the
+   real matrices of $TC_SHARED_DATA at n = 1, 7, 32, 128 and 257. A variant
+   that refuses a matrix (TC_ERR_UNSUPPORTED) is listed, and some variant
+   must take each. Then a test-only kernel, the first kernel with its run
+   replaced by one that leaves C's last row unwritten: the check must fail
+   on it. Skipped where there is no CUDA device. */
+#include "config.h"
+#include <dirent.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tcsparse.h"
+#include "tap.h"
+#include "testmat.h"
+#include "fmttest.h"
+#include "kernels.h"
+#include "gputest.h"
+
+/* A kernel under test with the format it multiplies; a broken one counts
+   the runs its check caught. */
+typedef struct subject {
+    const tc_format *f;
+    const tc_kernel *k;
+    int broken;
+    int64_t caught;
+} subject;
+
+static tc_gpu *gpu;
+
+/* ------------------------------------------------- the broken kernel */
+
+static const tc_kernel *model;
+
+/* The model's run, then C's last row poisoned: a kernel that never writes
+   its last row. */
+static tc_status run_without_last_row(tc_kplan *p, const float *B, float *C, tc_error *err)
+{
+    tc_status st = model->run(p, B, C, err);
+    if (st == TC_OK && p->rows > 0 && p->n > 0)
+        st = tc_gpu_poison(p->gpu, C + (int64_t)(p->rows - 1) * p->n,
+                           (int64_t)p->n * (int64_t)sizeof *C, err);
+    return st;
+}
+
+static tc_kernel broken;
+
+/* ------------------------------------------------- one product */
+
+/* B (cols x n) as float, and the float64 reference of a times that B. */
+typedef struct operands {
+    int32_t n;
+    float *B;
+    double *R;
+} operands;
+
+/* B random in [-1, 1) from seed, with an Inf in row 0 and a NaN in the
+   last row when nonfinite. */
+static operands make_operands(const tc_csr *a, int32_t n, uint64_t seed, int nonfinite)
+{
+    operands x = { n, malloc(sizeof(float) * ((size_t)a->cols * n + 1)),
+                   malloc(sizeof(double) * ((size_t)a->rows * n + 1)) };
+    double *B = malloc(sizeof *B * ((size_t)a->cols * n + 1));
+    tc_random_fill(B, (int64_t)a->cols * n, seed, -1, 1);
+    if (nonfinite && a->cols > 0) {
+        B[0] = INFINITY;
+        B[(int64_t)(a->cols - 1) * n + n - 1] = NAN;
+    }
+    for (int64_t i = 0; i < (int64_t)a->cols * n; i++) {
+        B[i] = (float)B[i];
+        x.B[i] = (float)B[i];
+    }
+    tc_error err;
+    if (tc_spmm_ref_f64(a, B, n, n, x.R, n, 0, &err))
+        bail(err.msg);
+    free(B);
+    return x;
+}
+
+static void free_operands(operands *x)
+{
+    free(x->B);
+    free(x->R);
+}
+
+/* A run of p's selected variant on o, poisoned first, downloaded into C
+   and compared with x.R: 1 when it passes the float64 check (as tcmul
+   --verify: no NaN or Inf where the reference has none, the Frobenius
+   error within the kernel's precision's tolerance). */
+static int run_checked(const subject *s, tc_kplan *p, const tc_gpu_operands *o,
+                       const tc_csr *a, const operands *x, float *C, tc_error *err)
+{
+    tc_compare c = { 0 };
+    tc_status st = tc_gpu_operands_poison(gpu, o, err);
+    if (st == TC_OK)
+        st = tc_kernel_run(p, o, 0, err);
+    if (st == TC_OK)
+        st = tc_gpu_download(gpu, C, o->C[0], (int64_t)sizeof *C * a->rows * x->n, err);
+    if (st == TC_OK)
+        tc_compare_f32(C, x->R, a->rows, x->n, x->n, &c);
+    int pass = st == TC_OK && c.nonfinite == 0 && c.rel_fro <= tc_tolerance(s->k->precision);
+    if (!pass && !s->broken)
+        diag("%s rel_fro %g (tolerance %g), %" PRId64 " nonfinite", st ? err->msg : "",
+             c.rel_fro, tc_tolerance(s->k->precision), c.nonfinite);
+    return pass;
+}
+
+static int spreads(const tc_kernel *k, int v)
+{
+    return k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v];
+}
+
+/* With NaN and Inf in B, tc_kernel_tune (what tcmul and the planner call)
+   skips exactly the variants recorded as spreading them, and the one it
+   picks passes the check. */
+static void check_tuned(subject *s, const char *what, tc_kplan *p, const tc_gpu_operands *o,
+                        const tc_csr *a, const operands *x, float *C)
+{
+    tc_error err;
+    tc_status st = tc_kernel_tune(p, o, 1, 2, 0, &err);
+    int marks = st == TC_OK && !spreads(s->k, p->variant);
+    for (int v = 0; marks && v < s->k->nvariants; v++)
+        marks = (p->variant_ms[v] == TC_VARIANT_SKIPPED) == spreads(s->k, v);
+    if (!ok(marks, "%s: %s, NaN and Inf in B: tuning skips exactly the variants that spread "
+            "them", s->k->format, what))
+        diag("%s", st ? err.msg : "");
+    ok(st == TC_OK && run_checked(s, p, o, a, x, C, &err),
+       "%s: %s, NaN and Inf in B: the tuned variant (%s) passes the float64 check",
+       s->k->format, what, st ? "none" : s->k->variant_names[p->variant]);
+}
+
+/* Every variant of s on m (the format of a; NULL for the canonical one)
+   times x.B, each checked against x.R (with NaN and Inf in B, those
+   recorded as spreading them left out, and the tuned choice checked). */
+static void check_variants(subject *s, const char *what, const tc_fmt *m, const tc_csr *a,
+                           const operands *x, int nonfinite)
+{
+    tc_gpu_operands o = { 0 };
+    tc_kplan *p = NULL;
+    tc_error err;
+    tc_status st = tc_gpu_operands_alloc(gpu, x->B, a->cols, a->rows, x->n, 0, &o, &err);
+    if (st == TC_OK)
+        st = tc_kernel_prepare(s->k, gpu, m, a, &o, &p, &err);
+    if (!ok(st == TC_OK, "%s: %s, n=%d: prepared", s->k->format, what, x->n)) {
+        diag("%s", err.msg);
+        tc_gpu_operands_free(gpu, &o);
+        return;
+    }
+    float *C = malloc(sizeof *C * ((size_t)a->rows * x->n + 1));
+    int ran = 0;
+    for (int v = 0; v < s->k->nvariants; v++) {
+        if (nonfinite && spreads(s->k, v))
+            continue;
+        st = tc_kernel_select(p, v, &err);
+        if (st == TC_ERR_UNSUPPORTED) {
+            diag("%s %s: %s", s->k->format, s->k->variant_names[v], err.msg);
+            continue;
+        }
+        int pass = st == TC_OK && run_checked(s, p, &o, a, x, C, &err);
+        ran++;
+        if (s->broken)
+            s->caught += !pass;
+        else
+            ok(pass, "%s %s: %s, n=%d%s: passes the float64 check", s->k->format,
+               s->k->variant_names[v], what, x->n, nonfinite ? ", NaN and Inf in B" : "");
+    }
+    ok(ran > 0, "%s: %s, n=%d: some variant takes it", s->k->format, what, x->n);
+    if (nonfinite && !s->broken)
+        check_tuned(s, what, p, &o, a, x, C);
+    free(C);
+    tc_kernel_free(p);
+    tc_gpu_operands_free(gpu, &o);
+}
+
+/* ------------------------------------------------- all of them */
+
+enum { MAX_SUBJECTS = 32 };
+static subject subjects[MAX_SUBJECTS];
+static int nsubjects;
+
+/* Every kernel (the broken one too when with_broken) on a at each n of ns
+   (0-ended) and, when nonfinite, with NaN and Inf in B at n = 7: each
+   format built once, each B and its reference made once for all. */
+static void check_matrix(const char *what, const tc_csr *a, const int32_t *ns, int nonfinite,
+                         int with_broken)
+{
+    tc_fmt *m[MAX_SUBJECTS];
+    for (int i = 0; i < nsubjects; i++)
+        m[i] = subjects[i].f->canonical ? NULL : build_fmt(subjects[i].f, a, NULL);
+    for (int k = 0; ns[k] || nonfinite; k++) {
+        int last = !ns[k];      /* the NaN/Inf run after the finite ones */
+        operands x = last ? make_operands(a, 7, 99, 1)
+                          : make_operands(a, ns[k], (uint64_t)ns[k], 0);
+        for (int i = 0; i < nsubjects; i++)
+            if (with_broken || !subjects[i].broken)
+                check_variants(&subjects[i], what, m[i], a, &x, last);
+        free_operands(&x);
+        if (last)
+            break;
+    }
+    for (int i = 0; i < nsubjects; i++)
+        tc_fmt_free(m[i]);
+}
+
+/* The registry's formats that have a kernel, then the broken kernel. */
+static void collect(void)
+{
+    for (int i = 0; i < tc_format_count(); i++) {
+        const tc_format *f = tc_format_at(i);
+        const tc_kernel *k = tc_kernel_for(f);
+        if (k)
+            subjects[nsubjects++] = (subject){ f, k, 0, 0 };
+    }
+    if (nsubjects == 0)
+        bail("the GPU library has no kernel");
+    model = subjects[0].k;
+    broken = *model;
+    broken.run = run_without_last_row;
+    subjects[nsubjects++] = (subject){ subjects[0].f, &broken, 1, 0 };
+}
+
+/* Every kernel, the broken one included, on an awkward shape. */
+static void check_shape_one(const char *name, const tc_csr *a)
+{
+    static const int32_t ns[] = { 1, 7, 36, 257, 0 };
+    check_matrix(name, a, ns, 1, 1);
+}
+
+/* The registry's kernels on a real matrix. */
+static void check_shared_one(const char *name, const tc_csr *a)
+{
+    static const int32_t ns[] = { 1, 7, 32, 128, 257, 0 };
+    check_matrix(name, a, ns, 0, 0);
+}
+
+int main(void)
+{
+    tap_need_gpu();
+    tc_error err;
+    if (tc_gpu_open(0, &gpu, &err))
+        bail(err.msg);
+    collect();
+    for_each_shape(check_shape_one);
+    subject *b = &subjects[nsubjects - 1];
+    ok(b->caught > 0, "%s with its last row unwritten (wrong on purpose): the float64 check "
+       "catches it (%" PRId64 " runs)", b->k->format, b->caught);
+    for_each_shared(check_shared_one);
+    tc_gpu_close(gpu);
+    return done_testing();
+}

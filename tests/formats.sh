@@ -26,7 +26,8 @@ matrices=$(cd "$T" && ls *.mtx | sed 's/\.mtx$//')
 same_file() { h5diff --exclude-path /provenance "$1" "$2" >/dev/null; }
 
 # plot_parts FORMAT: tcplot -f FORMAT on the pattern matrix: a format with
-# parts draws them (and not yet its blocks); any other is refused.
+# parts draws them (its blocks are a usage error: --blocks draws csr's);
+# any other is refused.
 plot_parts() {
     "$TCPLOT" -q -f "$1" -s 256 "$T/big.mtx" -o "$T/parts.png" 2> "$T/plot.err"
     _rc=$?
@@ -42,18 +43,20 @@ plot_parts() {
     fmt_is_png "$T/parts.png"; ok $? "$1: tcplot -f $1 writes a PNG"
     ! cmp -s "$T/parts.png" "$T/plain.png"
     ok $? "$1: the parts change the colours of the spy plot"
-    "$TCPLOT" -q -f "$1" -s 256 "$T/t1.tcf.h5" -o "$T/stored.png" &&
-        cmp -s "$T/parts.png" "$T/stored.png"
+    # --title: the default title names the file, and the two files differ
+    "$TCPLOT" -q -f "$1" -s 256 --title big "$T/big.mtx" -o "$T/built.png" &&
+        "$TCPLOT" -q -f "$1" -s 256 --title big "$T/t1.tcf.h5" -o "$T/stored.png" &&
+        cmp -s "$T/built.png" "$T/stored.png"
     ok $? "$1: the stored format draws as the one built from the .mtx"
     TC_THREADS=1 "$TCPLOT" -q -f "$1" -s 300 "$T/big.mtx" -o "$T/p1.png" &&
         TC_THREADS=3 "$TCPLOT" -q -f "$1" -s 300 "$T/big.mtx" -o "$T/p3.png" &&
         cmp -s "$T/p1.png" "$T/p3.png"
     ok $? "$1: the same picture with 1 and 3 threads"
-    run_fails 1 "tcplot: drawing the blocks of format '$1' is not supported yet" \
+    run_fails 2 "tcplot: --blocks draws the aligned HxW blocks of csr, not those of $1 (drop -f $1, or --blocks)" \
         "$1: tcplot -f $1 --blocks: refused" -- \
         "$TCPLOT" -f "$1" "$T/big.mtx" --blocks "$T/blocks.png"
     [ ! -e "$T/blocks.png" ]; ok $? "  and leaves no picture"
-    rm -f "$T/parts.png" "$T/stored.png"
+    rm -f "$T/parts.png" "$T/built.png" "$T/stored.png"
 }
 "$TCPLOT" -q -s 256 "$T/big.mtx" -o "$T/plain.png"
 

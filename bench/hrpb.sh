@@ -25,15 +25,8 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 out=$here/bench/results/hrpb.tsv
-ns="32 128 512"
-while getopts o:n: opt; do
-    case $opt in
-    o) out=$OPTARG ;;
-    n) ns=$OPTARG ;;
-    *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
+bench_options "32 128 512" "$@"
+shift "$bench_shift"
 [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
 tcstat=${TCSTAT:-${top_builddir:-.}/tools/tcstat}
 tmp=$(mktemp -d)

@@ -204,3 +204,21 @@ bench_rows() {
     rm -f "$_out.part"
     return $_rc
 }
+
+# bench_options NS "$@": the options of the scripts that take MATRIX...
+# operands, -o OUT.tsv (into $out, whose default the caller sets) and
+# -n "N..." (into $ns, default NS); $bench_shift is how many arguments they
+# took (the caller shifts them off). Any other option: usage, exit 2.
+bench_options() {
+    ns=$1
+    shift
+    OPTIND=1
+    while getopts o:n: _opt; do
+        case $_opt in
+        o) out=$OPTARG ;;
+        n) ns=$OPTARG ;;
+        *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
+        esac
+    done
+    bench_shift=$((OPTIND - 1))
+}

@@ -16,15 +16,8 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 out=$here/bench/results/placement.tsv
-ns="32 64 128 256"
-while getopts o:n: opt; do
-    case $opt in
-    o) out=$OPTARG ;;
-    n) ns=$OPTARG ;;
-    *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
+bench_options "32 64 128 256" "$@"
+shift "$bench_shift"
 if [ $# -eq 0 ]; then
     data=${TC_SHARED_DATA:-$here/../shared/data}
     set -- "$data"/*.mtx.gz

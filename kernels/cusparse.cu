@@ -100,14 +100,6 @@ static tc_status csr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     return TC_OK;
 }
 
-/* The first time a variant is selected: its workspace, preprocessing, and
-   one trial run on set 0. A status of NOT_SUPPORTED from any of them means
-   this algorithm cannot take this matrix or layout; so does any failure of
-   the preprocessing or the trial run once the buffer size was accepted
-   (measured, CUDA 13.0, H200: CSR_ALG1 on 2.25 billion nonzeros with 64-bit
-   indices returns INTERNAL_ERROR from cusparseSpMM, the other algorithms
-   run). A fault inside the call still stops the run: the synchronisation
-   after it reports the CUDA error. */
 /* Preprocessing pays off for ALG1 and ALG3 only (cuSPARSE documentation of
    cusparseSpMM_preprocess); it analyses A once for later runs, but the
    analysis does not survive the other algorithms: measured (CUDA 13.0,
@@ -128,6 +120,15 @@ static cusparseStatus_t analyse(csr_plan *p, int v)
                                    &zero, p->matC, CUDA_R_32F, variant_alg[v], p->work[v]);
 }
 
+/* The first time a variant is selected: its workspace, preprocessing, and
+   one trial run on set 0 (later, only its analysis again where another
+   algorithm ran since). A status of NOT_SUPPORTED from any of them means
+   this algorithm cannot take this matrix or layout; so does any failure of
+   the preprocessing or the trial run once the buffer size was accepted
+   (measured, CUDA 13.0, H200: CSR_ALG1 on 2.25 billion nonzeros with 64-bit
+   indices returns INTERNAL_ERROR from cusparseSpMM, the other algorithms
+   run). A fault inside the call still stops the run: the synchronisation
+   after it reports the CUDA error. */
 static tc_status csr_select(tc_kplan *base, int v, tc_error *err)
 {
     csr_plan *p = (csr_plan *)base;

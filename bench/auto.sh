@@ -25,8 +25,9 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 out=$here/bench/results/auto.tsv
-bench_options "32 64 128 256" "$@"
+bench_options "$out" "32 64 128 256" "$@"
 shift "$bench_shift"
+out=$bench_out ns=$bench_ns
 if [ $# -eq 0 ]; then
     data=${TC_SHARED_DATA:-$here/../shared/data}
     set -- "$data"/*.mtx.gz

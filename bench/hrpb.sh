@@ -25,8 +25,9 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 out=$here/bench/results/hrpb.tsv
-bench_options "32 128 512" "$@"
+bench_options "$out" "32 128 512" "$@"
 shift "$bench_shift"
+out=$bench_out ns=$bench_ns
 [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
 tcstat=${TCSTAT:-${top_builddir:-.}/tools/tcstat}
 tmp=$(mktemp -d)

@@ -80,15 +80,9 @@ BENCH_CHECK_COLUMNS="
 bench_tcmul_sweep() {
     _tag=$1 _out=$2 _ns=$3 _opts=$4 _cols=$5
     shift 5
-    OPTIND=1
-    while getopts o:n: _opt; do
-        case $_opt in
-        o) _out=$OPTARG ;;
-        n) _ns=$OPTARG ;;
-        *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
-        esac
-    done
-    shift $((OPTIND - 1))
+    bench_options "$_out" "$_ns" "$@"
+    shift "$bench_shift"
+    _out=$bench_out _ns=$bench_ns
     [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
     _tcmul=${TCMUL:-${top_builddir:-.}/tools/tcmul}
     _sizeopt=${BENCH_SIZE_OPT:---cols}
@@ -147,15 +141,9 @@ bench_tcmul_sweep() {
 bench_reordered_sweep() {
     _rtag=$1 _method=$2 _rout=$3 _rns=$4 _ropts=$5 _rcols=$6
     shift 6
-    OPTIND=1
-    while getopts o:n: _opt; do
-        case $_opt in
-        o) _rout=$OPTARG ;;
-        n) _rns=$OPTARG ;;
-        *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
-        esac
-    done
-    shift $((OPTIND - 1))
+    bench_options "$_rout" "$_rns" "$@"
+    shift "$bench_shift"
+    _rout=$bench_out _rns=$bench_ns
     [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
     _tcreorder=${TCREORDER:-${top_builddir:-.}/tools/tcreorder}
     _rtmp=$(mktemp -d)
@@ -205,18 +193,18 @@ bench_rows() {
     return $_rc
 }
 
-# bench_options NS "$@": the options of the scripts that take MATRIX...
-# operands, -o OUT.tsv (into $out, whose default the caller sets) and
-# -n "N..." (into $ns, default NS); $bench_shift is how many arguments they
+# bench_options OUT NS "$@": the options of every script (and sweep) that
+# takes MATRIX... operands: -o OUT.tsv and -n "N...", into $bench_out and
+# $bench_ns (default OUT and NS); $bench_shift is how many arguments they
 # took (the caller shifts them off). Any other option: usage, exit 2.
 bench_options() {
-    ns=$1
-    shift
+    bench_out=$1 bench_ns=$2
+    shift 2
     OPTIND=1
     while getopts o:n: _opt; do
         case $_opt in
-        o) out=$OPTARG ;;
-        n) ns=$OPTARG ;;
+        o) bench_out=$OPTARG ;;
+        n) bench_ns=$OPTARG ;;
         *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [MATRIX...]" >&2; exit 2 ;;
         esac
     done

@@ -26,9 +26,6 @@ bench_tcmul_sweep brp "$here/bench/results/brp.tsv" "32 64 128 256" "--format br
     tc_nnz_share=parts.tc_block_nnz_share
     tc_time_share=parts.tc_block_time_share
     variant=run.variant
-    tc_ms=variants.tc_ms
-    tc_wide_ms=variants.tc-wide_ms
-    tc_window_ms=variants.tc-window_ms
     tc_item_ms=variants.tc-item_ms
     tc_item8_ms=variants.tc-item8_ms
     tc_item_long_ms=variants.tc-item-long_ms

@@ -2,51 +2,38 @@
  * brp.cu: the GPU kernels of the brp format (BRP-SpMM, seed 000, Section
  * IV-D and IV-E), on the arrays of formats/brp.h.
  *
- * A run is two parts, one after the other on the stream:
- *   1. the TC Block part: C is zeroed, then every TC Block Group adds its
- *      16 rows x N product into C with atomics (groups of one row window
- *      run in different thread blocks);
- *   2. the Residual Row part (Alg. 3): each residual row adds its sum into
- *      its row of C, without atomics (one writer per row, after part 1).
- * There are eight variants, timed by tc_kernel_tune; tc, tc-wide and cuda
- * differ in part 1 only, tc-window and the tc-item ones run both parts
- * together:
- *   "tc"      Alg. 2 as the paper writes it: one thread block per group; the
- *             group's g = 4 A tiles of 16 x 8 built in shared memory from
- *             local_id and values (zeros elsewhere), old_col_id staged in
- *             shared memory, B tiles gathered by old_col_id, converted with
- *             cvt.rna.tf32.f32, four mma.m16n8k8 into one C fragment (the
- *             register remapping of Fig. 7(b)), one atomic per fragment
- *             element. Warps cover N in slices of 8 columns.
- *   "tc-wide" the same tensor-core arithmetic reorganised (see
- *             brp_tc_wide_kernel): a warp takes several consecutive groups and
- *             32 columns of N, builds the A fragments in registers, loads B
- *             16 bytes at a time and keeps accumulating while the groups
- *             stay in one window, so that one window's groups cost one
- *             atomic write-back instead of one each.
- *   "cuda"    the same groups on CUDA cores: scalar FMA over the 32 real
- *             nonzeros of each group, never over padding.
- *   "tc-window" tc-wide's tensor-core code with both parts in one launch,
- *             no memset and (almost) no atomics: one thread block per row
- *             window (and 32 columns) multiplies the window's first groups
- *             on tensor cores and its residual rows on CUDA cores, and
- *             stores its 16 rows once; windows of more groups than a block
- *             takes leave the rest to a second launch that adds them
- *             atomically (see brp_window_kernel). This trades the paper's
- *             load balance (every block the same work) for fewer launches
- *             and atomics (bench/NOTES.md says what that gave on H200).
- *   "tc-item", "tc-item8" tc-wide's tensor-core code with both parts in
- *             one launch and the load balanced (see brp_item_kernel): a
- *             thread block of 4 or 8 warps takes one group per warp, a
- *             window's residual nonzeros laid out as groups too (padded
- *             with zeros), the units of several short windows packed into
- *             one block, a long window cut over several blocks that meet in
- *             a workspace tile. No zeroing, no atomics in C, and no block
- *             waits on more than one group's loads and the tile's fix-up.
- *   "tc-item-long", "tc-item8-long" the same, except that on large matrices
- *             the blocks of a long window give each warp up to
+ * A product has two parts: the TC Block part (each TC Block Group's 16
+ * rows x N) and the Residual Row part (Alg. 3, the rows' leftover
+ * nonzeros on CUDA cores); tc_kernel_time_part times each alone. There
+ * are five variants, timed by tc_kernel_tune; each was kept because it
+ * wins by at least 3% on some matrices in two recorded runs, or because
+ * it is the fallback for what the others cannot take (issue 31;
+ * bench/NOTES.md, "Variant pruning", lists the rows). Every tensor-core
+ * variant shares one arithmetic (accumulate_group): lane (gid, tig) takes
+ * 8 of a group's entries, builds its A fragments in registers, loads B 16
+ * bytes at a time and runs the group's four mma.m16n8k8 (Alg. 2's
+ * arithmetic with Fig. 7(b)'s register remapping).
+ *   "tc-item", "tc-item8" both parts in one launch, the load balanced
+ *             (see brp_item_kernel): a thread block of 4 or 8 warps takes
+ *             one group per warp, a window's residual nonzeros laid out as
+ *             groups too (padded with zeros), the units of several short
+ *             windows packed into one block, a long window cut over
+ *             several blocks that meet in a workspace tile. No zeroing, no
+ *             atomics in C, and no block waits on more than one group's
+ *             loads and the tile's fix-up.
+ *   "tc-item-long", "tc-item8-long" the same, except that on large
+ *             matrices the blocks of a long window give each warp up to
  *             TC_ITEM_MAX_SHARE of its groups (items.cuh), so that fewer
  *             blocks go through the workspace.
+ *   "cuda"    C zeroed, the groups on CUDA cores (scalar FMA over each
+ *             group's 32 real nonzeros, never over padding) added with
+ *             atomics, then the Residual Row part, each row's sum added by
+ *             its one writer: the fallback when B is not all finite.
+ * Removed, having won no row of bench/results/brp.tsv at 0006325 (1.7-2.2x
+ * slower than the best): the paper's TC Block kernel as written ("tc", a
+ * thread block per group, A tiles in shared memory), its register form
+ * with one atomic write-back per window ("tc-wide") and a block per row
+ * window ("tc-window").
  * The tensor-core variants multiply the zeros of the A tiles by real rows of
  * B: an Inf or NaN in row j of B gives 0 * Inf = NaN in rows of a window
  * that has a group using column j, although those rows do not use it
@@ -66,9 +53,9 @@
 #include "brp.cuh"
 
 static const char *const variant_names[NVARIANTS] = {
-    "tc", "tc-wide", "tc-window", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
+    "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
 };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 1, 0 };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 0 };
 static const char *const part_names[NPARTS] = { "tc_block", "residual_row" };
 
 /* ------------------------------------------------------------------------ */
@@ -89,9 +76,6 @@ static void brp_free(tc_kplan *base)
     tc_gpu_free(g, p->res_off);
     tc_gpu_free(g, p->res_col);
     tc_gpu_free(g, p->res_val);
-    tc_gpu_free(g, p->win_grp);
-    tc_gpu_free(g, p->win_res);
-    tc_gpu_free(g, p->items);
     tc_gpu_free(g, p->rlid);
     tc_gpu_free(g, p->rcol);
     tc_gpu_free(g, p->rval);
@@ -144,43 +128,6 @@ static int64_t *window_starts(const brp_plan *p, const tc_brp *m, int64_t nw, tc
         wr[w + 1] += wr[w];
     }
     return wg;
-}
-
-/* tc-window's index, uploaded beside the format's arrays: where each of the
-   nw windows' groups and residual rows start (wg, from window_starts), and
-   the later chunks of the long windows. */
-static tc_status window_index(brp_plan *p, int64_t nw, const int64_t *wg, tc_error *err)
-{
-    /* warps per window block: half the mean groups per window, as a power
-       of two, so that the typical window is one step of its warps and the
-       blocks of sparse windows hold no idle warps (their registers limit
-       how many blocks an SM runs) */
-    const int64_t half_mean = nw ? ceil_div(ceil_div(p->ngroups, nw), 2) : 1;
-    p->window_warps = 1;
-    while (p->window_warps < WINDOW_MAX_WARPS && p->window_warps < half_mean)
-        p->window_warps *= 2;
-    const int64_t per_block = 2 * p->window_warps;
-    const int64_t *wr = wg + nw + 1;
-    int64_t nitems = 0;
-    for (int64_t w = 0; w < nw; w++)
-        nitems += wg[w + 1] - wg[w] > per_block ?
-                  ceil_div(wg[w + 1] - wg[w] - per_block, REST_CHUNK) : 0;
-    int64_t *items = (int64_t *)tc_malloc_array(nitems, sizeof *items, err);
-    tc_status st = items ? TC_OK : TC_ERR_NOMEM;
-    int64_t k = 0;
-    for (int64_t w = 0; w < nw && st == TC_OK; w++)
-        for (int64_t g = wg[w] + per_block; g < wg[w + 1]; g += REST_CHUNK)
-            items[k++] = g;
-    p->nwin = nw;
-    p->nitems = nitems;
-    if (st == TC_OK)
-        st = tc_gpu_upload_new(p->base.gpu, wg, (nw + 1) * 8, (void **)&p->win_grp, err);
-    if (st == TC_OK)
-        st = tc_gpu_upload_new(p->base.gpu, wr, (nw + 1) * 8, (void **)&p->win_res, err);
-    if (st == TC_OK)
-        st = tc_gpu_upload_new(p->base.gpu, items, nitems * 8, (void **)&p->items, err);
-    free(items);
-    return st;
 }
 
 /* tc-item's residual pseudo-groups: window w's residual nonzeros (rows
@@ -264,16 +211,6 @@ static tc_status items_index(brp_plan *p, const tc_brp *m, int64_t nw, const int
     return st;
 }
 
-/* Groups per warp in tc-wide: as many as still leave two full waves of warps
-   on the device (more merge more atomics, fewer keep more loads in flight),
-   between 1 and WIDE_MAX_CHUNK. */
-static int wide_chunk(const brp_plan *p, const tc_gpu_info *info)
-{
-    const int64_t resident = (int64_t)info->sm_count * 64;     /* warps */
-    const int64_t c = p->ngroups * panels(p) / (2 * resident);
-    return c < 1 ? 1 : c > WIDE_MAX_CHUNK ? WIDE_MAX_CHUNK : (int)c;
-}
-
 static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                              const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
@@ -294,7 +231,6 @@ static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->ngroups = b->ngroups;
     p->nres_rows = b->nres_rows;
     p->nres_nnz = b->res_row_offset[b->nres_rows];
-    p->chunk = wide_chunk(p, tc_gpu_get_info(g));
     p->base.nparts = NPARTS;
     for (int i = 0; i < NPARTS; i++)
         p->base.part_names[i] = part_names[i];
@@ -305,8 +241,6 @@ static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     int64_t *wg = st == TC_OK ? window_starts(p, b, nw, err) : NULL;
     if (st == TC_OK && !wg)
         st = TC_ERR_NOMEM;
-    if (st == TC_OK)
-        st = window_index(p, nw, wg, err);
     if (st == TC_OK)
         st = items_index(p, b, nw, wg, err);
     free(wg);
@@ -325,8 +259,7 @@ static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
 static tc_status brp_select(tc_kplan *base, int v, tc_error *err)
 {
     brp_plan *p = (brp_plan *)base;
-    if (variant_blocks(p, v) > INT32_MAX ||
-        (v == V_TC_WINDOW && rest_blocks(p) > INT32_MAX))
+    if (variant_blocks(p, v) > INT32_MAX)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "brp kernel %s: %lld thread blocks is more than one launch takes",
                             variant_names[v], (long long)variant_blocks(p, v));

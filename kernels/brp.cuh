@@ -22,10 +22,7 @@
 #define BRP_G 4
 #define GROUP_NNZ (BRP_G * BRP_W)   /* f = 1 */
 
-enum {
-    V_TC, V_TC_WIDE, V_TC_WINDOW, V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG, V_CUDA,
-    NVARIANTS
-};
+enum { V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG, V_CUDA, NVARIANTS };
 /* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG, run the item sets of
    items.cuh in its order (tc_item_sets_build). A unit is a group or a
    residual pseudo-group. Neither 4 nor 8 warps per block is best on every
@@ -34,19 +31,8 @@ enum {
 
 enum { PART_BLOCKS, PART_RESIDUAL, NPARTS };
 
-/* "tc": at most this many warps per block; each covers slices of 8 columns. */
-#define TC_MAX_WARPS 8
-/* "tc-wide", "cuda" and tc-window's second launch: warps per block (they
-   work independently). */
-#define WIDE_WARPS 4
-/* "tc-wide": at most this many consecutive groups per warp. */
-#define WIDE_MAX_CHUNK 8
-/* "tc-window": a block of 1 to WINDOW_MAX_WARPS warps per window (sized to
-   the matrix: window_warps) takes its first 2 groups per warp; the groups
-   past those are left to warps of REST_CHUNK groups each, which add them
-   atomically. */
-#define WINDOW_MAX_WARPS 8
-#define REST_CHUNK 4
+/* "cuda": warps per block (they work independently). */
+#define CUDA_WARPS 4
 /* The residual kernel's block: threads across N, a few rows per block. */
 #define RES_THREADS 256
 
@@ -61,13 +47,6 @@ typedef struct brp_plan {
     int64_t *res_off;
     int32_t *res_col;
     float *res_val;             /* NULL: pattern */
-    int chunk;                  /* tc-wide: groups per warp */
-    /* tc-window: per row window, where its groups and its residual rows
-       start (nwin + 1 each), and the first group of each chunk of
-       REST_CHUNK groups past the first 2 * window_warps of a window */
-    int64_t nwin, nitems;
-    int64_t *win_grp, *win_res, *items;
-    int window_warps;           /* tc-window: warps per window block */
     /* the tc-item variants: each window's residual nonzeros laid out as
        groups of 32 (local_id, old_col_id, value; the last one padded with
        value 0), and each variant's items */
@@ -83,43 +62,16 @@ static inline int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* Blocks of each launch for this plan's n (0: nothing to launch). */
-static inline int64_t tc_blocks(const brp_plan *p)
-{
-    return p->ngroups;
-}
-
-static inline int tc_threads(const brp_plan *p)
-{
-    const int64_t slices = ceil_div(p->base.n, 8);
-    return 32 * (int)(slices < TC_MAX_WARPS ? slices : TC_MAX_WARPS);
-}
-
+/* The 32-column panels of C each launch covers, and the blocks of each
+   launch for this plan's n (0: nothing to launch). */
 static inline int64_t panels(const brp_plan *p)
 {
     return ceil_div(p->base.n, 32);
 }
 
-static inline int64_t wide_blocks(const brp_plan *p)
-{
-    return ceil_div(ceil_div(p->ngroups, p->chunk) * panels(p), WIDE_WARPS);
-}
-
 static inline int64_t cuda_blocks(const brp_plan *p)
 {
-    return ceil_div(p->ngroups * panels(p), WIDE_WARPS);
-}
-
-/* tc-window: blocks of its first launch (one per window and panel), and of
-   its second. */
-static inline int64_t window_blocks(const brp_plan *p)
-{
-    return p->nwin * panels(p);
-}
-
-static inline int64_t rest_blocks(const brp_plan *p)
-{
-    return ceil_div(p->nitems * panels(p), WIDE_WARPS);
+    return ceil_div(p->ngroups * panels(p), CUDA_WARPS);
 }
 
 static inline int64_t item_blocks(const brp_plan *p, int v)
@@ -142,16 +94,7 @@ static inline int64_t res_blocks(const brp_plan *p)
 
 static inline int64_t variant_blocks(const brp_plan *p, int v)
 {
-    switch (v) {
-    case V_TC: return tc_blocks(p);
-    case V_TC_WIDE: return wide_blocks(p);
-    case V_TC_WINDOW: return window_blocks(p);
-    case V_TC_ITEM:
-    case V_TC_ITEM8:
-    case V_TC_ITEM_LONG:
-    case V_TC_ITEM8_LONG: return item_blocks(p, v);
-    default: return cuda_blocks(p);
-    }
+    return v == V_CUDA ? cuda_blocks(p) : item_blocks(p, v);
 }
 
 /* brp_kernels.cu: a run of the plan's variant, whole or one part. */

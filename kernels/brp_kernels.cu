@@ -1,8 +1,8 @@
 /*
  * brp_kernels.cu: the kernels of the brp variants (brp.cu's opening
- * comment describes them) and their launches: the TC Block part of tc,
- * tc-wide and cuda, tc-window and the tc-item variants with both parts,
- * and the Residual Row part (Alg. 3).
+ * comment describes them) and their launches: the tc-item variants with
+ * both parts, the TC Block part of cuda, and the Residual Row part
+ * (Alg. 3).
  */
 #include "brp.cuh"
 
@@ -10,10 +10,6 @@ static __device__ __forceinline__ float value_at(const float *__restrict__ val, 
 {
     return val ? val[e] : 1.0f;
 }
-
-/* ------------------------------------------------------------------------ */
-/* TC Block part, "tc": Alg. 2                                               */
-/* ------------------------------------------------------------------------ */
 
 /* C[row][c] += v, for the elements inside C. */
 static __device__ __forceinline__ void add_guarded(float *C, int32_t rows, int32_t n,
@@ -23,66 +19,12 @@ static __device__ __forceinline__ void add_guarded(float *C, int32_t rows, int32
         atomicAdd(&C[row * n + c], v);
 }
 
-/* One thread block per TC Block Group; warp w computes the columns
-   [8s, 8s + 8) of the group's 16 rows for s = w, w + warps, ... */
-__global__ void brp_tc_kernel(const int32_t *__restrict__ win, const uint8_t *__restrict__ lid,
-                              const int32_t *__restrict__ col, const float *__restrict__ val,
-                              const float *__restrict__ B, float *C, int32_t rows, int32_t n)
-{
-    __shared__ float a_tile[BRP_G * BRP_H * BRP_W];     /* g tiles of 16 x 8, row-major */
-    __shared__ int32_t col_smem[GROUP_NNZ];
-    const int64_t e0 = (int64_t)blockIdx.x * GROUP_NNZ;
-    const int tid = threadIdx.x;
-    for (int i = tid; i < BRP_G * BRP_H * BRP_W; i += blockDim.x)
-        a_tile[i] = 0.0f;
-    if (tid < GROUP_NNZ)
-        col_smem[tid] = col[e0 + tid];
-    __syncthreads();
-    if (tid < GROUP_NNZ)
-        a_tile[(tid / BRP_W) * BRP_H * BRP_W + (lid[e0 + tid] / BRP_W) * BRP_W + tid % BRP_W] =
-            value_at(val, e0 + tid);
-    __syncthreads();
-
-    const int lane = tid & 31, gid = lane >> 2, tig = lane & 3;
-    uint32_t ra[4 * BRP_G];
-#pragma unroll
-    for (int b = 0; b < BRP_G; b++) {
-        const float *t = a_tile + b * BRP_H * BRP_W;
-        ra[4 * b + 0] = tc_tf32(t[gid * BRP_W + tig]);
-        ra[4 * b + 1] = tc_tf32(t[(gid + 8) * BRP_W + tig]);
-        ra[4 * b + 2] = tc_tf32(t[gid * BRP_W + tig + 4]);
-        ra[4 * b + 3] = tc_tf32(t[(gid + 8) * BRP_W + tig + 4]);
-    }
-    const int64_t row0 = (int64_t)win[blockIdx.x] * BRP_H;
-    const int warps = blockDim.x >> 5;
-    for (int32_t c0 = (tid >> 5) * 8; c0 < n; c0 += warps * 8) {
-        const int32_t c = c0 + gid;     /* the B column this thread loads */
-        uint32_t rb[2 * BRP_G];
-#pragma unroll
-        for (int b = 0; b < BRP_G; b++) {
-            rb[2 * b] = tc_tf32(c < n ? B[(int64_t)col_smem[b * BRP_W + tig] * n + c] : 0.0f);
-            rb[2 * b + 1] =
-                tc_tf32(c < n ? B[(int64_t)col_smem[b * BRP_W + tig + 4] * n + c] : 0.0f);
-        }
-        /* Fig. 7(b): the g products accumulate into one C fragment */
-        float rc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-#pragma unroll
-        for (int b = 0; b < BRP_G; b++)
-            tc_mma_m16n8k8_tf32(rc, ra + 4 * b, rb[2 * b], rb[2 * b + 1]);
-        const int32_t cc = c0 + 2 * tig;
-        add_guarded(C, rows, n, row0 + gid, cc, rc[0]);
-        add_guarded(C, rows, n, row0 + gid, cc + 1, rc[1]);
-        add_guarded(C, rows, n, row0 + gid + 8, cc, rc[2]);
-        add_guarded(C, rows, n, row0 + gid + 8, cc + 1, rc[3]);
-    }
-}
-
 /* ------------------------------------------------------------------------ */
-/* TC Block part, "tc-wide"                                                  */
+/* A group on tensor cores                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* The metadata of one group that a lane needs in tc-wide and tc-window: its
-   entries 8 tig .. 8 tig + 7 (see accumulate_group). */
+/* The metadata of one group that a lane needs: its entries 8 tig ..
+   8 tig + 7 (see accumulate_group). */
 struct group_meta {
     uint2 ids;                  /* local_id, one byte per entry */
     int4 ca, cb;                /* old_col_id */
@@ -147,158 +89,6 @@ static __device__ __forceinline__ void accumulate_group(float acc[4][4], uint32_
         tc_mma_m16n8k8_tf32(acc[3], a + 4 * k, tc_tf32(lo.w), tc_tf32(hi.w));
     }
     *used |= __reduce_or_sync(0xffffffffu, mine);
-}
-
-/* C[window rows][c0 .. c0 + 32) += acc, atomically, for the rows in used. */
-static __device__ __forceinline__ void flush_atomic(float *C, const float acc[4][4],
-                                                    uint32_t used, int32_t window, int32_t c0,
-                                                    int32_t rows, int32_t n, bool vec, int gid,
-                                                    int tig)
-{
-#pragma unroll
-    for (int half = 0; half < 2; half++) {
-        const int r = gid + 8 * half;
-        const int64_t row = (int64_t)window * BRP_H + r;
-        if (!(used >> r & 1) || row >= rows)
-            continue;
-        tc_add4(C, row, c0 + 8 * tig, n, vec, tc_acc_row(acc, half, 0));
-        tc_add4(C, row, c0 + 8 * tig + 4, n, vec, tc_acc_row(acc, half, 1));
-    }
-}
-
-/* Warp `gw` multiplies the groups [chunk * (gw / panels), + chunk) by the 32
-   columns [32 p, 32 p + 32) of B, p = gw % panels (accumulate_group). The C
-   fragments keep accumulating over the warp's groups while they stay in one
-   row window (groups are sorted by window), and only the rows that some
-   group of the window uses are written back. The next group's metadata are
-   loaded before the current group's B rows, so that their latencies
-   overlap. */
-__global__ void __launch_bounds__(WIDE_WARPS * 32)
-    brp_tc_wide_kernel(int64_t ngroups, int chunk, int panels,
-                       const int32_t *__restrict__ win, const uint8_t *__restrict__ lid,
-                       const int32_t *__restrict__ col, const float *__restrict__ val,
-                       const float *__restrict__ B, float *C, int32_t rows, int32_t n)
-{
-    const int64_t gw = (int64_t)blockIdx.x * WIDE_WARPS + (threadIdx.x >> 5);
-    const int64_t first = gw / panels * chunk;
-    if (first >= ngroups)
-        return;     /* the whole warp: gw is the same for its lanes */
-    const int64_t end = first + chunk < ngroups ? first + chunk : ngroups;
-    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
-    const int32_t c0 = (int32_t)(gw % panels) * 32;
-    const bool vec = n % 4 == 0;
-    float acc[4][4] = {};
-    uint32_t used = 0;
-    group_meta cur = load_meta(first, tig, lid, col, val);
-    for (int64_t grp = first; grp < end; grp++) {
-        const group_meta next = grp + 1 < end ? load_meta(grp + 1, tig, lid, col, val) : cur;
-        accumulate_group(acc, &used, cur, B, c0, n, vec, gid);
-        cur = next;
-        const int32_t w = win[grp];
-        if (grp + 1 < end && win[grp + 1] == w)
-            continue;
-        flush_atomic(C, acc, used, w, c0, rows, n, vec, gid, tig);
-        for (int q = 0; q < 4; q++)
-            for (int i = 0; i < 4; i++)
-                acc[q][i] = 0.0f;
-        used = 0;
-    }
-}
-
-/* ------------------------------------------------------------------------ */
-/* TC Block and Residual Row parts together, "tc-window"                     */
-/* ------------------------------------------------------------------------ */
-
-/* One thread block per row window and 32 columns [c0, c0 + 32) of B: the
-   first launch of tc-window, which writes every element of C once, with no
-   zeroing before and no atomics in C. The block's warps take the window's
-   first 2 x warps groups, warp i groups i and i + warps (accumulate_group),
-   then its residual rows i, i + warps, ... on CUDA cores, one column per
-   lane (Alg. 3's 1-D tiling within a warp), so that a block waits about as
-   long as two groups take, not one per group. The warps' results meet in a
-   shared 16 x 32 tile (shared-memory atomics), which the block stores. The
-   groups past the first 2 x warps of a window are left to
-   brp_window_rest_kernel. Without win_res, the residual rows are left out
-   (the TC Block part alone, for run_part). */
-__global__ void __launch_bounds__(WINDOW_MAX_WARPS * 32)
-    brp_window_kernel(int panels, const int64_t *__restrict__ win_grp,
-                      const int64_t *__restrict__ win_res, const uint8_t *__restrict__ lid,
-                      const int32_t *__restrict__ col, const float *__restrict__ val,
-                      const int32_t *__restrict__ res_row, const int64_t *__restrict__ res_off,
-                      const int32_t *__restrict__ res_col, const float *__restrict__ res_val,
-                      const float *__restrict__ B, float *C, int32_t rows, int32_t n)
-{
-    __shared__ float tile[BRP_H][33];   /* 33: a fragment's lanes hit 32 banks */
-    const int64_t w = blockIdx.x / panels;
-    const int32_t c0 = (int32_t)(blockIdx.x % panels) * 32;
-    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, gid = lane >> 2, tig = lane & 3;
-    const int warps = blockDim.x >> 5;
-    for (int i = tid; i < BRP_H * 32; i += blockDim.x)
-        tile[i / 32][i % 32] = 0.0f;
-    const int64_t first = win_grp[w];
-    const int64_t end = first + 2 * warps < win_grp[w + 1] ? first + 2 * warps : win_grp[w + 1];
-    const bool vec = n % 4 == 0;
-    float acc[4][4] = {};
-    uint32_t used = 0;
-    for (int64_t g = first + warp; g < end; g += warps)
-        accumulate_group(acc, &used, load_meta(g, tig, lid, col, val), B, c0, n, vec, gid);
-    __syncthreads();    /* the tile is zero */
-    if (used) {
-#pragma unroll
-        for (int half = 0; half < 2; half++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) {
-                atomicAdd(&tile[gid + 8 * half][8 * tig + q], acc[q][2 * half]);
-                atomicAdd(&tile[gid + 8 * half][8 * tig + 4 + q], acc[q][2 * half + 1]);
-            }
-    }
-    const int32_t c = c0 + lane;
-    for (int64_t i = win_res ? win_res[w] + warp : 0; win_res && i < win_res[w + 1] && c < n;
-         i += warps) {
-        float sum = 0.0f;
-        for (int64_t k = res_off[i]; k < res_off[i + 1]; k++)
-            sum = fmaf(value_at(res_val, k), __ldg(&B[(int64_t)res_col[k] * n + c]), sum);
-        atomicAdd(&tile[res_row[i] - (int32_t)(w * BRP_H)][lane], sum);
-    }
-    __syncthreads();
-    for (int i = tid; i < BRP_H * 32; i += blockDim.x) {
-        const int64_t row = w * BRP_H + i / 32;
-        const int32_t cc = c0 + i % 32;
-        if (row < rows && cc < n)
-            C[row * n + cc] = tile[i / 32][i % 32];
-    }
-}
-
-/* The second launch of tc-window, only for windows of more than
-   2 * window_warps groups: warp `gw` adds groups [items[i], + REST_CHUNK) of
-   one window, i = gw / panels, times the 32 columns [32 p, 32 p + 32) of B,
-   p = gw % panels, atomically into the rows they use. */
-__global__ void __launch_bounds__(WIDE_WARPS * 32)
-    brp_window_rest_kernel(int64_t nitems, const int64_t *__restrict__ items, int panels,
-                           const int64_t *__restrict__ win_grp, const int32_t *__restrict__ win,
-                           const uint8_t *__restrict__ lid, const int32_t *__restrict__ col,
-                           const float *__restrict__ val, const float *__restrict__ B, float *C,
-                           int32_t rows, int32_t n)
-{
-    const int64_t gw = (int64_t)blockIdx.x * WIDE_WARPS + (threadIdx.x >> 5);
-    const int64_t item = gw / panels;
-    if (item >= nitems)
-        return;
-    const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
-    const int32_t c0 = (int32_t)(gw % panels) * 32;
-    const bool vec = n % 4 == 0;
-    const int64_t first = items[item];
-    const int32_t w = win[first];
-    const int64_t end = first + REST_CHUNK < win_grp[w + 1] ? first + REST_CHUNK : win_grp[w + 1];
-    float acc[4][4] = {};
-    uint32_t used = 0;
-    group_meta cur = load_meta(first, tig, lid, col, val);
-    for (int64_t grp = first; grp < end; grp++) {
-        const group_meta next = grp + 1 < end ? load_meta(grp + 1, tig, lid, col, val) : cur;
-        accumulate_group(acc, &used, cur, B, c0, n, vec, gid);
-        cur = next;
-    }
-    flush_atomic(C, acc, used, w, c0, rows, n, vec, gid, tig);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -367,17 +157,17 @@ __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
 /* Warp `gw` multiplies group gw / panels by the 32 columns [32 p, 32 p + 32)
    of B, p = gw % panels, one column per lane. The group's entries are first
    ordered by row (ballots), so that each row's sum ends in one atomic. */
-__global__ void __launch_bounds__(WIDE_WARPS * 32)
+__global__ void __launch_bounds__(CUDA_WARPS * 32)
     brp_cuda_kernel(int64_t ngroups, int panels, const int32_t *__restrict__ win,
                     const uint8_t *__restrict__ lid, const int32_t *__restrict__ col,
                     const float *__restrict__ val, const float *__restrict__ B, float *C,
                     int32_t rows, int32_t n)
 {
-    __shared__ int s_row[WIDE_WARPS][GROUP_NNZ + 1];
-    __shared__ int32_t s_col[WIDE_WARPS][GROUP_NNZ];
-    __shared__ float s_val[WIDE_WARPS][GROUP_NNZ];
+    __shared__ int s_row[CUDA_WARPS][GROUP_NNZ + 1];
+    __shared__ int32_t s_col[CUDA_WARPS][GROUP_NNZ];
+    __shared__ float s_val[CUDA_WARPS][GROUP_NNZ];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int64_t gw = (int64_t)blockIdx.x * WIDE_WARPS + warp;
+    const int64_t gw = (int64_t)blockIdx.x * CUDA_WARPS + warp;
     const int64_t grp = gw / panels;
     if (grp >= ngroups)
         return;
@@ -465,7 +255,7 @@ __global__ void __launch_bounds__(RES_THREADS)
 /* Launches                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* C = 0, then the TC Block part of tc, tc-wide or cuda adds into it. */
+/* C = 0, then the TC Block part of cuda adds into it. */
 static tc_status run_blocks(brp_plan *p, const float *B, float *C, tc_error *err)
 {
     const tc_kplan *b = &p->base;
@@ -473,43 +263,9 @@ static tc_status run_blocks(brp_plan *p, const float *B, float *C, tc_error *err
     tc_status st = TC_CUDA(err, cudaMemsetAsync(C, 0, (size_t)b->rows * b->n * sizeof(float), s));
     if (st != TC_OK || p->ngroups == 0)
         return st;
-    const unsigned grid = (unsigned)variant_blocks(p, b->variant);
-    switch (b->variant) {
-    case V_TC:
-        brp_tc_kernel<<<grid, tc_threads(p), 0, s>>>(p->win, p->lid, p->col, p->val, B, C,
-                                                      b->rows, b->n);
-        return TC_LAUNCHED(err, "brp_tc_kernel");
-    case V_TC_WIDE:
-        brp_tc_wide_kernel<<<grid, WIDE_WARPS * 32, 0, s>>>(p->ngroups, p->chunk, (int)panels(p),
-                                                            p->win, p->lid, p->col, p->val, B, C,
-                                                            b->rows, b->n);
-        return TC_LAUNCHED(err, "brp_tc_wide_kernel");
-    default:
-        brp_cuda_kernel<<<grid, WIDE_WARPS * 32, 0, s>>>(p->ngroups, (int)panels(p), p->win,
-                                                         p->lid, p->col, p->val, B, C, b->rows,
-                                                         b->n);
-        return TC_LAUNCHED(err, "brp_cuda_kernel");
-    }
-}
-
-/* tc-window: the first launch writes all of C (the residual rows too, unless
-   `residual` is 0), the second adds the later chunks of long windows. */
-static tc_status run_window(brp_plan *p, const float *B, float *C, int residual, tc_error *err)
-{
-    const tc_kplan *b = &p->base;
-    cudaStream_t s = b->gpu->stream;
-    const int pn = (int)panels(p);
-    if (p->nwin == 0)
-        return TC_OK;
-    brp_window_kernel<<<(unsigned)window_blocks(p), p->window_warps * 32, 0, s>>>(
-        pn, p->win_grp, residual ? p->win_res : NULL, p->lid, p->col, p->val, p->res_row,
-        p->res_off, p->res_col, p->res_val, B, C, b->rows, b->n);
-    tc_status st = TC_LAUNCHED(err, "brp_window_kernel");
-    if (st != TC_OK || p->nitems == 0)
-        return st;
-    brp_window_rest_kernel<<<(unsigned)rest_blocks(p), WIDE_WARPS * 32, 0, s>>>(
-        p->nitems, p->items, pn, p->win_grp, p->win, p->lid, p->col, p->val, B, C, b->rows, b->n);
-    return TC_LAUNCHED(err, "brp_window_rest_kernel");
+    brp_cuda_kernel<<<(unsigned)cuda_blocks(p), CUDA_WARPS * 32, 0, s>>>(
+        p->ngroups, (int)panels(p), p->win, p->lid, p->col, p->val, B, C, b->rows, b->n);
+    return TC_LAUNCHED(err, "brp_cuda_kernel");
 }
 
 /* A tc-item variant, W warps per block: one launch writes all of C (the
@@ -538,13 +294,12 @@ static tc_status run_residual(brp_plan *p, const float *B, float *C, tc_error *e
 }
 
 /* The TC Block part (which writes all of C) with or without the residual
-   rows: tc-window and tc-item run them inside their launch, the others
-   leave them to run_residual. */
+   rows: the tc-item variants run them inside their launch, cuda leaves
+   them to run_residual. */
 static tc_status run_tc_part(brp_plan *p, const float *B, float *C, int residual,
                              tc_error *err)
 {
     switch (p->base.variant) {
-    case V_TC_WINDOW: return run_window(p, B, C, residual, err);
     case V_TC_ITEM: return run_item<4, false>(p, &p->isets[0], B, C, residual, err);
     case V_TC_ITEM8: return run_item<8, false>(p, &p->isets[1], B, C, residual, err);
     case V_TC_ITEM_LONG: return run_item<4, true>(p, &p->isets[2], B, C, residual, err);
@@ -569,7 +324,7 @@ tc_status brp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
     brp_plan *p = (brp_plan *)base;
     const int v = base->variant;
     tc_status st = run_tc_part(p, B, C, 1, err);
-    if (v == V_TC_WINDOW || (v >= V_TC_ITEM && v <= V_TC_ITEM8_LONG))
+    if (v != V_CUDA)
         return st;      /* the residual rows ran inside the launch */
     return st == TC_OK ? run_residual(p, B, C, err) : st;
 }

@@ -18,8 +18,11 @@
  * at the store (gpu_internal.h), so values beyond fp16's range work. A
  * pair's unset entries are zeros multiplied by whole gathered rows of B,
  * so an Inf or NaN of B reaches other rows of the window: the variant is
- * marked in variant_spreads and tcmul refuses it for a B that is not all
- * finite.
+ * marked in variant_spreads, and for a B that is not all finite the plan
+ * runs "cuda" instead: the fallback the other cannot replace (Issue 31's
+ * rule for variants), a warp per row of a window walking the row's set
+ * bits on CUDA cores, float32 B, each nonzero's fp16 value times its row's
+ * scale, so that C has exactly the non-finite pattern of A B.
  *
  * A bsb without values (the binary default) multiplies a pattern matrix
  * as it is; for a matrix with values, prepare builds its own bsb with
@@ -39,9 +42,9 @@
 #define STAGES 2
 #define MAX_NQ 8                /* panels of at most 64 columns of C */
 
-enum { V_TC, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "tc" };
-static const unsigned char variant_spreads[NVARIANTS] = { 1 };
+enum { V_TC, V_CUDA, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "tc", "cuda" };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 0 };
 
 typedef struct bsb_args {
     const int64_t *tro;
@@ -52,6 +55,7 @@ typedef struct bsb_args {
     const float *row_scale;
     const int32_t *order;       /* windows, heaviest first */
     const __half *B16;          /* ldb halves per row, zeros past n */
+    const float *B;             /* "cuda": float32, n per row */
     int64_t ldb;
     float *C;
     int32_t rows, n;
@@ -121,6 +125,34 @@ template <int NQ> __global__ void __launch_bounds__(256) bsb_spmm(bsb_args a)
     __syncthreads();
     const tc_seg seg = { b0, win * WROWS, (int32_t)t, 0xffffu, 0u };
     tc_seg_store<8 * NQ>(seg, part, panel, a.row_scale, a.C, a.rows, a.n);
+}
+
+/* "cuda": warp r of the block is row r of window blockIdx.x; lanes take
+   columns of C. Only set bits are read, so a NaN or Inf in row j of B
+   reaches exactly the rows of C whose row of A uses column j. */
+__global__ void __launch_bounds__(32 * WROWS) bsb_spmm_cuda(bsb_args a)
+{
+    const int r = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const int64_t win = blockIdx.x;
+    const int64_t row = win * WROWS + r;
+    if (row >= a.rows)
+        return;
+    const int shift = (r % 8) * 8;
+    for (int32_t j0 = 0; j0 < a.n; j0 += 32) {
+        const int32_t j = j0 + lane;
+        float acc = 0.0f;
+        for (int64_t b = a.tro[win]; b < a.tro[win + 1]; b++) {
+            const uint64_t w0 = a.bitmap[2 * b], word = r < 8 ? w0 : a.bitmap[2 * b + 1];
+            int64_t at = a.voff[b] + (r < 8 ? 0 : __popcll(w0)) +
+                         __popcll(word & ((UINT64_C(1) << shift) - 1));
+            for (unsigned bits = (unsigned)(word >> shift) & 0xffu; bits; bits &= bits - 1, at++)
+                if (j < a.n)
+                    acc += __half2float(a.val[at]) *
+                           a.B[(int64_t)a.sptd[8 * b + __ffs(bits) - 1] * a.n + j];
+        }
+        if (j < a.n)
+            a.C[row * a.n + j] = acc * a.row_scale[row];
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -309,6 +341,13 @@ static tc_status bsb_run(tc_kplan *base, const float *B, float *C, tc_error *err
 {
     bsb_plan *p = (bsb_plan *)base;
     p->args.C = C;
+    if (base->variant == V_CUDA) {
+        p->args.B = B;
+        if (p->windows == 0)
+            return TC_OK;
+        bsb_spmm_cuda<<<(unsigned)p->windows, 32 * WROWS, 0, base->gpu->stream>>>(p->args);
+        return TC_LAUNCHED(err, "bsb_spmm_cuda");
+    }
     tc_status st = tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n, p->args.ldb, err);
     if (st != TC_OK)
         return st;

@@ -180,6 +180,10 @@ struct tc_kernel {
     const char *description;
     const char *precision;      /* "fp32", "tf32", "fp16": tc_tolerance() */
     int nvariants;              /* 1..TC_KERNEL_MAX_VARIANTS */
+    /* in order of preference: a plan that times nothing (effort estimate)
+       runs the first that takes the matrix, so the variant that wins most
+       often in the recorded tables comes first, cuSPARSE's default
+       algorithm for csr */
     const char *const *variant_names;
     /* 1 for a variant known to let a NaN or Inf of B reach C rows whose A
        row does not use that B row (padding multiplied by a real B row: the

@@ -5,9 +5,9 @@
  * one, so a timed plan is never slower than cuSPARSE beyond timer noise.
  *
  *   ESTIMATE  the model's first allowed candidate (cuSPARSE when the model
- *             predicts no speedup over it); no other format is timed, but
- *             the model ranks formats, not variants, so the chosen kernel's
- *             variants are tuned (unless one is forced).
+ *             predicts no speedup over it), nothing timed: the chosen
+ *             kernel runs its first variant that takes the matrix (or the
+ *             one forced); kernels list their variants in that order.
  *   MEASURE   the model's top few in the given order, and cuSPARSE, each
  *             built, uploaded and tuned (tc_kernel_tune over operand sets
  *             rotated through L2); the fastest wins.
@@ -125,7 +125,10 @@ static tc_status time_moves(tc_plan *p, const tc_gpu_operands *ops, double *ms, 
 }
 
 /* Builds, uploads and tunes c on p->a (already in c's order) over ops; its
-   time is the kernel's plus the order's moves (moves_ms). */
+   time is the kernel's plus the order's moves (moves_ms). At ESTIMATE
+   nothing is timed: c gets the kernel's first variant that takes the
+   matrix (tc_kernel_prepare's choice; each kernel lists its variants in
+   that order on purpose, kernels.h) and no time. */
 static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, double moves_ms,
                            tc_error *err)
 {
@@ -139,19 +142,21 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, dou
     p->info.upload_s += tc_plan_now() - t0;
     t0 = tc_plan_now();
     const int forced = p->o.variant && strcmp(c->k->format, p->o.format) == 0;
+    const int untimed = p->o.effort == TC_EFFORT_ESTIMATE;
     tc_gpu_timing t;
     if (!st && forced)
         st = tc_kernel_select(kp, tc_kernel_variant_find(c->k, p->o.variant), err);
-    if (!st && forced)
+    if (!st && forced && !untimed)
         st = tc_kernel_time(kp, ops, p->o.warmup, p->o.iters, &t, err);
-    else if (!st)
+    else if (!st && !untimed)
         st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p), err);
     if (!st) {
         c->variant = kp->variant;
-        c->ms = (forced ? t.ms.decile[5] : kp->variant_ms[kp->variant]) + moves_ms;
+        c->ms = untimed ? -1 : (forced ? t.ms.decile[5] : kp->variant_ms[kp->variant]) + moves_ms;
         memcpy(c->vms, kp->variant_ms, sizeof c->vms);
     }
-    p->info.tune_s += tc_plan_now() - t0;
+    if (!untimed)
+        p->info.tune_s += tc_plan_now() - t0;
     tc_kernel_free(kp);
     tc_fmt_free(built);
     /* the kernels' messages name their kernel; the order is news only when
@@ -271,9 +276,10 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
         if (strcmp(p->path.order, gc[i].order) != 0) {
             st = tc_plan_set_order(p, given, gc[i].order, NULL, err);
             const double t1 = tc_plan_now();
-            if (!st)
+            if (!st && p->o.effort != TC_EFFORT_ESTIMATE) {
                 st = time_moves(p, &ops, &moves_ms, err);
-            p->info.tune_s += tc_plan_now() - t1;
+                p->info.tune_s += tc_plan_now() - t1;
+            }
         }
         if (!st)
             st = time_cand(p, &gc[i], &ops, moves_ms, err);
@@ -381,8 +387,10 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
     }
     if (!best && timed)
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "plan: no candidate could be timed");
-    /* the model ranks formats, not variants: the chosen kernel's variants
-       are tuned unless one is forced, as tcmul always did */
+    /* ESTIMATE: the model ranks formats, not variants; the chosen kernel is
+       built and prepared (so that one which cannot take the matrix gives
+       way to cuSPARSE) and runs its first variant that takes the matrix,
+       untimed (time_cand) */
     gcand one;
     if (!best) {
         one = *estimate(p, gc, n);
@@ -401,7 +409,8 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         tc_plan_add_cand(p, TC_DEVICE_GPU, best->order, best->k->format,
                          best->variant >= 0 ? best->k->variant_names[best->variant] : "",
                          best->k->precision, best->predicted, best->ms,
-                         "the model's choice, its variants tuned");
+                         "the model's choice, its first variant that takes the matrix "
+                         "(nothing timed)");
     }
     set_path(p, best);
     if (strcmp(p->path.order, best->order) != 0)

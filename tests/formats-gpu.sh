@@ -20,6 +20,14 @@ for f in $("$TCCONV" --list-formats | awk '/^[^ ]/ { print $1 }'); do
         diag "$f: no GPU kernel"
         continue
     fi
+    # a plan that times nothing runs the kernel's first variant that
+    # takes the matrix (the order the usage error lists them in)
+    first=$("$TCMUL" --device gpu --format "$f" --variant none "$DATA/cora.mtx.gz" 2>&1 |
+            sed -n "s/.*kernel's variants are \([^ ,]*\).*/\1/p")
+    "$TCMUL" --device gpu --format "$f" --effort estimate --no-plan-cache --tsv --cols 32 \
+        "$DATA/cora.mtx.gz" -o "$T/c.mtx" > "$T/est.tsv" 2> "$T/est.err"
+    is "$(tsv_value plan tune_s "$T/est.tsv") $(tsv_value run variant "$T/est.tsv")" "0 $first" \
+        "$f --effort estimate: nothing tuned, its first variant ($first) runs"
     inf_row0 "$DATA/rajat01.mtx.gz" --format "$f"
     verify_passes "$f --bench --verify" "$DATA/bcsstk13.mtx.gz" --format "$f" --cols 32 \
         --bench --iters 20

@@ -77,7 +77,7 @@ awk -v s="$sets" 'BEGIN { exit !(s > 1) }'; ok $? "operands that fit in L2 are r
 # ---- brp (kernels/brp.cu)
 # The tensor-core variants (each spreads an Inf of B, see below); "cuda" is
 # the one that does not.
-brp_tc="tc tc-wide tc-window tc-item tc-item8 tc-item-long tc-item8-long"
+brp_tc="tc-item tc-item8 tc-item-long tc-item8-long"
 
 # The format read from a .tcf.h5 (not rebuilt): same check
 "$TCCONV" -q -f brp "$DATA/bcsstk13.mtx.gz" -o "$T/b13.tcf.h5"

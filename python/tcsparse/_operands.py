@@ -86,13 +86,14 @@ def _torch(x, what, convert, packed):
     # a GPU kernel may read B's rows in 16-byte pieces when n % 4 == 0,
     # which needs a 16-byte aligned start (any allocation's is; a view
     # starting mid-row may not be)
-    misaligned = device.type == "cuda" and x.data_ptr() % 16 != 0
+    ptr = x.data_ptr()
+    misaligned = device.type == "cuda" and ptr % 16 != 0
     if (misaligned or not _rows_contiguous(s0, s1, rows, cols)
             or (packed and rows > 1 and s0 != cols)):
         x = x.clone(memory_format=torch.contiguous_format)
-        s0 = cols
+        s0, ptr = cols, x.data_ptr()
     op = Operand()
-    op.value, op.ptr = x, x.data_ptr()
+    op.value, op.ptr = x, ptr
     op.cuda = device.index if device.type == "cuda" else None
     op.ld = max(s0, cols, 1) if rows > 1 else max(cols, 1)
     return op
@@ -130,8 +131,9 @@ def empty_like(op, rows, cols):
     """A packed float32 result of rows x cols beside op (the same kind of
     array, on the same device), as an Operand."""
     if not isinstance(op.value, np.ndarray):
-        torch = sys.modules["torch"]
-        out = torch.empty((rows, cols), dtype=torch.float32, device=op.value.device)
+        # new_empty keeps the operand's device and dtype (float32: prepare
+        # made it so) without building a torch.device on every product
+        out = op.value.new_empty((rows, cols))
         ptr = out.data_ptr()
     else:
         out = np.empty((rows, cols), dtype=np.float32)

@@ -98,6 +98,18 @@ def _with_report(fill):
         lib.tc_report_free(report)
 
 
+def _current_stream(index):
+    """PyTorch's current stream on GPU `index` as a cudaStream_t. Every
+    product asks, so the raw getter PyTorch's own compiled code uses comes
+    first: torch.cuda.current_stream builds a Stream object each call, a
+    few microseconds of the 10 a call may cost (bench/python.sh)."""
+    torch = sys.modules["torch"]
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return ctypes.c_void_p(raw(index))
+    return ctypes.c_void_p(torch.cuda.current_stream(index).cuda_stream)
+
+
 class Plan(Resource):
     """A plan of libtcsparse. Made by Matrix.plan (which caches it); freed by
     close(), by leaving a `with` block, or by the garbage collector. Its
@@ -140,11 +152,11 @@ class Plan(Resource):
         """The stream to queue on: PyTorch's current stream of the operands'
         GPU for a GPU plan and CUDA tensors; None (host arrays, run by the
         _host calls) otherwise. Refuses operands on another device."""
-        cuda = {op.cuda for op in ops}
-        if len(cuda) > 1:
+        where = ops[0].cuda
+        if any(op.cuda != where for op in ops[1:]):
+            cuda = {op.cuda for op in ops}
             raise ValueError("the operands are on different devices (%s)"
                              % ", ".join("cpu" if c is None else "cuda:%d" % c for c in cuda))
-        where = cuda.pop()
         if where is None:
             return None
         if self.info.device != "gpu":
@@ -153,8 +165,7 @@ class Plan(Resource):
         if where != self.gpu:
             raise ValueError("the operands are on cuda:%d but the plan is on cuda:%d"
                              % (where, self.gpu))
-        torch = sys.modules["torch"]
-        return ctypes.c_void_p(torch.cuda.current_stream(where).cuda_stream)
+        return _current_stream(where)
 
     # SpMM -------------------------------------------------------------------
     def execute(self, x, convert=False):

@@ -34,8 +34,6 @@ columns="$BENCH_SPMM_COLUMNS
     tc_f32_ms=variants.tc-f32_ms
     tc_item_ms=variants.tc-item_ms
     tc_item8_ms=variants.tc-item8_ms
-    tc_item_long_ms=variants.tc-item-long_ms
-    tc_item8_long_ms=variants.tc-item8-long_ms
     cuda_ms=variants.cuda_ms
     $BENCH_CHECK_COLUMNS"
 bench_reordered_sweep rstile wjaccard "$here/bench/results/rstile.tsv" "32 64 128 256" \

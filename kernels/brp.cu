@@ -79,7 +79,7 @@ static void brp_free(tc_kplan *base)
     tc_gpu_free(g, p->rlid);
     tc_gpu_free(g, p->rcol);
     tc_gpu_free(g, p->rval);
-    tc_item_sets_free(g, p->isets);
+    tc_item_sets_free(g, p->isets, TC_ITEM_SETS);
     free(p);
 }
 
@@ -179,6 +179,7 @@ static tc_status residual_groups(brp_plan *p, const tc_brp *m, int64_t nw, const
    item's unit[0] and unit[1] are its first group and first pseudo-group,
    unit[2] and unit[3] how many of each. */
 struct brp_units {
+    static constexpr bool ranged = true;        /* the -long variants */
     const int64_t *wg, *rstart;
     int64_t groups(int64_t w) const { return wg[w + 1] - wg[w]; }
     int64_t count(int64_t w) const { return groups(w) + rstart[w + 1] - rstart[w]; }

@@ -42,15 +42,10 @@
 #define TC_ITEM_SETS 4
 #define TC_ITEM_MAX_SHARE 4
 
-/* Item set i's warps per block and whether its items may be ranged (the
-   -long sets), in the order above. */
+/* Item set i's warps per block, in the order above. */
 static __host__ __device__ constexpr int tc_item_set_warps(int i)
 {
     return i % 2 ? 8 : 4;
-}
-static __host__ __device__ constexpr bool tc_item_set_long(int i)
-{
-    return i >= 2;
 }
 
 /* Thread blocks per SM of an item kernel of W warps, its launch bounds (so
@@ -248,8 +243,8 @@ static void tc_item_start(tc_item<W> *it, int64_t w, int64_t parts, int64_t spli
    uploaded with the workspace into s (panels: of 32 columns of C). `u`
    says what the units are:
    u.count(w), window w's units; u.code(w, i), its unit i's code (without the
-   slot); u.range(it, w, lo, hi), with share > 1 only, makes `it` the ranged
-   item of window w's units [lo, hi). A window of more than W units is cut
+   slot); where Units::ranged, u.range(it, w, lo, hi), with share > 1 only,
+   makes `it` the ranged item of window w's units [lo, hi). A window of more than W units is cut
    into items of as equal shares as can be, of up to W units (one per warp)
    or, with share > 1, ranged items of up to W x share units; shorter
    windows are packed in order into items of up to W units and
@@ -286,10 +281,12 @@ static tc_status tc_item_set_build(tc_gpu *g, tc_item_set *s, int64_t nw, int64_
             tc_item<W> *it = &items[++k];
             tc_item_start(it, w, parts, parts > 1 ? nsplit : -1);
             it->nwin = 1;
-            if (share > 1) {
-                it->ranged = 1;
-                u.range(it, w, lo, hi);
-                continue;
+            if constexpr (Units::ranged) {
+                if (share > 1) {
+                    it->ranged = 1;
+                    u.range(it, w, lo, hi);
+                    continue;
+                }
             }
             for (int64_t i = lo; i < hi; i++)
                 it->unit[i - lo] = u.code(w, i);
@@ -312,13 +309,14 @@ static tc_status tc_item_set_build(tc_gpu *g, tc_item_set *s, int64_t nw, int64_
     return st;
 }
 
-/* The TC_ITEM_SETS item sets of nw windows (see tc_item_set_build), in the
-   order above. The -long sets' share: as many units per warp as still
+/* The item sets of nw windows (see tc_item_set_build), in the order above:
+   all TC_ITEM_SETS where Units::ranged (the kernel has -long variants),
+   else the first two. The -long sets' share: as many units per warp as still
    leave about two waves of 32 warps per SM on the device (more mean fewer
    items, each of which waits on the workspace), between 1 and
    TC_ITEM_MAX_SHARE. */
 template <class Units>
-static tc_status tc_item_sets_build(tc_gpu *g, tc_item_set sets[TC_ITEM_SETS], int64_t nw,
+static tc_status tc_item_sets_build(tc_gpu *g, tc_item_set *sets, int64_t nw,
                                     int64_t panels, const Units &u, tc_error *err)
 {
     int64_t units = 0;
@@ -329,16 +327,19 @@ static tc_status tc_item_sets_build(tc_gpu *g, tc_item_set sets[TC_ITEM_SETS], i
     tc_status st = tc_item_set_build<4>(g, &sets[0], nw, units, panels, 1, u, err);
     if (st == TC_OK)
         st = tc_item_set_build<8>(g, &sets[1], nw, units, panels, 1, u, err);
-    if (st == TC_OK)
-        st = tc_item_set_build<4>(g, &sets[2], nw, units, panels, share, u, err);
-    if (st == TC_OK)
-        st = tc_item_set_build<8>(g, &sets[3], nw, units, panels, share, u, err);
+    if constexpr (Units::ranged) {
+        if (st == TC_OK)
+            st = tc_item_set_build<4>(g, &sets[2], nw, units, panels, share, u, err);
+        if (st == TC_OK)
+            st = tc_item_set_build<8>(g, &sets[3], nw, units, panels, share, u, err);
+    }
     return st;
 }
 
-static void tc_item_sets_free(tc_gpu *g, tc_item_set sets[TC_ITEM_SETS])
+/* Frees the first nsets sets (those tc_item_sets_build filled). */
+static void tc_item_sets_free(tc_gpu *g, tc_item_set *sets, int nsets)
 {
-    for (int i = 0; i < TC_ITEM_SETS; i++) {
+    for (int i = 0; i < nsets; i++) {
         tc_gpu_free(g, sets[i].item);
         tc_gpu_free(g, sets[i].ws);
         tc_gpu_free(g, sets[i].counters);

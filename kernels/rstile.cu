@@ -19,7 +19,13 @@
  * atomics into rows a small launch zeroed first; that launch runs only for
  * matrices that have split windows.
  *
- * Variants (timed by tc_kernel_tune):
+ * Variants (timed by tc_kernel_tune), each kept because it won by at least
+ * 3% on some matrices in two recorded runs, or, for cuda, because it is the
+ * fallback for a B with NaN or Inf (issue 31; bench/NOTES.md, "Variant
+ * pruning"). Removed: "tc-item-long" and "tc-item8-long" (brp's ranged
+ * items of long windows, kernels/items.cuh), which won no row by 3% in the
+ * six recorded runs since the item kernels took their current form
+ * (7f2b445 to 1c240d6, 256 rows each), where brp's still do.
  *   "tc"     B converted once per run to fp16 (a short launch before the
  *            main one, into a buffer whose rows are padded to the panel
  *            width), then the pipeline of Section 3.3.2, with a ring of
@@ -62,10 +68,6 @@
  *            launch, no atomics in C, and no warp walks a chain of blocks.
  *            Where the items are many, a thread block takes several panels
  *            of 32 columns, its units loaded once (item_group).
- *   "tc-item-long", "tc-item8-long" the same, except that on large matrices
- *            the items of a long window give each warp up to
- *            TC_ITEM_MAX_SHARE units, so that fewer items go through the
- *            workspace.
  *   "cuda"   everything on CUDA cores from float32 B: each block's nonzeros
  *            from its bitmap, one FMA per nonzero and column. Slow, but it
  *            multiplies only real nonzeros, so a NaN or Inf in B reaches
@@ -90,9 +92,9 @@
 #include "rstile.cuh"
 
 static const char *const variant_names[NVARIANTS] = {
-    "tc", "tc-fly", "tc-f32", "tc-item", "tc-item8", "tc-item-long", "tc-item8-long", "cuda"
+    "tc", "tc-fly", "tc-f32", "tc-item", "tc-item8", "cuda"
 };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 1, 0 };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 0 };
 
 static const char *const part_names[NPARTS] = { "tc_block", "residual" };
 
@@ -158,7 +160,7 @@ static void rs_free(tc_kplan *base)
     tc_gpu_free(g, p->res_val);
     tc_gpu_free(g, p->B16);
     tc_gpu_free(g, p->res_lrow);
-    tc_item_sets_free(g, p->isets);
+    tc_item_sets_free(g, p->isets, RS_ITEM_SETS);
     free(p);
 }
 

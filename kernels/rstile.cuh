@@ -24,12 +24,10 @@
 #define WROWS TC_RSTILE_H_ROWS
 #define BCOLS TC_RSTILE_W_COLS
 
-enum {
-    V_TC, V_TC_FLY, V_TC_F32, V_TC_ITEM, V_TC_ITEM8, V_TC_ITEM_LONG, V_TC_ITEM8_LONG, V_CUDA,
-    NVARIANTS
-};
-/* The tc-item variants, V_TC_ITEM .. V_TC_ITEM8_LONG, run the item sets of
-   items.cuh in its order (tc_item_sets_build). */
+enum { V_TC, V_TC_FLY, V_TC_F32, V_TC_ITEM, V_TC_ITEM8, V_CUDA, NVARIANTS };
+/* The tc-item variants, V_TC_ITEM and V_TC_ITEM8, run the first two item
+   sets of items.cuh (tc_item_sets_build; rstile has no -long variants). */
+#define RS_ITEM_SETS 2
 
 enum { PART_TC, PART_RESIDUAL, NPARTS };
 
@@ -68,7 +66,7 @@ typedef struct rs_args {
 
 static inline bool rs_is_item(int v)
 {
-    return v >= V_TC_ITEM && v <= V_TC_ITEM8_LONG;
+    return v == V_TC_ITEM || v == V_TC_ITEM8;
 }
 
 typedef struct rs_plan {
@@ -96,7 +94,7 @@ typedef struct rs_plan {
     /* the tc-item variants: each residual nonzero's row in its window, and
        each variant's items */
     uint8_t *res_lrow;
-    tc_item_set isets[TC_ITEM_SETS];    /* tc-item, tc-item8, tc-item-long, tc-item8-long */
+    tc_item_set isets[RS_ITEM_SETS];    /* tc-item, tc-item8 */
 } rs_plan;
 
 static inline int64_t ceil_div(int64_t a, int64_t b)

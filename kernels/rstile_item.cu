@@ -1,8 +1,7 @@
 /*
- * rstile_item.cu: the rstile variants "tc-item", "tc-item8", "tc-item-long"
- * and "tc-item8-long" (rstile.cu's opening comment describes them): both
- * parts in one launch of balanced items (items.cuh), their per-window
- * index and their launch.
+ * rstile_item.cu: the rstile variants "tc-item" and "tc-item8" (rstile.cu's
+ * opening comment describes them): both parts in one launch of balanced
+ * items (items.cuh), their per-window index and their launch.
  */
 #include "rstile.cuh"
 #include "rstile_frags.cuh"
@@ -154,17 +153,13 @@ static __device__ __forceinline__ void panel_end(const rs_item_args &a, const tc
    the loads of B are left per panel). A unit is a pair of TC blocks of one
    window (payload: first block << 1 | second block present), or up to 32
    of a window's residual nonzeros (payload: first << 5 | count - 1). Each
-   warp multiplies its unit, or, in a ranged item (LONG: the -long
-   variants), the pairs j = warp, warp + W, ... of the item's unit[1]
-   blocks from unit[0] and the runs of 32 of its unit[3] residual nonzeros
-   from unit[2] (reloaded for every panel: too many to hold): the TC pairs on
-   tensor cores into C fragments, each row scaled back (row_scale: the TC
-   values' scale, loaded with the unit) and put into the warp's tile, then
-   the residual nonzeros, unscaled, added into that tile on CUDA cores;
-   tc_item_finish adds the tiles up per window and stores them. `parts`
-   leaves either part out (run_part). */
-template <int W, bool LONG>
-__global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
+   warp multiplies its unit: a TC pair on tensor cores into C fragments,
+   each row scaled back (row_scale: the TC values' scale, loaded with the
+   unit) and put into the warp's tile, or a residual run, unscaled, added
+   into that tile on CUDA cores; tc_item_finish adds the tiles up per
+   window and stores them. `parts` leaves either part out (run_part). */
+template <int W>
+__global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, false))
     rs_item_kernel(rs_item_args a)
 {
     __shared__ __align__(16) float tile[W][TC_ITEM_ROWS][TC_ITEM_PITCH];
@@ -174,28 +169,6 @@ __global__ void __launch_bounds__(W * 32, tc_item_blocks_per_sm(W, LONG))
     const int p0 = (int)(blockIdx.x % a.groups) * a.group, p1 = min(p0 + a.group, a.panels);
     const bool vec = a.n % 4 == 0, tc = (a.parts >> PART_TC) & 1,
                res = (a.parts >> PART_RESIDUAL) & 1;
-    if (LONG && it->ranged) {
-        const int64_t nb = tc ? it->unit[1] : 0, nr = res ? it->unit[3] : 0;
-        const float2 sc = tc_frag_scales(a.row_scale, (int64_t)it->w0 * TC_ITEM_ROWS, a.rows);
-        if (lane == 0)
-            s_win[warp] = 0;
-        for (int p = p0; p < p1; p++) {
-            const int32_t c0 = p * TC_ITEM_PANEL;
-            float acc[4][4] = {};
-#pragma unroll 1
-            for (int64_t j = 2 * warp; j < nb; j += 2 * W)
-                pair_mul(a, pair_load(a, it->unit[0] + j, j + 1 < nb), c0, vec, acc);
-            tc_frag_scale<4>(acc, sc);
-            tc_acc_tile_put(&tile[warp][0][0], TC_ITEM_PITCH, acc);
-            __syncwarp();
-#pragma unroll 1
-            for (int64_t j = 32 * warp; j < nr; j += 32 * W)
-                res_mul(a, res_load(a, it->unit[2] + j, (int)min((int64_t)32, nr - j)), c0,
-                        tile[warp]);
-            panel_end<W>(a, it, tile, s_win, &s_last, p, p + 1 < p1);
-        }
-        return;
-    }
     const int64_t u = it->unit[warp], pl = tc_unit_payload(u);
     const bool is_res = u >= 0 && tc_unit_residual(u);
     const bool do_pair = u >= 0 && !is_res && tc, do_res = is_res && res;
@@ -237,17 +210,12 @@ static int64_t item_panels(const rs_plan *p)
 /* Panels per thread block of an item variant of W warps: all of them when
    the items alone give the device two waves of blocks (each item's
    metadata is then read once, rs_item_kernel), else as few as still give
-   the device two waves of blocks, one at the least. One in the -long
-   variants: their share of units per warp was sized for a block per panel
-   (tc_item_sets_build), and their ranged items reload their units for
-   every panel anyway. */
-static int item_group(const rs_plan *p, int64_t nitem, int w, bool long_)
+   the device two waves of blocks, one at the least. */
+static int item_group(const rs_plan *p, int64_t nitem, int w)
 {
-    if (long_)
-        return 1;
     const int64_t panels = item_panels(p);
     const int64_t want =
-        2 * (int64_t)tc_gpu_get_info(p->base.gpu)->sm_count * tc_item_blocks_per_sm(w, long_);
+        2 * (int64_t)tc_gpu_get_info(p->base.gpu)->sm_count * tc_item_blocks_per_sm(w, false);
     const int64_t groups = nitem >= want ? 1 : ceil_div(want, nitem > 0 ? nitem : 1);
     return (int)ceil_div(panels, groups < panels ? groups : panels);
 }
@@ -260,44 +228,42 @@ static int64_t item_grid(const rs_plan *p, int64_t nitem, int group)
 }
 
 /* A tc-item variant, W warps per block: one launch writes all of C. */
-template <int W, bool LONG>
+template <int W>
 static tc_status run_item(rs_plan *p, const tc_item_set *s, int parts, const float *B, float *C,
                           tc_error *err)
 {
     if (s->nitem == 0)
         return TC_OK;
-    const int group = item_group(p, s->nitem, W, LONG);
+    const int group = item_group(p, s->nitem, W);
     rs_item_args a = { s->item, (int)item_panels(p), group,
                        (int)ceil_div(item_panels(p), group), parts, p->bitmap, p->col,
                        p->vstart, p->val, p->row_scale, p->res_lrow, p->res_col, p->res_val,
                        s->ws, s->counters, B, C, p->base.rows, p->base.n };
     const unsigned grid = (unsigned)item_grid(p, s->nitem, group);
-    rs_item_kernel<W, LONG><<<grid, W * 32, 0, p->base.gpu->stream>>>(a);
+    rs_item_kernel<W><<<grid, W * 32, 0, p->base.gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rs_item_kernel");
 }
 
 tc_status rs_run_items(rs_plan *p, int parts, const float *B, float *C, tc_error *err)
 {
-    switch (p->base.variant) {
-    case V_TC_ITEM: return run_item<4, false>(p, &p->isets[0], parts, B, C, err);
-    case V_TC_ITEM8: return run_item<8, false>(p, &p->isets[1], parts, B, C, err);
-    case V_TC_ITEM_LONG: return run_item<4, true>(p, &p->isets[2], parts, B, C, err);
-    default: return run_item<8, true>(p, &p->isets[3], parts, B, C, err);  /* tc-item8-long */
-    }
+    if (p->base.variant == V_TC_ITEM)
+        return run_item<4>(p, &p->isets[0], parts, B, C, err);
+    return run_item<8>(p, &p->isets[1], parts, B, C, err);     /* tc-item8 */
 }
 
 int64_t rs_item_grid_of(const rs_plan *p, int v)
 {
     const int set = v - V_TC_ITEM;
     const int64_t nitem = p->isets[set].nitem;
-    return item_grid(p, nitem, item_group(p, nitem, tc_item_set_warps(set), tc_item_set_long(set)));
+    return item_grid(p, nitem, item_group(p, nitem, tc_item_set_warps(set)));
 }
 
 /* tc_item_set_build's view of rstile's windows: window w's units are the
    pairs of its TC blocks, wb[w] .. wb[w + 1], then the runs of 32 of its
    residual nonzeros, wr[w] .. wr[w + 1] (rs_item_kernel says what their
-   codes and ranged items hold). */
+   codes hold). */
 struct rs_units {
+    static constexpr bool ranged = false;       /* no -long variants */
     const int64_t *wb, *wr;
     int64_t pairs(int64_t w) const { return (wb[w + 1] - wb[w] + 1) / 2; }
     int64_t count(int64_t w) const { return pairs(w) + ceil_div(wr[w + 1] - wr[w], 32); }
@@ -310,16 +276,6 @@ struct rs_units {
         }
         const int64_t e = wr[w] + 32 * (i - np), left = wr[w + 1] - e;
         return tc_unit_code(e << 5 | ((left < 32 ? left : 32) - 1), 1);
-    }
-    template <int W> void range(tc_item<W> *it, int64_t w, int64_t lo, int64_t hi) const
-    {
-        const int64_t np = pairs(w), plo = lo < np ? lo : np, phi = hi < np ? hi : np;
-        const int64_t b0 = wb[w] + 2 * plo, b1 = wb[w] + 2 * phi;
-        const int64_t e0 = wr[w] + 32 * (lo - plo), e1 = wr[w] + 32 * (hi - phi);
-        it->unit[0] = b0;
-        it->unit[1] = (b1 < wb[w + 1] ? b1 : wb[w + 1]) - b0;
-        it->unit[2] = e0;
-        it->unit[3] = e1 > e0 ? (e1 < wr[w + 1] ? e1 : wr[w + 1]) - e0 : 0;
     }
 };
 

@@ -24,7 +24,7 @@ for f in $("$TCCONV" --list-formats | awk '/^[^ ]/ { print $1 }'); do
     # takes the matrix (the order the usage error lists them in)
     first=$("$TCMUL" --device gpu --format "$f" --variant none "$DATA/cora.mtx.gz" 2>&1 |
             sed -n "s/.*kernel's variants are \([^ ,]*\).*/\1/p")
-    "$TCMUL" --device gpu --format "$f" --effort estimate --no-plan-cache --tsv --cols 32 \
+    "$TCMUL" --device gpu --format "$f" --effort estimate --no-plan-cache --verify --tsv --cols 32 \
         "$DATA/cora.mtx.gz" -o "$T/c.mtx" > "$T/est.tsv" 2> "$T/est.err"
     is "$(tsv_value plan tune_s "$T/est.tsv") $(tsv_value run variant "$T/est.tsv")" "0 $first" \
         "$f --effort estimate: nothing tuned, its first variant ($first) runs"

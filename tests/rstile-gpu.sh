@@ -69,7 +69,7 @@ awk 'BEGIN {
             printf "%d %d %.4f\n", i + 1, (len[i] == 1 ? 2000 + i % 1000 : int(i / 16) * 16 + (j * 3 + i) % 16) + 1,
                    ((i * 7919 + j * 104729) % 2001 - 1000) / 1000.0
 }' > "$T/gappy.mtx"
-variants="tc tc-fly tc-f32 tc-item tc-item8 tc-item-long tc-item8-long cuda"
+variants="tc tc-fly tc-f32 tc-item tc-item8 cuda"
 for v in $variants; do
     # past n = 32, with 16 TC blocks per SM or more, tc and tc-f32 take 64
     # columns per warp (and, past 64, runs of 8 blocks) and tc-fly 32 read
@@ -89,12 +89,12 @@ done
 # The tc-item variants' split windows leave their workspace zero for the
 # next run: the last of 20 timed runs (a window of 5000 nonzeros cut into
 # items) is right.
-for v in tc-item tc-item8 tc-item-long tc-item8-long; do
+for v in tc-item tc-item8; do
     verify_passes "rstile --variant $v --bench --verify: split windows, run after run" \
         "$T/longrow.mtx" --format rstile --variant $v --cols 64 --bench --iters 20
 done
 
-run_fails 2 "tcmul: --variant nope: the rstile kernel's variants are tc, tc-fly, tc-f32, tc-item, tc-item8, tc-item-long, tc-item8-long, cuda" \
+run_fails 2 "tcmul: --variant nope: the rstile kernel's variants are tc, tc-fly, tc-f32, tc-item, tc-item8, cuda" \
     "an unknown variant is named with the kernel's" -- \
     "$TCMUL" --device gpu --format rstile --variant nope --verify "$DATA/cora.mtx.gz" --cols 4
 

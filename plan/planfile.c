@@ -137,10 +137,12 @@ static void why_stale(const tc_stored_plan *s, const tc_stored_plan *k, char *wh
 }
 
 /* The stored choices into p->path and p->info; 0 (with why) when they name
-   a path this build cannot run. */
+   a path this build cannot run or the options rule out, p untouched: the
+   planner then starts from nothing (a half-taken path once named an order
+   the plan had not set up, and the product that followed crashed). */
 static int take_path(tc_plan *p, const tc_stored_plan *s, char *why, size_t len)
 {
-    plan_path *q = &p->path;
+    plan_path path, *q = &path;
     memset(q, 0, sizeof *q);
     snprintf(q->order, sizeof q->order, "%s", s->order);
     tc_error e;
@@ -163,6 +165,7 @@ static int take_path(tc_plan *p, const tc_stored_plan *s, char *why, size_t len)
         (p->o.order && strcmp(p->o.order, s->order) != 0))
         return snprintf(why, len, "chose %s %s in order %s, not what the options force",
                         s->format, s->variant, s->order), 0;
+    p->path = path;
     tc_plan_info *i = &p->info;
     i->reused = 1;
     i->effort = effort_of(s->effort);

@@ -22,7 +22,7 @@ for f in $("$TCCONV" --list-formats | awk '/^[^ ]/ { print $1 }'); do
     fi
     # a plan that times nothing runs the kernel's first variant that
     # takes the matrix (the order the usage error lists them in)
-    first=$("$TCMUL" --device gpu --format "$f" --variant none "$DATA/cora.mtx.gz" 2>&1 |
+    first=$("$TCMUL" --device gpu --format "$f" --variant none --cols 1 "$DATA/cora.mtx.gz" 2>&1 |
             sed -n "s/.*kernel's variants are \([^ ,]*\).*/\1/p")
     "$TCMUL" --device gpu --format "$f" --effort estimate --no-plan-cache --verify --tsv --cols 32 \
         "$DATA/cora.mtx.gz" -o "$T/c.mtx" > "$T/est.tsv" 2> "$T/est.err"

@@ -5,9 +5,9 @@ import ctypes
 import sys
 
 from . import _operands
-from ._errors import call
+from ._errors import call, check
 from ._resource import Resource
-from ._lib import TcCompare, TcPlanInfo, TcPlanOpts, lib
+from ._lib import TcCompare, TcError, TcPlanInfo, TcPlanOpts, lib
 
 OPS = {"spmm": 0, "sddmm": 1, "attention": 2}
 DEVICES = {"auto": 0, "cpu": 1, "gpu": 2}
@@ -176,6 +176,18 @@ class Plan(Resource):
         return self.execute_operand(_operands.prepare(x, "X", self.cols, convert))
 
     __call__ = execute
+
+    def execute_cuda(self, x, ptr):
+        """execute for what Matrix.matmul has already checked: x a packed,
+        16-byte aligned, float32, cols x n CUDA tensor on this plan's GPU,
+        ptr its data_ptr(). The per-product path of a GPU model, so it does
+        no more than allocate C and call (bench/python.sh counts what it
+        adds to tc_plan_execute)."""
+        c = x.new_empty((self.rows, x.shape[1]))
+        err = TcError()
+        check(lib.tc_plan_execute(self._handle, ptr, x.shape[1], c.data_ptr(), x.shape[1],
+                                  _current_stream(self.gpu), ctypes.byref(err)), err)
+        return c
 
     def execute_operand(self, b):
         """execute on an operand that _operands.prepare made."""

@@ -68,6 +68,39 @@ def test_cuda_product_zero_copy_on_the_current_stream():
            plan4.info.tolerance)
 
 
+def test_cuda_repeated_products_take_the_short_path():
+    """After the first product, a packed float32 X of the same shape goes
+    straight to the plan (Matrix._cuda_plan); the result is the same, on
+    the current stream, and a NaN/Inf of X reaches exactly the rows that
+    use its row. Anything else still takes the checked path."""
+    a = matrix()
+    x = torch.randn(1138, 32, device="cuda")
+    a @ x
+    plan = a._products[(32, x.device.index)]
+    assert a._cuda_plan(x) is plan
+    x2 = torch.randn(1138, 32, device="cuda")
+    x2[5, :] = float("inf")
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        y = a @ x2
+    stream.synchronize()
+    want = csr_product(a, x2.cpu().numpy())
+    got = y.cpu().numpy()
+    assert np.array_equal(np.isfinite(got), np.isfinite(want))
+    finite = np.isfinite(want).all(axis=1)
+    within(got[finite], want[finite], plan.info.tolerance)
+    for other in (x2[:, :16], x2.t().contiguous().t(), x2.double(), x2[:1000]):
+        assert a._cuda_plan(other) is None
+    refused(lambda: a @ x[:1000], "has 1000 rows; 1138 were expected")
+    try:
+        a @ x.double()
+    except TypeError as e:
+        assert "float32" in str(e), str(e)
+    else:
+        raise AssertionError("a float64 X was not refused")
+
+
 def test_cuda_permuted_and_fp32_plans():
     a = matrix("cora")
     x = torch.randn(2708, 16, device="cuda")

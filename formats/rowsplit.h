@@ -69,6 +69,10 @@ typedef struct tc_rowsplit_work_list {
     int32_t nsplit;             /* split rows: arrival counters */
 } tc_rowsplit_work_list;
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Cuts a's rows into segments of cost at most seg (>= TC_ROWSPLIT_SEG_MIN):
    rows packed greedily in row order, a row costing more split into
    ceil(len / (seg - 1)) pieces of nearly equal length. Fills m's nseg,
@@ -84,5 +88,9 @@ int tc_rowsplit_is_piece(const tc_rowsplit *m, int64_t s);
 /* next(s) above: the row after segment s's last whole row, or its row + 1
    for a piece. */
 int32_t tc_rowsplit_end_row(const tc_rowsplit *m, int64_t s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

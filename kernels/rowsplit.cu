@@ -61,8 +61,11 @@ static const unsigned char variant_spreads[NVARIANTS] = { 0, 0 };
 #define BLOCK_THREADS 256
 /* Thread blocks per SM the registers must allow (launch bounds): 4 of 256
    threads caps a thread at 64 registers, half of an SM's 2048 threads
-   resident; 5 or more (48 registers or fewer) spill the UNROLL loads'
-   registers (nvcc -Xptxas -v, sm_80 and sm_90). */
+   resident to hide the latency of the gathers of B. nvcc -Xptxas -v
+   (sm_80, sm_90): no spills with 1 column a lane, 8 to 12 bytes in some
+   of the float4 instances (n = 8, 32, 64); 5 blocks (48 registers) spill
+   far more. 3 blocks (85 registers) would spill nothing at a quarter less
+   occupancy: a thing to time. */
 #define MIN_BLOCKS_PER_SM 4
 /* Loads of B rows each lane has in flight: more hides more of the L2 and
    DRAM latency, but a row with fewer nonzeros than UNROLL left runs the
@@ -120,21 +123,79 @@ template <> struct lanevec<1> {
     __device__ void store_cg(float *p) const { __stcg(p, x); }
 };
 
-/* acc += nonzeros k .. k1 - 1 times B, for this lane's V columns from
-   col0 (active: they are inside n). */
+/* Where a group of lanes is in a segment's rows (the same in every lane):
+   acc belongs to row r, which ends before nonzero row_end; `ends` holds,
+   in lane i, the end of row rbase + i (rows past the segment's: never
+   reached), so that moving to the next row reads a register of another
+   lane, not memory. A piece has one row, ending at its last nonzero.
+   Nonzeros count from the segment's first: a segment holds at most seg
+   (<= 65536), so 32 bits do, and the registers they save keep the
+   kernel under its launch bounds without spilling. */
+typedef struct rs_rows {
+    int32_t r, rbase, rend;
+    int32_t ends, row_end;
+} rs_rows;
+
+template <int L>
+static __device__ __forceinline__ int32_t row_ends(const rs_args &a, const tc_rowsplit_seg &g,
+                                                   int32_t rbase,
+                                                   const cg::thread_block_tile<L> &tile)
+{
+    const int32_t row = rbase + (int32_t)tile.thread_rank();
+    return row < g.row0 + g.nrows ? (int32_t)(__ldg(a.row_ptr + row + 1) - g.nz0) : INT32_MAX;
+}
+
+template <int L>
+static __device__ __forceinline__ rs_rows rows_start(const rs_args &a, const tc_rowsplit_seg &g,
+                                                     const cg::thread_block_tile<L> &tile)
+{
+    rs_rows w = { g.row0, g.row0, g.row0 + g.nrows, 0, (int32_t)(g.nz1 - g.nz0) };
+    if (g.slot < 0) {
+        w.ends = row_ends<L>(a, g, w.rbase, tile);
+        w.row_end = tile.shfl(w.ends, 0);
+    }
+    return w;
+}
+
+/* Row w.r is complete (whole rows only): stores it, starts the next. */
 template <int L, int V>
-static __device__ __forceinline__ void add_row(const rs_args &a, const cg::thread_block_tile<L> &tile,
-                                               int64_t k, int64_t k1, int32_t col0, bool active,
-                                               lanevec<V> &acc)
+static __device__ __forceinline__ void flush_row(const rs_args &a, const tc_rowsplit_seg &g,
+                                                 rs_rows &w, int32_t col0, bool active,
+                                                 lanevec<V> &acc,
+                                                 const cg::thread_block_tile<L> &tile)
+{
+    if (active)
+        acc.store_cs(a.C + (int64_t)w.r * a.n + col0);
+    acc.zero();
+    if (++w.r - w.rbase == L) {
+        w.rbase = w.r;
+        w.ends = row_ends<L>(a, g, w.rbase, tile);
+    }
+    w.row_end = tile.shfl(w.ends, w.r - w.rbase);
+}
+
+/* The segment's nonzeros times B, for this lane's V columns
+   from col0 (active: inside n), row by row: L column indices and values
+   loaded at a time, coalesced, whatever rows they belong to, and UNROLL
+   rows of B gathered at once; a row is stored as soon as its last
+   nonzero is in (empty rows as zeros on the way). */
+template <int L, int V>
+static __device__ __forceinline__ void walk(const rs_args &a, const tc_rowsplit_seg &g,
+                                            int32_t col0, bool active, rs_rows &w,
+                                            lanevec<V> &acc,
+                                            const cg::thread_block_tile<L> &tile)
 {
     const int lane = (int)tile.thread_rank();
-    for (; k < k1; k += L) {
-        const int m = (int)min((int64_t)L, k1 - k);
+    const int32_t *col = a.col + g.nz0;
+    const float *val = a.val ? a.val + g.nz0 : NULL;
+    const int32_t len = (int32_t)(g.nz1 - g.nz0);
+    for (int32_t k0 = 0; k0 < len; k0 += L) {
+        const int m = min(L, len - k0);
         int32_t c = 0;
         float v = 0.f;
         if (lane < m) {
-            c = __ldg(a.col + k + lane);
-            v = a.val ? __ldg(a.val + k + lane) : 1.f;
+            c = __ldg(col + k0 + lane);
+            v = val ? __ldg(val + k0 + lane) : 1.f;
         }
         int j = 0;
         for (; j + UNROLL <= m; j += UNROLL) {
@@ -151,18 +212,23 @@ static __device__ __forceinline__ void add_row(const rs_args &a, const cg::threa
                 if (active)
                     b[u].load(a.B + (int64_t)cj[u] * a.n + col0);
 #pragma unroll
-            for (int u = 0; u < UNROLL; u++)
+            for (int u = 0; u < UNROLL; u++) {
+                while (k0 + j + u == w.row_end)
+                    flush_row<L, V>(a, g, w, col0, active, acc, tile);
                 if (active)
                     acc.fma(vj[u], b[u]);
+            }
         }
         for (; j < m; j++) {
             const int32_t cj = tile.shfl(c, j);
             const float vj = tile.shfl(v, j);
             lanevec<V> b;
-            if (active) {
+            if (active)
                 b.load(a.B + (int64_t)cj * a.n + col0);
+            while (k0 + j == w.row_end)
+                flush_row<L, V>(a, g, w, col0, active, acc, tile);
+            if (active)
                 acc.fma(vj, b);
-            }
         }
     }
 }
@@ -209,18 +275,15 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rs_kernel(rs
     const int32_t col0 = ((int32_t)blockIdx.y * L + (int32_t)tile.thread_rank()) * V;
     const bool active = col0 < a.n;     /* V = 4: n % 4 == 0, so col0 + 3 < n */
     const tc_rowsplit_seg g = a.seg[s];
-    int64_t k = g.nz0;
-    for (int32_t r = g.row0; r < g.row0 + g.nrows; r++) {
-        const int64_t k1 = g.slot < 0 ? a.row_ptr[r + 1] : g.nz1;
-        lanevec<V> acc;
-        acc.zero();
-        add_row<L, V>(a, tile, k, k1, col0, active, acc);
-        k = k1;
-        if (g.slot >= 0)
-            finish_piece<L, V>(a, tile, g, col0, active, acc);
-        else if (active)
-            acc.store_cs(a.C + (int64_t)r * a.n + col0);
-    }
+    rs_rows w = rows_start<L>(a, g, tile);
+    lanevec<V> acc;
+    acc.zero();
+    walk<L, V>(a, g, col0, active, w, acc, tile);
+    if (g.slot >= 0)
+        finish_piece<L, V>(a, tile, g, col0, active, acc);
+    else
+        while (w.r < w.rend)    /* the last row, and empty rows after it */
+            flush_row<L, V>(a, g, w, col0, active, acc, tile);
 }
 
 /* ---- host side ---- */

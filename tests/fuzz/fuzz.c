@@ -1,6 +1,7 @@
 /* fuzz.c: the checks the harnesses share (fuzz.h). */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,4 +66,41 @@ const char *fuzz_temp_path(const char *name)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     atexit(cleanup);
     return path;
+}
+
+struct tc_csr *fuzz_small_matrix(int32_t rows, int32_t cols, int dense_row, int dense_col,
+                                 int pattern, const uint8_t *entries, size_t size,
+                                 size_t stride, int64_t max_entries,
+                                 double (*value)(const uint8_t *e))
+{
+    const int64_t most = max_entries + (int64_t)rows + cols;
+    int32_t *ri = malloc((size_t)(most + 1) * sizeof *ri), *ci = malloc((size_t)(most + 1) * sizeof *ci);
+    double *v = malloc((size_t)(most + 1) * sizeof *v);
+    if (!ri || !ci || !v)
+        fuzz_fail("out of memory");
+    int64_t k = 0;
+    for (const uint8_t *e = entries; rows && cols && e + stride <= entries + size && k < max_entries;
+         e += stride, k++) {
+        ri[k] = e[0] % rows;
+        ci[k] = e[1] % cols;
+        v[k] = value(e);
+    }
+    for (int32_t j = 0; rows && dense_row && j < cols; j++, k++) {
+        ri[k] = rows / 2;
+        ci[k] = j;
+        v[k] = j - 3;
+    }
+    for (int32_t i = 0; cols && dense_col && i < rows; i++, k++) {
+        ri[k] = i;
+        ci[k] = 0;
+        v[k] = ldexp(1, i % 40 - 20);
+    }
+    tc_csr *a;
+    tc_error err;
+    if (tc_csr_from_coo(&a, rows, cols, k, ri, ci, pattern ? NULL : v, 1, &err))
+        fuzz_fail("cannot build the matrix: %s", err.msg);
+    free(ri);
+    free(ci);
+    free(v);
+    return a;
 }

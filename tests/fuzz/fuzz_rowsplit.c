@@ -12,8 +12,10 @@
  * The input: byte 0 the rows and byte 1 the columns (up to 70), byte 2
  * flags (pattern, a dense row, a dense column), byte 3 seg (2 .. 41, or the
  * default when its top bit is set), then three bytes per entry: row,
- * column, a signed value. Values and B are small integers, so both
- * products are exact whatever the order of the sums.
+ * column, a signed value (fuzz_small_matrix). Values are small integers
+ * and powers of two from 2^-20 to 2^19, B small integers: every sum of
+ * products spans under 53 bits, so both products are exact whatever the
+ * order of the sums.
  */
 #include "config.h"
 
@@ -126,38 +128,25 @@ static void check_product(const tc_fmt *m, const tc_csr *a)
     free(R);
 }
 
+/* An entry's value: a small signed integer (byte 2). */
+static double entry_value(const uint8_t *e)
+{
+    return (int8_t)e[2];
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < HEAD)
         return 0;
-    const int32_t rows = data[0] % MAX_DIM, cols = data[1] % MAX_DIM;
     const int flags = data[2];
-    static int32_t ri[MAX_ENTRIES + 2 * MAX_DIM], ci[MAX_ENTRIES + 2 * MAX_DIM];
-    static double v[MAX_ENTRIES + 2 * MAX_DIM];
-    int64_t k = 0;
-    for (const uint8_t *e = data + HEAD; rows && cols && e + 3 <= data + size && k < MAX_ENTRIES;
-         e += 3, k++) {
-        ri[k] = e[0] % rows;
-        ci[k] = e[1] % cols;
-        v[k] = (int8_t)e[2];
-    }
-    for (int32_t j = 0; rows && (flags & F_DENSE_ROW) && j < cols; j++, k++) {
-        ri[k] = rows / 2;
-        ci[k] = j;
-        v[k] = j - 3;
-    }
-    for (int32_t i = 0; cols && (flags & F_DENSE_COL) && i < rows; i++, k++) {
-        ri[k] = i;
-        ci[k] = 0;
-        v[k] = i % 5 - 2;
-    }
-    tc_csr *a;
+    tc_csr *a = fuzz_small_matrix(data[0] % MAX_DIM, data[1] % MAX_DIM, flags & F_DENSE_ROW,
+                                  flags & F_DENSE_COL, flags & F_PATTERN, data + HEAD,
+                                  size - HEAD, 3, MAX_ENTRIES, entry_value);
+    const int32_t rows = a->rows, cols = a->cols;
     tc_fmt *m;
     tc_params p = { 0 };
     tc_error err;
     char text[32], why[256];
-    if (tc_csr_from_coo(&a, rows, cols, k, ri, ci, flags & F_PATTERN ? NULL : v, 1, &err))
-        fuzz_fail("cannot build the matrix: %s", err.msg);
     snprintf(text, sizeof text, "seg=%d", data[3] & 0x80 ? 64 : 2 + data[3] % 40);
     if (tc_params_parse(&p, text, &err) != TC_OK)
         fuzz_fail("bad parameters: %s", err.msg);

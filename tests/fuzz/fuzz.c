@@ -68,39 +68,34 @@ const char *fuzz_temp_path(const char *name)
     return path;
 }
 
-struct tc_csr *fuzz_small_matrix(int32_t rows, int32_t cols, int dense_row, int dense_col,
-                                 int pattern, const uint8_t *entries, size_t size,
-                                 size_t stride, int64_t max_entries,
+struct tc_csr *fuzz_small_matrix(const uint8_t *data, size_t size, size_t head, size_t stride,
                                  double (*value)(const uint8_t *e))
 {
-    const int64_t most = max_entries + (int64_t)rows + cols;
-    int32_t *ri = malloc((size_t)(most + 1) * sizeof *ri), *ci = malloc((size_t)(most + 1) * sizeof *ci);
-    double *v = malloc((size_t)(most + 1) * sizeof *v);
-    if (!ri || !ci || !v)
-        fuzz_fail("out of memory");
+    const int32_t rows = data[0] % FUZZ_SMALL_DIM, cols = data[1] % FUZZ_SMALL_DIM;
+    const int flags = data[2];
+    enum { MOST = FUZZ_SMALL_ENTRIES + 2 * FUZZ_SMALL_DIM };
+    static int32_t ri[MOST], ci[MOST];
+    static double v[MOST];
     int64_t k = 0;
-    for (const uint8_t *e = entries; rows && cols && e + stride <= entries + size && k < max_entries;
-         e += stride, k++) {
+    for (const uint8_t *e = data + head; rows && cols && e + stride <= data + size &&
+         k < FUZZ_SMALL_ENTRIES; e += stride, k++) {
         ri[k] = e[0] % rows;
         ci[k] = e[1] % cols;
         v[k] = value(e);
     }
-    for (int32_t j = 0; rows && dense_row && j < cols; j++, k++) {
+    for (int32_t j = 0; rows && (flags & FUZZ_DENSE_ROW) && j < cols; j++, k++) {
         ri[k] = rows / 2;
         ci[k] = j;
         v[k] = j - 3;
     }
-    for (int32_t i = 0; cols && dense_col && i < rows; i++, k++) {
+    for (int32_t i = 0; cols && (flags & FUZZ_DENSE_COL) && i < rows; i++, k++) {
         ri[k] = i;
         ci[k] = 0;
         v[k] = ldexp(1, i % 40 - 20);
     }
     tc_csr *a;
     tc_error err;
-    if (tc_csr_from_coo(&a, rows, cols, k, ri, ci, pattern ? NULL : v, 1, &err))
+    if (tc_csr_from_coo(&a, rows, cols, k, ri, ci, flags & FUZZ_PATTERN ? NULL : v, 1, &err))
         fuzz_fail("cannot build the matrix: %s", err.msg);
-    free(ri);
-    free(ci);
-    free(v);
     return a;
 }

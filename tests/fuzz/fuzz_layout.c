@@ -6,8 +6,8 @@
  * values at their row's scale decoding back to the matrix, the window
  * index).
  *
- * The input: byte 0 the rows and byte 1 the columns (up to 70: windows of
- * 16 rows, cut and not), byte 2 flags (pattern, a dense row, a dense
+ * The input (fuzz_small_matrix): byte 0 the rows and byte 1 the columns
+ * (up to 70: windows of 16 rows, cut and not), byte 2 flags (pattern, a dense row, a dense
  * column), bytes 3-5 the parameters threshold (0-15 or auto), split (0-7
  * or auto) and min_density (0-31 or the default), then four bytes per
  * entry: row, column, a signed mantissa and an exponent of -48 .. 48, so
@@ -28,10 +28,7 @@
 #include "rstile_layout_check.h"
 
 enum {
-    MAX_DIM = 71,
-    MAX_ENTRIES = 512,
-    HEAD = 6,
-    F_PATTERN = 1, F_DENSE_ROW = 2, F_DENSE_COL = 4
+    HEAD = 6
 };
 
 /* rstile's parameters from three bytes: each its automatic or default value
@@ -57,10 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < HEAD)
         return 0;
-    const int flags = data[2];
-    tc_csr *a = fuzz_small_matrix(data[0] % MAX_DIM, data[1] % MAX_DIM, flags & F_DENSE_ROW,
-                                  flags & F_DENSE_COL, flags & F_PATTERN, data + HEAD,
-                                  size - HEAD, 4, MAX_ENTRIES, entry_value);
+    tc_csr *a = fuzz_small_matrix(data, size, HEAD, 4, entry_value);
     const int32_t rows = a->rows, cols = a->cols;
     tc_fmt *m;
     tc_params p;

@@ -28,11 +28,8 @@
 #include "fuzz.h"
 
 enum {
-    MAX_DIM = 71,
-    MAX_ENTRIES = 512,
     HEAD = 4,
-    N = 3,
-    F_PATTERN = 1, F_DENSE_ROW = 2, F_DENSE_COL = 4
+    N = 3
 };
 
 /* The work list's promises (above); the first broken one in why. */
@@ -138,10 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < HEAD)
         return 0;
-    const int flags = data[2];
-    tc_csr *a = fuzz_small_matrix(data[0] % MAX_DIM, data[1] % MAX_DIM, flags & F_DENSE_ROW,
-                                  flags & F_DENSE_COL, flags & F_PATTERN, data + HEAD,
-                                  size - HEAD, 3, MAX_ENTRIES, entry_value);
+    tc_csr *a = fuzz_small_matrix(data, size, HEAD, 3, entry_value);
     const int32_t rows = a->rows, cols = a->cols;
     tc_fmt *m;
     tc_params p = { 0 };

@@ -73,7 +73,7 @@ static const unsigned char variant_spreads[NVARIANTS] = { 0, 0 };
 #define UNROLL 4
 
 /* Everything a launch reads, passed by value. */
-typedef struct rs_args {
+typedef struct rsp_args {
     const tc_rowsplit_seg *seg;
     int64_t nseg;
     const int64_t *row_ptr;
@@ -84,7 +84,7 @@ typedef struct rs_args {
     float *part;                /* nslots rows of n: split rows' pieces */
     int *arrived;               /* per split row and panel: pieces done */
     int32_t n;
-} rs_args;
+} rsp_args;
 
 /* V consecutive floats: what a lane owns of a row. */
 template <int V> struct lanevec;
@@ -131,13 +131,13 @@ template <> struct lanevec<1> {
    Nonzeros count from the segment's first: a segment holds at most seg
    (<= 65536), so 32 bits do, and the registers they save keep the
    kernel under its launch bounds without spilling. */
-typedef struct rs_rows {
+typedef struct rsp_rows {
     int32_t r, rbase, rend;
     int32_t ends, row_end;
-} rs_rows;
+} rsp_rows;
 
 template <int L>
-static __device__ __forceinline__ int32_t row_ends(const rs_args &a, const tc_rowsplit_seg &g,
+static __device__ __forceinline__ int32_t row_ends(const rsp_args &a, const tc_rowsplit_seg &g,
                                                    int32_t rbase,
                                                    const cg::thread_block_tile<L> &tile)
 {
@@ -146,10 +146,10 @@ static __device__ __forceinline__ int32_t row_ends(const rs_args &a, const tc_ro
 }
 
 template <int L>
-static __device__ __forceinline__ rs_rows rows_start(const rs_args &a, const tc_rowsplit_seg &g,
+static __device__ __forceinline__ rsp_rows rows_start(const rsp_args &a, const tc_rowsplit_seg &g,
                                                      const cg::thread_block_tile<L> &tile)
 {
-    rs_rows w = { g.row0, g.row0, g.row0 + g.nrows, 0, (int32_t)(g.nz1 - g.nz0) };
+    rsp_rows w = { g.row0, g.row0, g.row0 + g.nrows, 0, (int32_t)(g.nz1 - g.nz0) };
     if (g.slot < 0) {
         w.ends = row_ends<L>(a, g, w.rbase, tile);
         w.row_end = tile.shfl(w.ends, 0);
@@ -159,8 +159,8 @@ static __device__ __forceinline__ rs_rows rows_start(const rs_args &a, const tc_
 
 /* Row w.r is complete (whole rows only): stores it, starts the next. */
 template <int L, int V>
-static __device__ __forceinline__ void flush_row(const rs_args &a, const tc_rowsplit_seg &g,
-                                                 rs_rows &w, int32_t col0, bool active,
+static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_rowsplit_seg &g,
+                                                 rsp_rows &w, int32_t col0, bool active,
                                                  lanevec<V> &acc,
                                                  const cg::thread_block_tile<L> &tile)
 {
@@ -180,8 +180,8 @@ static __device__ __forceinline__ void flush_row(const rs_args &a, const tc_rows
    rows of B gathered at once; a row is stored as soon as its last
    nonzero is in (empty rows as zeros on the way). */
 template <int L, int V>
-static __device__ __forceinline__ void walk(const rs_args &a, const tc_rowsplit_seg &g,
-                                            int32_t col0, bool active, rs_rows &w,
+static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit_seg &g,
+                                            int32_t col0, bool active, rsp_rows &w,
                                             lanevec<V> &acc,
                                             const cg::thread_block_tile<L> &tile)
 {
@@ -236,7 +236,7 @@ static __device__ __forceinline__ void walk(const rs_args &a, const tc_rowsplit_
 /* A piece of a split row: its partial into its slot; the last piece of the
    row (for this panel) to arrive adds the slots in order and stores C. */
 template <int L, int V>
-static __device__ __forceinline__ void finish_piece(const rs_args &a,
+static __device__ __forceinline__ void finish_piece(const rsp_args &a,
                                                     const cg::thread_block_tile<L> &tile,
                                                     const tc_rowsplit_seg &g, int32_t col0,
                                                     bool active, const lanevec<V> &acc)
@@ -266,7 +266,7 @@ static __device__ __forceinline__ void finish_piece(const rs_args &a,
 }
 
 template <int L, int V>
-__global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rs_kernel(rs_args a)
+__global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_kernel(rsp_args a)
 {
     const cg::thread_block_tile<L> tile = cg::tiled_partition<L>(cg::this_thread_block());
     const int64_t s = ((int64_t)blockIdx.x * BLOCK_THREADS + threadIdx.x) / L;
@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rs_kernel(rs
     const int32_t col0 = ((int32_t)blockIdx.y * L + (int32_t)tile.thread_rank()) * V;
     const bool active = col0 < a.n;     /* V = 4: n % 4 == 0, so col0 + 3 < n */
     const tc_rowsplit_seg g = a.seg[s];
-    rs_rows w = rows_start<L>(a, g, tile);
+    rsp_rows w = rows_start<L>(a, g, tile);
     lanevec<V> acc;
     acc.zero();
     walk<L, V>(a, g, col0, active, w, acc, tile);
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rs_kernel(rs
 
 /* ---- host side ---- */
 
-typedef struct rs_plan {
+typedef struct rsp_plan {
     tc_kplan base;
     tc_rowsplit_seg *seg;
     int64_t nseg;
@@ -297,7 +297,7 @@ typedef struct rs_plan {
     float *val;
     float *part;
     int *arrived;
-} rs_plan;
+} rsp_plan;
 
 /* Columns per lane of variant v. */
 static int lane_cols(int v)
@@ -322,28 +322,28 @@ static int64_t panels(int32_t n, int v)
 }
 
 template <int V>
-static void launch_v(const rs_args &a, int lanes, dim3 grid, cudaStream_t s)
+static void launch_v(const rsp_args &a, int lanes, dim3 grid, cudaStream_t s)
 {
     switch (lanes) {
-    case 1: rs_kernel<1, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    case 2: rs_kernel<2, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    case 4: rs_kernel<4, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    case 8: rs_kernel<8, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    case 16: rs_kernel<16, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    default: rs_kernel<32, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 1: rowsplit_kernel<1, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 2: rowsplit_kernel<2, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 4: rowsplit_kernel<4, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 8: rowsplit_kernel<8, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 16: rowsplit_kernel<16, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    default: rowsplit_kernel<32, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
     }
 }
 
-static int64_t grid_x(const rs_plan *p, int v)
+static int64_t grid_x(const rsp_plan *p, int v)
 {
     return (p->nseg * tile_lanes(p->base.n, v) + BLOCK_THREADS - 1) / BLOCK_THREADS;
 }
 
-static tc_status rs_run(tc_kplan *base, const float *B, float *C, tc_error *err)
+static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
 {
-    rs_plan *p = (rs_plan *)base;
+    rsp_plan *p = (rsp_plan *)base;
     const int v = base->variant;
-    const rs_args a = { p->seg, p->nseg, p->row_ptr, p->col, p->val, B, C,
+    const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->col, p->val, B, C,
                         p->part, p->arrived, base->n };
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
     if (p->nseg == 0)
@@ -352,12 +352,12 @@ static tc_status rs_run(tc_kplan *base, const float *B, float *C, tc_error *err)
         launch_v<4>(a, tile_lanes(base->n, v), grid, base->gpu->stream);
     else
         launch_v<1>(a, tile_lanes(base->n, v), grid, base->gpu->stream);
-    return TC_LAUNCHED(err, "rs_kernel");
+    return TC_LAUNCHED(err, "rowsplit_kernel");
 }
 
-static void rs_free(tc_kplan *base)
+static void rsp_free(tc_kplan *base)
 {
-    rs_plan *p = (rs_plan *)base;
+    rsp_plan *p = (rsp_plan *)base;
     if (!p)
         return;
     tc_gpu *g = p->base.gpu;
@@ -373,7 +373,7 @@ static void rs_free(tc_kplan *base)
 /* The work list, A's arrays, the workspace (a row of n per piece) and the
    counters (per split row and panel of the variant with the most panels,
    "scalar"), zeroed once here: the last piece of each run zeroes its own. */
-static tc_status upload(rs_plan *p, const tc_rowsplit *m, tc_error *err)
+static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;
     const int32_t n = p->base.n;
@@ -404,25 +404,19 @@ static tc_status upload(rs_plan *p, const tc_rowsplit *m, tc_error *err)
     return st;
 }
 
-static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
+static tc_status rsp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
     (void)a;
-    if (!m || strcmp(tc_format_name(tc_fmt_format(m)), "rowsplit") != 0)
-        return tc_error_set(err, TC_ERR_ARG,
-                            "rowsplit kernel: the matrix is not in the rowsplit format");
-    const tc_rowsplit *r = (const tc_rowsplit *)m;
-    rs_plan *p = (rs_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    p->base.gpu = g;
-    p->base.n = o->n;
-    p->base.rows = r->base.rows;
-    p->base.cols = r->base.cols;
+    tc_kplan *base;
+    tc_status st = tc_kplan_new(g, m, "rowsplit", o, sizeof(rsp_plan), &base, err);
+    if (st != TC_OK)
+        return st;
+    rsp_plan *p = (rsp_plan *)base;
     p->base.a_bytes = tc_fmt_bytes(m);
-    tc_status st = upload(p, r, err);
+    st = upload(p, (const tc_rowsplit *)m, err);
     if (st != TC_OK) {
-        rs_free(&p->base);
+        rsp_free(&p->base);
         return st;
     }
     *out = &p->base;
@@ -431,9 +425,9 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
 
 /* "vec4" needs n % 4 == 0 (16-byte rows of B); either needs its grid to
    fit one launch. */
-static tc_status rs_select(tc_kplan *base, int v, tc_error *err)
+static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
 {
-    rs_plan *p = (rs_plan *)base;
+    rsp_plan *p = (rsp_plan *)base;
     if (v == V_VEC4 && base->n % 4 != 0)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel vec4: needs n a multiple of 4 (float4 rows of B), "
@@ -455,9 +449,9 @@ extern "C" const tc_kernel tc_kernel_rowsplit = {
     NVARIANTS,
     variant_names,
     variant_spreads,
-    rs_prepare,
-    rs_select,
-    rs_run,
-    rs_free,
+    rsp_prepare,
+    rsp_select,
+    rsp_run,
+    rsp_free,
     NULL,
 };

@@ -8,42 +8,49 @@
 
 #include "rowsplit.h"
 
-/* Segments the cut makes at most: every segment holds a whole row or (a
-   piece) at least one nonzero of its own, so rows + nnz bounds them. */
-static int64_t most_segments(const tc_csr *a)
-{
-    return (int64_t)a->rows + a->nnz;
-}
-
-tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err)
+/* The cut of m->a by m->seg: the number of segments, and with seg_row and
+   seg_start (room for that many, and one more start) their first rows and
+   nonzeros. Run twice, to count and to fill, so that the arrays are the
+   size of the cut, not of its bound (rows + nnz). */
+static int64_t cut(const tc_rowsplit *m, int32_t *seg_row, int64_t *seg_start)
 {
     const tc_csr *a = m->a;
-    const int64_t cap = most_segments(a);
-    m->seg_row = tc_malloc_array(cap + 1, sizeof *m->seg_row, err);
-    m->seg_start = tc_malloc_array(cap + 1, sizeof *m->seg_start, err);
-    if (!m->seg_row || !m->seg_start)
-        return TC_ERR_NOMEM;
-    int64_t n = 0, cost = 0;    /* segments closed; cost of the open one */
+    int64_t n = 0, cost = 0;    /* segments started; cost of the open one */
     for (int32_t r = 0; r < a->rows; r++) {
         const int64_t lo = a->rowptr[r], len = a->rowptr[r + 1] - lo;
         if (len + 1 <= m->seg) {
             if (cost == 0 || cost + len + 1 > m->seg) {
-                m->seg_row[n] = r;
-                m->seg_start[n++] = lo;
+                if (seg_row) {
+                    seg_row[n] = r;
+                    seg_start[n] = lo;
+                }
+                n++;
                 cost = 0;
             }
             cost += len + 1;
             continue;
         }
         const int64_t parts = (len + m->seg - 2) / (m->seg - 1);
-        for (int64_t j = 0; j < parts; j++) {
-            m->seg_row[n] = r;
-            m->seg_start[n++] = lo + len * j / parts;
-        }
+        for (int64_t j = 0; j < parts; j++, n++)
+            if (seg_row) {
+                seg_row[n] = r;
+                seg_start[n] = lo + len * j / parts;
+            }
         cost = 0;
     }
-    m->seg_start[n] = a->nnz;
-    m->nseg = n;
+    if (seg_start)
+        seg_start[n] = a->nnz;
+    return n;
+}
+
+tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err)
+{
+    m->nseg = cut(m, NULL, NULL);
+    m->seg_row = tc_malloc_array(m->nseg + 1, sizeof *m->seg_row, err);
+    m->seg_start = tc_malloc_array(m->nseg + 1, sizeof *m->seg_start, err);
+    if (!m->seg_row || !m->seg_start)
+        return TC_ERR_NOMEM;
+    cut(m, m->seg_row, m->seg_start);
     return TC_OK;
 }
 

@@ -34,9 +34,12 @@
  * Variants (timed by tc_kernel_tune):
  *   "vec4"    V = 4: one 16-byte load per lane and nonzero; n a multiple of
  *             4 (select refuses others).
- *   "scalar"  V = 1: any n; four times the lanes per segment, so at small n
- *             (n < 32) it runs fewer segments per warp than "vec4" but
- *             issues four times the loads: the fallback for n % 4 != 0.
+ *   "scalar"  V = 1: any n; four times the lanes per segment up to 32, so
+ *             at n <= 32 a warp runs a quarter of "vec4"'s segments (at
+ *             n = 32 one against four: no lane waits for the longest of
+ *             four segments, which may win where segments' costs differ
+ *             much, fill well below 1) for four times the load
+ *             instructions; the fallback for n % 4 != 0.
  *
  * Tuning: UNROLL and BLOCK_THREADS below, and the format's parameter seg
  * (the cost of a segment: tcconv -p seg=N), are what to change first.
@@ -129,8 +132,8 @@ template <> struct lanevec<1> {
    reached), so that moving to the next row reads a register of another
    lane, not memory. A piece has one row, ending at its last nonzero.
    Nonzeros count from the segment's first: a segment holds at most seg
-   (<= 65536), so 32 bits do, and the registers they save keep the
-   kernel under its launch bounds without spilling. */
+   (<= 65536), so 32 bits do, and the registers they save are what keeps
+   the kernel near its launch bounds (MIN_BLOCKS_PER_SM). */
 typedef struct rsp_rows {
     int32_t r, rbase, rend;
     int32_t ends, row_end;

@@ -22,6 +22,7 @@
     TC_FORMAT_CPU_GPU(rstile)                                \
     TC_FORMAT_CPU_GPU(hrpb)                                  \
     TC_FORMAT_CPU_GPU(bsb)                                   \
-    TC_FORMAT_CPU_GPU(bcsr)
+    TC_FORMAT_CPU_GPU(bcsr)                                  \
+    TC_FORMAT_CPU_GPU(rowsplit)
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpu_internal.h"
+#include "formats.h"
 
 /* ------------------------------------------------------------------------ */
 /* Devices                                                                   */
@@ -261,6 +262,24 @@ tc_status tc_gpu_upload_f32(tc_gpu *g, const double *src, int64_t n, float **dev
                             tc_error *err)
 {
     return upload_converted(g, n, sizeof(float), f64_to_f32, src, (void **)dev, err);
+}
+
+tc_status tc_kplan_new(tc_gpu *g, const tc_fmt *m, const char *format,
+                       const tc_gpu_operands *o, size_t size, tc_kplan **out, tc_error *err)
+{
+    *out = NULL;
+    if (!m || strcmp(tc_format_name(tc_fmt_format(m)), format) != 0)
+        return tc_error_set(err, TC_ERR_ARG, "%s kernel: the matrix is not in the %s format",
+                            format, format);
+    tc_kplan *p = (tc_kplan *)calloc(1, size);
+    if (!p)
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    p->gpu = g;
+    p->n = o->n;
+    p->rows = m->rows;
+    p->cols = m->cols;
+    *out = p;
+    return TC_OK;
 }
 
 tc_status tc_gpu_csr_upload(tc_gpu *g, const tc_csr *a, tc_gpu_csr *out, tc_error *err)

@@ -56,6 +56,13 @@ tc_status tc_gpu_upload_new(tc_gpu *g, const void *src, int64_t bytes, void **de
 tc_status tc_gpu_upload_f32(tc_gpu *g, const double *src, int64_t n, float **dev,
                             tc_error *err);
 
+/* The start of a kernel's prepare: *out a zeroed plan of `size` bytes
+   (its tc_kplan header first) with gpu, n, rows and cols set, for the
+   matrix m in format `format`; TC_ERR_ARG ("FORMAT kernel: the matrix is
+   not in the FORMAT format") or TC_ERR_NOMEM. */
+tc_status tc_kplan_new(tc_gpu *g, const tc_fmt *m, const char *format,
+                       const tc_gpu_operands *o, size_t size, tc_kplan **out, tc_error *err);
+
 /* fp16 operands (kernels/fp16.cu; the per-row scale of A, tc_half_scale,
    is lib/half.h's). */
 /* On g's stream: B (rows x n float32, row-major) into B16 (rows x ld

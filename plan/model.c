@@ -8,8 +8,11 @@
    the given order costs a fraction of reading the matrix (bench/NOTES.md,
    "The planner's model"); the reorderings it
    also tries are those model_coef.h names, the ones the fit found to pay.
-   The code knows no format by name: every format of the registry is a
-   candidate, those without a fitted row are "not modelled". */
+   A format not measured yet may have a prior instead (model_coef.h's
+   tc_model_priors, bench/model-fit.py's PRIORS), used like a fitted row
+   and said to be one in its reason. The code knows no format by name:
+   every format of the registry is a candidate, those with neither are
+   "not modelled". */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
@@ -67,13 +70,27 @@ tc_status tc_model_features_compute(const tc_csr *a, tc_model_features *out, tc_
     return TC_OK;
 }
 
-/* The fitted row of format f, or NULL. */
+/* Format f's row in table t, or NULL. */
+static const tc_model_row *row_in(const tc_model_row *t, const tc_format *f)
+{
+    for (int i = 0; t[i].format; i++)
+        if (strcmp(t[i].format, tc_format_name(f)) == 0)
+            return &t[i];
+    return NULL;
+}
+
+/* 1 when format f's row is a prior (model_coef.h's tc_model_priors: a
+   format not measured yet), not fitted. */
+static int is_prior(const tc_format *f)
+{
+    return !row_in(tc_model_rows, f) && row_in(tc_model_priors, f);
+}
+
+/* The fitted row of format f, else its prior, or NULL. */
 static const tc_model_row *row_of(const tc_format *f)
 {
-    for (int i = 0; tc_model_rows[i].format; i++)
-        if (strcmp(tc_model_rows[i].format, tc_format_name(f)) == 0)
-            return &tc_model_rows[i];
-    return NULL;
+    const tc_model_row *r = row_in(tc_model_rows, f);
+    return r ? r : row_in(tc_model_priors, f);
 }
 
 const char *tc_model_precision(const tc_format *f)
@@ -142,6 +159,10 @@ static void fill(tc_model_candidate *c, const char *order, const tc_format *f,
                  tc_format_name(f));
     else if (feat->nnz == 0)
         snprintf(c->reason, sizeof c->reason, "no nonzeros %s: nothing for tensor cores", where);
+    else if (is_prior(f))
+        snprintf(c->reason, sizeof c->reason,
+                 "not measured yet: %s predicted %.2fx %s, the prior of bench/model-fit.py "
+                 "(no fitted row)", tc_format_name(f), c->predicted_speedup, where);
     else
         snprintf(c->reason, sizeof c->reason,
                  "%.1f nnz per 16x8 block %s, blocks per window CV %.2f, row length CV %.2f, "

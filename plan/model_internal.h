@@ -14,7 +14,9 @@
 /* Coefficients of a fitted row (model.c's regressors). */
 #define TC_MODEL_NCOEF 8
 
-/* One fitted row of model_coef.h (written by bench/model-fit.py). */
+/* One row of model_coef.h (written by bench/model-fit.py): fitted
+   (tc_model_rows) or, for a format not measured yet, a prior
+   (tc_model_priors). */
 typedef struct tc_model_row {
     const char *format;         /* NULL ends the table */
     const char *precision;      /* the kernel's, as measured */
@@ -34,7 +36,7 @@ typedef struct tc_model_features {
 
 tc_status tc_model_features_compute(const tc_csr *a, tc_model_features *out, tc_error *err);
 /* The predicted speedup of format f over cuSPARSE: 1 for the canonical
-   format (cuSPARSE), 0 for a format without a fitted row or an empty
+   format (cuSPARSE), 0 for a format without a fitted row or prior or an empty
    matrix. */
 double tc_model_predict(const tc_format *f, const tc_model_features *feat, int32_t n);
 /* The ranking of tc_model_rank from features already computed: feat[o] in
@@ -48,7 +50,7 @@ tc_status tc_model_rank_features(const tc_model_features *feat, int nfeat,
 tc_status tc_model_features_orders(const tc_csr *a, int orders, tc_model_features *feat,
                                    const char **names, int *nfeat,
                                    const tc_progress *progress, tc_error *err);
-/* "fp32" for the canonical format, the fitted row's precision for a
+/* "fp32" for the canonical format, the fitted row's (or prior's) precision for a
    modelled one, NULL for one the model does not know. */
 const char *tc_model_precision(const tc_format *f);
 /* The reorderings the model tries (model_coef.h's list). */

@@ -9,6 +9,9 @@
 #   fmt_tampered FORMAT FILE NAME DATASET OFFSET BYTES MESSAGE
 #                                 tcstat and tcplot refuse a copy of FILE
 #                                 with BYTES written into DATASET
+#   fmt_tampered_stat FORMAT FILE NAME DATASET OFFSET BYTES MESSAGE
+#                                 the same, tcstat alone (a format without
+#                                 parts, which tcplot does not draw)
 #   fmt_is_png FILE
 #   fmt_big_pattern FILE SEED     a 3001 x 2500 pattern .mtx, 20000 random
 #                                 entries (awk's srand(SEED))
@@ -46,11 +49,15 @@ fmt_patch() {
     printf "$5" | dd of="$2" bs=1 seek=$((_at + $4)) conv=notrunc 2>/dev/null
 }
 
-fmt_tampered() {
+fmt_tampered_stat() {
     cp "$2" "$T/bad.tcf.h5"
     fmt_patch "$1" "$T/bad.tcf.h5" "$4" "$5" "$6"
     run_fails 1 "tcstat: $T/bad.tcf.h5: /formats/$1$7" "tcstat refuses $3" \
         -- "$TOOLS/tcstat" -f "$1" "$T/bad.tcf.h5"
+}
+
+fmt_tampered() {
+    fmt_tampered_stat "$@"
     run_fails 1 "tcplot: $T/bad.tcf.h5: /formats/$1$7" "tcplot refuses $3" \
         -- "$TOOLS/tcplot" -f "$1" "$T/bad.tcf.h5" -o "$T/bad.png"
     [ ! -e "$T/bad.png" ]; ok $? "  and leaves no picture"

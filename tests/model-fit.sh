@@ -2,7 +2,8 @@
 # bench/model-fit.py: on measurements made from a known log-linear law it
 # recovers the law's coefficients into the header it writes, ranks as the
 # law does (every first choice right), keeps a reordering that wins and
-# drops one that never does; a measurement file without the columns it
+# drops one that never does; writes the prior of a format of PRIORS (rowsplit)
+# while it is not measured and fits it once it is; a measurement file without the columns it
 # needs is refused, naming the file. Features come from a prepared cache,
 # so no tool runs.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -69,12 +70,28 @@ is "$(sed -n 's/^static const char \*const tc_model_orders\[\] = { \(.*\) };$/\1
 is "$(grep -c '^    { "[a-z]*", "fp16\|tf32", {' "$T/coef.h")" "2" "a row for each format, with its kernel's precision"
 is "$("$PY" - "$T/coef.h" <<'EOF'
 import re, sys
-for fmt, prec, c in re.findall(r'\{ "(\w+)", "(\w+)", \{ ([^}]*) \} \}', open(sys.argv[1]).read()):
+fitted = open(sys.argv[1]).read().split("tc_model_priors")[0]
+for fmt, prec, c in re.findall(r'\{ "(\w+)", "(\w+)", \{ ([^}]*) \} \}', fitted):
     print(fmt, " ".join("%.4f" % float(v) for v in c.split(",")))
 EOF
 )" "$(cat "$T/law.txt")" "the header holds the law's coefficients"
 grep -q "^#define TC_MODEL_FIT_SOURCE \"commit [0-9a-z]*, .*auto.tsv\"$" "$T/coef.h"
 ok $? "the header names the commit and data it was fitted from"
+
+priors() {
+    sed -n '/tc_model_priors/,$s/^    { "\([a-z]*\)", "\([a-z0-9]*\)", { \([^}]*\) } },$/\1 \2 \3/p' "$1"
+}
+is "$(priors "$T/coef.h")" "rowsplit fp32 0, 0, 0, 0, 0, 0, 0, 0" \
+    "a format of PRIORS not measured: its prior row, at parity, with its kernel's precision"
+# the same measurements and rowsplit's, 1.3 times cuSPARSE everywhere
+{ cat "$T/auto.tsv"; awk -F '\t' 'NR > 1 && $4 == "rstile" { OFS = "\t"; $4 = "rowsplit";
+      $5 = $6 / 1.3; print }' "$T/auto.tsv"; } > "$T/auto-rowsplit.tsv"
+"$PY" "$FIT" --data "$T" --features "$T/features.tsv" --ridge 0 --header "$T/coef-rs.h" \
+    "$T/auto-rowsplit.tsv" > /dev/null
+ok $? "fits rowsplit's measurements too"
+is "$(priors "$T/coef-rs.h")" "" "a format of PRIORS measured: no prior row"
+grep -q '^    { "rowsplit", "fp32", { 0.262364, ' "$T/coef-rs.h"
+ok $? "... but a fitted one: ln 1.3 = 0.262364 as its intercept"
 
 printf 'matrix\tn\tformat\tms\n' > "$T/bad.tsv"
 "$PY" "$FIT" --data "$T" --features "$T/features.tsv" "$T/bad.tsv" > /dev/null 2> "$T/bad.err"

@@ -3,8 +3,9 @@
    format) is in it once at 1, every format with a fitted row is in it in
    the given order and after each reordering the model tries, every reason
    is non-empty and, for a modelled format, names its order; the same
-   ranking whatever the thread count; and tc_plan_advise keeps only the
-   paths that meet an accuracy. */
+   ranking whatever the thread count; tc_plan_advise keeps only the paths
+   that meet an accuracy; and a format not measured yet ranks at its
+   prior. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -96,8 +97,8 @@ static void check_matrix(const tc_csr *a, const char *what)
     }
 }
 
-/* With accuracy fp32 only cuSPARSE's fp32 path may be advised; with none,
-   every candidate. */
+/* With accuracy fp32 only the fp32 paths (cuSPARSE's, rowsplit's) may be
+   advised; with none, every candidate. */
 static void check_accuracy(const tc_csr *a)
 {
     tc_error err;
@@ -117,9 +118,16 @@ static void check_accuracy(const tc_csr *a)
         const tc_report_entry *e = tc_report_at(any, i);
         n_any += strncmp(e->section, "advice.", 7) == 0 && strcmp(e->key, "format") == 0;
     }
-    ok(fp32_only && n_fp32 == 1, "accuracy fp32: cuSPARSE alone (%d advised)", n_fp32);
     int model_count = 0;
     tc_model_candidate *c = rank_with(a, 32, "2", &model_count);
+    int fp32_paths = 0;
+    for (int i = 0; c && i < model_count; i++) {
+        const char *prec = tc_model_precision(c[i].format);
+        fp32_paths += prec && strcmp(prec, "fp32") == 0;
+    }
+    ok(fp32_only && n_fp32 == fp32_paths,
+       "accuracy fp32: cuSPARSE and the ranking's other fp32 paths alone (%d advised of %d)",
+       n_fp32, fp32_paths);
     is_int(n_any, model_count, "no accuracy: every candidate of the ranking");
     /* advice.R is the R-th of tc_model_rank's ranking: what tcstat --advise
        prints is the model's ranking */
@@ -147,6 +155,27 @@ static void check_accuracy(const tc_csr *a)
     tc_report_free(bad);
 }
 
+/* rowsplit has no measurement to fit yet: its prior (bench/model-fit.py's
+   PRIORS) ranks it at parity with cuSPARSE, whatever the matrix, in the
+   given order and after each reordering, and its reasons say so. */
+static void check_prior(const tc_csr *a, const char *what)
+{
+    const tc_format *f = tc_format_find("rowsplit");
+    int n = 0, found = 0, parity = 1, said = 1;
+    tc_model_candidate *c = rank_with(a, 128, "1", &n);
+    for (int i = 0; c && i < n; i++) {
+        if (c[i].format != f)
+            continue;
+        found++;
+        parity &= c[i].predicted_speedup == 1;
+        said &= strncmp(c[i].reason, "not measured yet: rowsplit predicted 1.00x", 42) == 0;
+    }
+    ok(f && found == 1 + tc_model_order_count() && parity && said,
+       "%s: rowsplit at its prior, 1, in every order, its reason saying so", what);
+    is_str(tc_model_precision(f), "fp32", "rowsplit's prior carries its kernel's precision");
+    free(c);
+}
+
 int main(void)
 {
     tc_csr *dense = tap_random_matrix(200, 150, 40, 3, 7, 0);
@@ -165,6 +194,8 @@ int main(void)
        "an empty matrix: cuSPARSE first, nothing for tensor cores");
     free(c);
     check_accuracy(sparse);
+    check_prior(sparse, "1000 x 1000 pattern, 3 per row");
+    check_prior(dense, "200 x 150 with a dense row and column");
     tc_csr_free(dense);
     tc_csr_free(sparse);
     tc_csr_free(empty);

@@ -120,8 +120,8 @@ int main(void)
     for (int64_t i = 0; i < 2500 * ld; i++)
         B[i] = (float)((i * 7919) % 2001) / 1000 - 1;
     o.order = NULL;
-    const char *vec[] = { "rstile", "brp", "hrpb", "bcsr", "csr" };
-    for (int f = 0; f < 5; f++) {
+    const char *vec[] = { "rstile", "brp", "hrpb", "bcsr", "rowsplit", "csr" };
+    for (int f = 0; f < 6; f++) {
         o.format = vec[f];
         for (int64_t j = 0; j < 2500; j++)
             memmove(B + j * n, B + j * ld, sizeof *B * (size_t)n);

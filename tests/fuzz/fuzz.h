@@ -35,6 +35,23 @@ void fuzz_write_file(const char *path, const uint8_t *data, size_t size);
 struct tc_csr;
 void fuzz_check_read(int ok, struct tc_csr *a, const char *msg, const char *path);
 
+/* The small matrix of the layout harnesses, from their input: byte 0 the
+   rows and byte 1 the columns (modulo FUZZ_SMALL_DIM: windows of 16 rows
+   and 32 columns, cut and not), byte 2 flags (FUZZ_PATTERN: no values,
+   FUZZ_DENSE_ROW: the row rows / 2 full, value j - 3 at column j,
+   FUZZ_DENSE_COL: the column 0 full, value 2^(i % 40 - 20) at row i), the
+   harness's own bytes up to `head`, then one entry per `stride` bytes (at
+   most FUZZ_SMALL_ENTRIES): row e[0] % rows, column e[1] % cols, value
+   value(e); duplicates summed. size >= 3. Aborts (fuzz_fail) when it
+   cannot be built. */
+enum {
+    FUZZ_SMALL_DIM = 71,
+    FUZZ_SMALL_ENTRIES = 512,
+    FUZZ_PATTERN = 1, FUZZ_DENSE_ROW = 2, FUZZ_DENSE_COL = 4
+};
+struct tc_csr *fuzz_small_matrix(const uint8_t *data, size_t size, size_t head, size_t stride,
+                                 double (*value)(const uint8_t *e));
+
 /* Reads the .tcf.h5 at path with its formats (readtcf.c): refused with a
    message naming it, or accepted with a valid /matrix and formats that
    decode to it and can be used. */

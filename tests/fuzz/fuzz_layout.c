@@ -6,8 +6,8 @@
  * values at their row's scale decoding back to the matrix, the window
  * index).
  *
- * The input: byte 0 the rows and byte 1 the columns (up to 70: windows of
- * 16 rows, cut and not), byte 2 flags (pattern, a dense row, a dense
+ * The input (fuzz_small_matrix): byte 0 the rows and byte 1 the columns
+ * (up to 70: windows of 16 rows, cut and not), byte 2 flags (pattern, a dense row, a dense
  * column), bytes 3-5 the parameters threshold (0-15 or auto), split (0-7
  * or auto) and min_density (0-31 or the default), then four bytes per
  * entry: row, column, a signed mantissa and an exponent of -48 .. 48, so
@@ -28,10 +28,7 @@
 #include "rstile_layout_check.h"
 
 enum {
-    MAX_DIM = 71,
-    MAX_ENTRIES = 512,
-    HEAD = 6,
-    F_PATTERN = 1, F_DENSE_ROW = 2, F_DENSE_COL = 4
+    HEAD = 6
 };
 
 /* rstile's parameters from three bytes: each its automatic or default value
@@ -46,37 +43,22 @@ static tc_status params_of(const uint8_t *b, tc_params *p, tc_error *err)
     return tc_params_parse(p, text, err);
 }
 
+/* An entry's value: a signed mantissa (byte 2) and an exponent of
+   -48 .. 48 (byte 3). */
+static double entry_value(const uint8_t *e)
+{
+    return ldexp((int8_t)e[2], e[3] % 97 - 48);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < HEAD)
         return 0;
-    const int32_t rows = data[0] % MAX_DIM, cols = data[1] % MAX_DIM;
-    const int flags = data[2];
-    static int32_t ri[MAX_ENTRIES + 2 * MAX_DIM], ci[MAX_ENTRIES + 2 * MAX_DIM];
-    static double v[MAX_ENTRIES + 2 * MAX_DIM];
-    int64_t k = 0;
-    for (const uint8_t *e = data + HEAD; rows && cols && e + 4 <= data + size && k < MAX_ENTRIES;
-         e += 4, k++) {
-        ri[k] = e[0] % rows;
-        ci[k] = e[1] % cols;
-        v[k] = ldexp((int8_t)e[2], e[3] % 97 - 48);
-    }
-    for (int32_t j = 0; rows && (flags & F_DENSE_ROW) && j < cols; j++, k++) {
-        ri[k] = rows / 2;
-        ci[k] = j;
-        v[k] = j - 3;
-    }
-    for (int32_t i = 0; cols && (flags & F_DENSE_COL) && i < rows; i++, k++) {
-        ri[k] = i;
-        ci[k] = 0;
-        v[k] = ldexp(1, i % 40 - 20);
-    }
-    tc_csr *a;
+    tc_csr *a = fuzz_small_matrix(data, size, HEAD, 4, entry_value);
+    const int32_t rows = a->rows, cols = a->cols;
     tc_fmt *m;
     tc_params p;
     tc_error err;
-    if (tc_csr_from_coo(&a, rows, cols, k, ri, ci, flags & F_PATTERN ? NULL : v, 1, &err))
-        fuzz_fail("cannot build the matrix: %s", err.msg);
     if (params_of(data + 3, &p, &err) != TC_OK)
         fuzz_fail("bad parameters: %s", err.msg);
     if (tc_fmt_build(tc_format_find("rstile"), a, &p, &m, &err) != TC_OK)

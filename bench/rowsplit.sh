@@ -1,0 +1,94 @@
+#!/bin/sh
+# rowsplit.sh: the CUDA-core rowsplit kernel (kernels/rowsplit.cu) against
+# cuSPARSE on the low-density graph classes of issue 29, where tensor-core
+# blocks are too sparse to pay: dense random directed graphs and power-law
+# user-item (bipartite) graphs of 1 to 10 million nonzeros.
+#
+#   bench/rowsplit.sh [-o OUT.tsv] [-n "32 128"] [-s "64"] [MATRIX...]
+#
+# Without MATRIX operands it generates (bench/gen, seed 1, .tcf.h5)
+#   random 14000 132                 1.85M nonzeros, 132 a row
+#   random 100000 50                 5.0M
+#   bipartite 71000 20000 26         1.6M, Pareto user degrees, Zipf items
+#   bipartite 500000 100000 22       10.0M
+# and converts each with `tcconv -f rowsplit -p seg=S` for every segment
+# cost S of -s (default 64, the format's default; a list sweeps it: what
+# seg trades is in man/tcf.h5.5). MATRIX operands (.mtx[.gz] or .tcf.h5)
+# replace the generated ones. For every converted matrix and n of -n runs
+#   tcmul --device gpu --format rowsplit --bench --verify --tsv --cols N --seed N A
+# (the fastest variant timed with CUDA events after warm-up over rotated
+# operands; cuSPARSE's fastest CSR algorithm on the same operands, in the
+# same run) and writes one TSV row (bench/lib.sh's columns, then seg, the
+# variant chosen and each variant's median) to OUT (default
+# bench/results/rowsplit.tsv). TCMUL, TCCONV and GEN name the programs to
+# run (default: the build tree's); COMMIT overrides the commit.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/lib.sh"
+out=$here/bench/results/rowsplit.tsv
+ns="32 128"
+segs=64
+while getopts o:n:s: opt; do
+    case $opt in
+    o) out=$OPTARG ;;
+    n) ns=$OPTARG ;;
+    s) segs=$OPTARG ;;
+    *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [-s \"SEG...\"] [MATRIX...]" >&2
+       exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+tcconv=$(bench_tool TCCONV tcconv)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/src" "$tmp/conv"
+status=0
+
+# The generated classes: NAME is the kind and its operands joined by '-'.
+if [ $# -eq 0 ]; then
+    gen=$(bench_program GEN gen)
+    for spec in "random 14000 132" "random 100000 50" "bipartite 71000 20000 26" \
+                "bipartite 500000 100000 22"; do
+        # shellcheck disable=SC2086 # spec is the kind and its operands
+        "$gen" -q -o "$tmp/src/$(echo $spec | tr ' ' -).tcf.h5" $spec ||
+            { echo "rowsplit: gen $spec failed" >&2; status=1; }
+    done
+    set -- "$tmp"/src/*.tcf.h5
+fi
+
+for m in "$@"; do
+    name=$(basename "$m")
+    name=${name%.gz}
+    name=${name%.mtx}
+    name=${name%.tcf.h5}
+    for s in $segs; do
+        "$tcconv" -q -f rowsplit -p "seg=$s" -o "$tmp/conv/$name-seg$s.tcf.h5" "$m" ||
+            { echo "rowsplit: $name: tcconv -p seg=$s failed" >&2; status=1; }
+    done
+done
+
+columns="$BENCH_SPMM_COLUMNS
+    floor_fraction=bench.floor_fraction
+    variant=run.variant
+    vec4_ms=variants.vec4_ms
+    scalar_ms=variants.scalar_ms
+    $BENCH_CHECK_COLUMNS"
+(bench_tcmul_sweep rowsplit "$tmp/all.tsv" "$ns" "--format rowsplit" "$columns" \
+    "$tmp"/conv/*.tcf.h5) || status=1
+
+# Split "NAME-segS" into the matrix and a seg column; the command starts
+# with how the matrix was made.
+awk -F '\t' -v OFS='\t' '
+    NR == 1 { $4 = $4 OFS "seg"; print; next }
+    {
+        s = $4; sub(/.*-seg/, "", s); sub(/-seg[0-9]+$/, "", $4)
+        made = $4; gsub(/-/, " ", made)
+        $NF = (made ~ /^(random|bipartite) / ? "gen -o " $4 ".tcf.h5 " made " && " : "") \
+              "tcconv -f rowsplit -p seg=" s " -o " $4 "-seg" s ".tcf.h5 " $4 ".tcf.h5 && " $NF
+        $4 = $4 OFS s
+        print
+    }' "$tmp/all.tsv" > "$tmp/out.tsv"
+mkdir -p "$(dirname "$out")"
+cp "$tmp/out.tsv" "$out"
+echo "rowsplit: $(($(wc -l < "$out") - 1)) rows in $out" >&2
+exit $status

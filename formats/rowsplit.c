@@ -1,0 +1,320 @@
+/*
+ * rowsplit.c: the `rowsplit` format (rowsplit.h): the matrix in CSR plus
+ * its cut into segments of about equal cost, for the CUDA-core kernel of
+ * kernels/rowsplit.cu. The file layout and its invariants are in
+ * man/tcf.h5.5; the cut and the kernel's work list in rowsplit_layout.c.
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rowsplit.h"
+#include "fmtutil.h"
+
+extern const tc_format tc_format_rowsplit;
+
+static const tc_param_def rowsplit_params[] = {
+    { "seg", "most cost of a segment, its nonzeros plus the rows of C it writes: larger means "
+             "fewer segments and split rows, smaller more even work among the lanes",
+      64, TC_ROWSPLIT_SEG_MIN, 65536, 1 },
+};
+#define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
+
+static void rowsplit_free(tc_fmt *m)
+{
+    tc_rowsplit *r = (tc_rowsplit *)m;
+    if (!r)
+        return;
+    tc_csr_free(r->a);
+    free(r->seg_row);
+    free(r->seg_start);
+    free(r);
+}
+
+static tc_rowsplit *rowsplit_new(tc_error *err)
+{
+    tc_rowsplit *r = calloc(1, sizeof *r);
+    if (!r)
+        tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    return r;
+}
+
+static tc_status rowsplit_build(const tc_csr *a, const tc_params *p, tc_fmt **out,
+                                tc_error *err)
+{
+    tc_rowsplit *r = rowsplit_new(err);
+    if (!r)
+        return TC_ERR_NOMEM;
+    tc_fmt_init(&r->base, &tc_format_rowsplit, a, p);
+    r->seg = (int32_t)tc_params_get(&r->base.params, "seg", rowsplit_params[0].def);
+    tc_status st = tc_csr_copy(a, &r->a, err);
+    if (st == TC_OK)
+        st = tc_rowsplit_cut(r, err);
+    if (st != TC_OK) {
+        rowsplit_free(&r->base);
+        return st == TC_ERR_NOMEM ? tc_error_set(err, st, "rowsplit: out of memory") : st;
+    }
+    *out = &r->base;
+    return TC_OK;
+}
+
+static tc_status rowsplit_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
+{
+    return tc_csr_copy(((const tc_rowsplit *)m)->a, out, err);
+}
+
+/* Row i of C (n columns) += the nonzeros k0 .. k1 - 1 of a times B. */
+static void add_nonzeros(const tc_csr *a, int64_t k0, int64_t k1, const double *B, int64_t ldb,
+                         int32_t n, double *crow)
+{
+    for (int64_t k = k0; k < k1; k++) {
+        const double v = a->val ? a->val[k] : 1;
+        const double *brow = B + (int64_t)a->colidx[k] * ldb;
+        for (int32_t j = 0; j < n; j++)
+            crow[j] += v * brow[j];
+    }
+}
+
+/* C = A*B the way the kernel sums: whole rows straight into C, each piece
+   of a split row into its own slot, then a split row's slots added in
+   piece order. */
+static tc_status rowsplit_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int32_t n,
+                                   double *C, int64_t ldc, tc_error *err)
+{
+    const tc_rowsplit *r = (const tc_rowsplit *)m;
+    tc_status st = tc_fmt_spmm_start(m, B, ldb, n, C, ldc, err);
+    tc_rowsplit_work_list w;
+    if (st == TC_OK)
+        st = tc_rowsplit_work(r, &w, err);
+    if (st != TC_OK)
+        return st;
+    double *part = tc_calloc_array((int64_t)w.nslots * n + 1, sizeof *part, err);
+    if (!part) {
+        tc_rowsplit_work_free(&w);
+        return TC_ERR_NOMEM;
+    }
+    for (int64_t s = 0; s < w.nseg; s++) {
+        const tc_rowsplit_seg *g = &w.seg[s];
+        if (g->slot >= 0) {
+            add_nonzeros(r->a, g->nz0, g->nz1, B, ldb, n, part + (int64_t)g->slot * n);
+            continue;
+        }
+        for (int32_t i = g->row0; i < g->row0 + g->nrows; i++)
+            add_nonzeros(r->a, r->a->rowptr[i], r->a->rowptr[i + 1], B, ldb, n, C + i * ldc);
+    }
+    for (int64_t s = 0; s < w.nseg; s++) {
+        const tc_rowsplit_seg *g = &w.seg[s];
+        if (g->slot < 0 || g->slot != g->first + g->parts - 1)
+            continue;
+        double *crow = C + (int64_t)g->row0 * ldc;
+        for (int32_t p = g->first; p <= g->slot; p++)
+            for (int32_t j = 0; j < n; j++)
+                crow[j] += part[(int64_t)p * n + j];
+    }
+    free(part);
+    tc_rowsplit_work_free(&w);
+    return TC_OK;
+}
+
+/* The GPU layout: int64 row pointers, int32 columns, float32 values, and
+   the work list (tc_rowsplit_seg per segment). */
+static int64_t rowsplit_bytes(const tc_fmt *m)
+{
+    const tc_rowsplit *r = (const tc_rowsplit *)m;
+    return ((int64_t)m->rows + 1) * 8 + m->nnz * (4 + (m->has_values ? 4 : 0)) +
+           r->nseg * (int64_t)sizeof(tc_rowsplit_seg);
+}
+
+/* ------------------------------------------------------------------ files */
+
+static tc_status rowsplit_write_h5(const tc_fmt *m, tc_h5grp *g, tc_error *err)
+{
+    const tc_rowsplit *r = (const tc_rowsplit *)m;
+    tc_status st = tc_h5grp_put(g, "row_ptr", TC_I64, (int64_t)m->rows + 1, r->a->rowptr, err);
+    if (st == TC_OK)
+        st = tc_h5grp_put(g, "col_id", TC_I32, m->nnz, r->a->colidx, err);
+    if (st == TC_OK && r->a->val)
+        st = tc_h5grp_put(g, "values", TC_F64, m->nnz, r->a->val, err);
+    if (st == TC_OK)
+        st = tc_h5grp_put(g, "seg_row", TC_I32, r->nseg, r->seg_row, err);
+    if (st == TC_OK)
+        st = tc_h5grp_put(g, "seg_start", TC_I64, r->nseg + 1, r->seg_start, err);
+    return st;
+}
+
+/* The arrays with the lengths the header and seg_row imply; their contents
+   are checked by rowsplit_validate. Every segment holds a row or a
+   nonzero of its own, so there are at most rows + nnz of them. */
+static tc_status read_arrays(tc_h5grp *g, tc_rowsplit *r, tc_error *err)
+{
+    const tc_fmt *h = &r->base;
+    r->a = calloc(1, sizeof *r->a);
+    if (!r->a)
+        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    *r->a = (tc_csr){ .rows = h->rows, .cols = h->cols, .nnz = h->nnz,
+                      .field = h->has_values ? TC_FIELD_REAL : TC_FIELD_PATTERN,
+                      .symmetry = TC_SYM_GENERAL };
+    tc_status st = tc_h5grp_get_n(g, "row_ptr", TC_I64, (int64_t)h->rows + 1, (void **)&r->a->rowptr, err);
+    if (st == TC_OK)
+        st = tc_h5grp_get_n(g, "col_id", TC_I32, h->nnz, (void **)&r->a->colidx, err);
+    if (st == TC_OK)
+        st = tc_fmt_read_values(g, "values", h->nnz, h->has_values, &r->a->val, err);
+    if (st == TC_OK)
+        st = tc_h5grp_get(g, "seg_row", TC_I32, &r->nseg, (void **)&r->seg_row, 0, err);
+    if (st == TC_OK && r->nseg > (int64_t)h->rows + h->nnz)
+        return tc_error_set(err, TC_ERR_FORMAT,
+                            "%s/seg_row: %" PRId64 " segments, more than rows + nonzeros (%"
+                            PRId64 ": each segment holds a row or a nonzero)",
+                            tc_h5grp_path(g), r->nseg, (int64_t)h->rows + h->nnz);
+    if (st == TC_OK)
+        st = tc_h5grp_get_n(g, "seg_start", TC_I64, r->nseg + 1, (void **)&r->seg_start, err);
+    return st;
+}
+
+static tc_status rowsplit_read_h5(tc_h5grp *g, const tc_fmt *hdr, tc_fmt **out, tc_error *err)
+{
+    tc_rowsplit *r = rowsplit_new(err);
+    if (!r)
+        return TC_ERR_NOMEM;
+    r->base = *hdr;
+    r->seg = (int32_t)tc_params_get(&hdr->params, "seg", rowsplit_params[0].def);
+    tc_status st = read_arrays(g, r, err);
+    if (st != TC_OK) {
+        rowsplit_free(&r->base);
+        return st;
+    }
+    *out = &r->base;
+    return TC_OK;
+}
+
+/* ------------------------------------------------------------ validation */
+
+/* seg_row: from row 0, not decreasing, in range; seg_start: from 0 to nnz,
+   not decreasing. */
+static tc_status check_segment_arrays(const tc_rowsplit *r, const char *what, tc_error *err)
+{
+    const int32_t rows = r->base.rows;
+    if ((rows == 0) != (r->nseg == 0))
+        return tc_error_set(err, TC_ERR_INVALID, "%s/seg_row: %" PRId64 " segments for %d rows "
+                            "(every row is in a segment)", what, r->nseg, rows);
+    for (int64_t s = 0; s < r->nseg; s++) {
+        const int32_t row = r->seg_row[s], prev = s ? r->seg_row[s - 1] : 0;
+        if (row < prev || row >= rows || (s == 0 && row != 0))
+            return tc_error_set(err, TC_ERR_INVALID, "%s/seg_row[%" PRId64 "]: row %d after "
+                                "row %d (from 0, not decreasing, below %d)", what, s, row, prev,
+                                rows);
+    }
+    if (r->seg_start[0] != 0 || r->seg_start[r->nseg] != r->base.nnz)
+        return tc_error_set(err, TC_ERR_INVALID, "%s/seg_start: runs from %" PRId64 " to %"
+                            PRId64 ", expected 0 to %" PRId64 " (the nonzeros)", what,
+                            r->seg_start[0], r->seg_start[r->nseg], r->base.nnz);
+    for (int64_t s = 0; s < r->nseg; s++)
+        if (r->seg_start[s + 1] < r->seg_start[s])
+            return tc_error_set(err, TC_ERR_INVALID, "%s/seg_start[%" PRId64 "]: %" PRId64
+                                " after %" PRId64 " (must not decrease)", what, s + 1,
+                                r->seg_start[s + 1], r->seg_start[s]);
+    return TC_OK;
+}
+
+/* Segment s: a piece holds one or more nonzeros of its row only and is
+   followed by the next row; whole rows hold exactly their nonzeros; the
+   cost of either at most seg. */
+static tc_status check_segment(const tc_rowsplit *r, int64_t s, const char *what,
+                               tc_error *err)
+{
+    const int64_t *rp = r->a->rowptr, k0 = r->seg_start[s], k1 = r->seg_start[s + 1];
+    const int32_t row = r->seg_row[s];
+    const int32_t next = s + 1 < r->nseg ? r->seg_row[s + 1] : r->base.rows;
+    int64_t cost;
+    if (tc_rowsplit_is_piece(r, s)) {
+        if (next > row + 1)
+            return tc_error_set(err, TC_ERR_INVALID, "%s/seg_row[%" PRId64 "]: row %d is split, "
+                                "so the next segment must start at row %d, not %d", what, s,
+                                row, row + 1, next);
+        if (k1 <= k0 || k0 < rp[row] || k1 > rp[row + 1])
+            return tc_error_set(err, TC_ERR_INVALID, "%s/seg_start[%" PRId64 "]: piece %" PRId64
+                                " .. %" PRId64 " of split row %d is empty or outside its "
+                                "nonzeros %" PRId64 " .. %" PRId64, what, s, k0, k1, row, rp[row],
+                                rp[row + 1]);
+        cost = k1 - k0 + 1;
+    } else {
+        if (k0 != rp[row] || k1 != rp[next])
+            return tc_error_set(err, TC_ERR_INVALID, "%s/seg_start[%" PRId64 "]: nonzeros %"
+                                PRId64 " .. %" PRId64 " for rows %d .. %d, expected %" PRId64
+                                " .. %" PRId64, what, s, k0, k1, row, next - 1, rp[row],
+                                rp[next]);
+        cost = k1 - k0 + (next - row);
+    }
+    if (cost > r->seg)
+        return tc_error_set(err, TC_ERR_INVALID, "%s/seg_start[%" PRId64 "]: segment costs %"
+                            PRId64 " (nonzeros + rows), more than seg=%d", what, s, cost,
+                            r->seg);
+    return TC_OK;
+}
+
+static tc_status rowsplit_validate(const tc_fmt *m, const tc_csr *a, const char *what,
+                                   tc_error *err)
+{
+    const tc_rowsplit *r = (const tc_rowsplit *)m;
+    char csr_what[300];
+    snprintf(csr_what, sizeof csr_what, "%s/row_ptr, col_id", what);
+    tc_status st = tc_fmt_check_values(m, r->a->val, "values", what, err);
+    if (st == TC_OK)
+        st = tc_csr_validate(r->a, csr_what, err);
+    if (st == TC_OK)
+        st = check_segment_arrays(r, what, err);
+    for (int64_t s = 0; st == TC_OK && s < r->nseg; s++)
+        st = check_segment(r, s, what, err);
+    return st == TC_OK && a ? tc_fmt_check_decodes(m, a, what, err) : st;
+}
+
+/* ------------------------------------------------------------- statistics */
+
+/* How even the work is: segments and their cost against seg (a lane group
+   that gets a cheap segment idles while the others of its warp finish),
+   and how many rows went through the workspace. */
+static tc_status rowsplit_stats(const tc_fmt *m, tc_report *rep, const char *s, tc_error *err)
+{
+    const tc_rowsplit *r = (const tc_rowsplit *)m;
+    int64_t pieces = 0, split = 0, cost = 0, max = 0;
+    for (int64_t i = 0; i < r->nseg; i++) {
+        const int64_t nz = r->seg_start[i + 1] - r->seg_start[i];
+        const int64_t c = nz + tc_rowsplit_end_row(r, i) - r->seg_row[i];
+        const int piece = tc_rowsplit_is_piece(r, i);
+        pieces += piece;
+        split += piece && (i == 0 || r->seg_row[i - 1] != r->seg_row[i]);
+        cost += c;
+        max = c > max ? c : max;
+    }
+    const tc_fmt_figure f[] = {
+        { "segments", "segments (units of work of one lane group)", 1, r->nseg, 0 },
+        { "split_rows", "rows cut into pieces (summed through the workspace)", 1, split, 0 },
+        { "pieces", "segments that are pieces of split rows", 1, pieces, 0 },
+        { "cost_mean", "nonzeros + rows per segment, mean", 0, 0, tc_fmt_ratio(cost, r->nseg) },
+        { "cost_max", "nonzeros + rows of the costliest segment", 1, max, 0 },
+        { "fill", "mean cost / seg: how full segments are", 0, 0,
+          tc_fmt_ratio(cost, r->nseg * (int64_t)r->seg) },
+    };
+    (void)err;
+    return tc_fmt_report_figures(rep, s, f, sizeof f / sizeof f[0]);
+}
+
+const tc_format tc_format_rowsplit = {
+    .name = "rowsplit",
+    .description = "CSR cut into segments of about equal cost (short rows packed, long rows "
+                   "split), for CUDA cores on graphs too sparse for tensor-core blocks",
+    .params = rowsplit_params,
+    .nparams = NPARAMS,
+    .canonical = 0,
+    .build = rowsplit_build,
+    .to_csr = rowsplit_to_csr,
+    .spmm_ref = rowsplit_spmm_ref,
+    .bytes = rowsplit_bytes,
+    .write_h5 = rowsplit_write_h5,
+    .read_h5 = rowsplit_read_h5,
+    .validate = rowsplit_validate,
+    .stats = rowsplit_stats,
+    .nnz_part = NULL,
+    .free = rowsplit_free,
+};

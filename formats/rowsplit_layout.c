@@ -1,0 +1,116 @@
+/*
+ * rowsplit_layout.c: the segments of the rowsplit format (rowsplit.h) and
+ * the work list its kernel uploads, here in C so that the CPU tests, the
+ * format's spmm_ref and the fuzzers run the same code the GPU plan does.
+ */
+#include "config.h"
+#include <stdlib.h>
+
+#include "rowsplit.h"
+
+/* The cut of m->a by m->seg: the number of segments, and with seg_row and
+   seg_start (room for that many, and one more start) their first rows and
+   nonzeros. Run twice, to count and to fill, so that the arrays are the
+   size of the cut, not of its bound (rows + nnz). */
+static int64_t cut(const tc_rowsplit *m, int32_t *seg_row, int64_t *seg_start)
+{
+    const tc_csr *a = m->a;
+    int64_t n = 0, cost = 0;    /* segments started; cost of the open one */
+    for (int32_t r = 0; r < a->rows; r++) {
+        const int64_t lo = a->rowptr[r], len = a->rowptr[r + 1] - lo;
+        if (len + 1 <= m->seg) {
+            if (cost == 0 || cost + len + 1 > m->seg) {
+                if (seg_row) {
+                    seg_row[n] = r;
+                    seg_start[n] = lo;
+                }
+                n++;
+                cost = 0;
+            }
+            cost += len + 1;
+            continue;
+        }
+        const int64_t parts = (len + m->seg - 2) / (m->seg - 1);
+        for (int64_t j = 0; j < parts; j++, n++)
+            if (seg_row) {
+                seg_row[n] = r;
+                seg_start[n] = lo + len * j / parts;
+            }
+        cost = 0;
+    }
+    if (seg_start)
+        seg_start[n] = a->nnz;
+    return n;
+}
+
+tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err)
+{
+    m->nseg = cut(m, NULL, NULL);
+    m->seg_row = tc_malloc_array(m->nseg + 1, sizeof *m->seg_row, err);
+    m->seg_start = tc_malloc_array(m->nseg + 1, sizeof *m->seg_start, err);
+    if (!m->seg_row || !m->seg_start)
+        return TC_ERR_NOMEM;
+    cut(m, m->seg_row, m->seg_start);
+    return TC_OK;
+}
+
+int tc_rowsplit_is_piece(const tc_rowsplit *m, int64_t s)
+{
+    return (s > 0 && m->seg_row[s - 1] == m->seg_row[s]) ||
+           (s + 1 < m->nseg && m->seg_row[s + 1] == m->seg_row[s]);
+}
+
+int32_t tc_rowsplit_end_row(const tc_rowsplit *m, int64_t s)
+{
+    if (tc_rowsplit_is_piece(m, s))
+        return m->seg_row[s] + 1;
+    return s + 1 < m->nseg ? m->seg_row[s + 1] : m->base.rows;
+}
+
+tc_status tc_rowsplit_work(const tc_rowsplit *m, tc_rowsplit_work_list *w, tc_error *err)
+{
+    *w = (tc_rowsplit_work_list){ 0 };
+    w->seg = tc_malloc_array(m->nseg + 1, sizeof *w->seg, err);
+    if (!w->seg)
+        return TC_ERR_NOMEM;
+    int64_t slots = 0, split = 0;
+    int64_t first = 0, parts = 0;   /* the split row being walked */
+    for (int64_t s = 0; s < m->nseg; s++) {
+        const int32_t r = m->seg_row[s];
+        tc_rowsplit_seg *g = &w->seg[s];
+        *g = (tc_rowsplit_seg){ .nz0 = m->seg_start[s], .nz1 = m->seg_start[s + 1],
+                                .row0 = r, .nrows = tc_rowsplit_end_row(m, s) - r,
+                                .slot = -1, .first = -1, .parts = 1, .counter = -1 };
+        if (!tc_rowsplit_is_piece(m, s))
+            continue;
+        if (s == 0 || m->seg_row[s - 1] != r) {
+            /* its first piece: count the row's pieces once */
+            first = s;
+            for (parts = 1; s + parts < m->nseg && m->seg_row[s + parts] == r; parts++)
+                ;
+            if (slots + parts > INT32_MAX || split >= INT32_MAX) {
+                tc_rowsplit_work_free(w);
+                return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                                    "rowsplit: more than 2^31 - 1 pieces of split rows");
+            }
+        }
+        g->slot = (int32_t)(slots + (s - first));
+        g->first = (int32_t)slots;
+        g->parts = (int32_t)parts;
+        g->counter = (int32_t)split;
+        if (s - first == parts - 1) {
+            slots += parts;
+            split++;
+        }
+    }
+    w->nseg = m->nseg;
+    w->nslots = (int32_t)slots;
+    w->nsplit = (int32_t)split;
+    return TC_OK;
+}
+
+void tc_rowsplit_work_free(tc_rowsplit_work_list *w)
+{
+    free(w->seg);
+    *w = (tc_rowsplit_work_list){ 0 };
+}

@@ -1,0 +1,460 @@
+/*
+ * rowsplit.cu: the CUDA-core kernel of the rowsplit format
+ * (formats/rowsplit.h), for graphs whose tensor-core blocks are too sparse
+ * to pay (one or two nonzeros per 16 x 8 block: dense random graphs,
+ * power-law user-item graphs).
+ *
+ * Ideas from GE-SpMM (coalesced row caching, warp merging), Sputnik and
+ * RoDe (cut long rows, pack short ones) and merge-based SpMM (even shares
+ * of nonzeros + rows); the code is ours.
+ *
+ * Work: a group of L lanes (a cooperative-groups tile) takes one segment
+ * and one panel of L * V columns of C; each lane owns V consecutive
+ * columns (V = 4: a float4 of every row of B it gathers; V = 1: one
+ * float). L is the smallest power of two that covers n / V, at most 32,
+ * so at n = 32 a warp runs four segments at once (8 lanes each), at
+ * n = 128 one, and past 128 the columns go over several panels (grid y).
+ * For each L nonzeros of a row the lanes load the columns and values once,
+ * coalesced, and pass them round with shuffles; then every lane gathers
+ * its V columns of those rows of B, UNROLL loads in flight at once, and
+ * adds them in float32 FMAs.
+ *
+ * Rows: a segment's whole rows are stored straight into C (an empty row
+ * as zeros). A piece of a split row stores its partial sum in a workspace
+ * slot, then its lane 0 counts it in on the row's counter (one per row and
+ * panel); the piece that arrives last adds the row's slots in piece order
+ * and stores the row, and sets the counter back to 0 for the next run. So
+ * C is written once per element, nothing zeroes it first, and the sums do
+ * not depend on the order the pieces ran in.
+ *
+ * Precision: fp32, exact non-finite pattern: only the matrix's own
+ * nonzeros are multiplied (no padding), so a NaN or Inf of B reaches the
+ * rows that use that row of B and no other.
+ *
+ * Variants (timed by tc_kernel_tune):
+ *   "vec4"    V = 4: one 16-byte load per lane and nonzero; n a multiple of
+ *             4 (select refuses others).
+ *   "scalar"  V = 1: any n; four times the lanes per segment up to 32, so
+ *             at n <= 32 a warp runs a quarter of "vec4"'s segments (at
+ *             n = 32 one against four: no lane waits for the longest of
+ *             four segments, which may win where segments' costs differ
+ *             much, fill well below 1) for four times the load
+ *             instructions; the fallback for n % 4 != 0.
+ *
+ * Tuning: UNROLL and BLOCK_THREADS below, and the format's parameter seg
+ * (the cost of a segment: tcconv -p seg=N), are what to change first.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cooperative_groups.h>
+
+#include "gpu_internal.h"
+#include "rowsplit.h"
+
+namespace cg = cooperative_groups;
+
+enum { V_VEC4, V_SCALAR, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "vec4", "scalar" };
+static const unsigned char variant_spreads[NVARIANTS] = { 0, 0 };
+
+/* Threads per thread block: 256 holds 8 segments at n = 128 and 32 at
+   n = 32; more gives the scheduler fewer, larger blocks to balance. */
+#define BLOCK_THREADS 256
+/* Thread blocks per SM the registers must allow (launch bounds): 4 of 256
+   threads caps a thread at 64 registers, half of an SM's 2048 threads
+   resident to hide the latency of the gathers of B. nvcc -Xptxas -v
+   (sm_80, sm_90): no spills with 1 column a lane, 8 to 12 bytes in some
+   of the float4 instances (n = 8, 32, 64); 5 blocks (48 registers) spill
+   far more. 3 blocks (85 registers) would spill nothing at a quarter less
+   occupancy: a thing to time. */
+#define MIN_BLOCKS_PER_SM 4
+/* Loads of B rows each lane has in flight: more hides more of the L2 and
+   DRAM latency, but a row with fewer nonzeros than UNROLL left runs the
+   one-by-one tail, and registers grow by V + 2 per step. */
+#define UNROLL 4
+
+/* Everything a launch reads, passed by value. */
+typedef struct rsp_args {
+    const tc_rowsplit_seg *seg;
+    int64_t nseg;
+    const int64_t *row_ptr;
+    const int32_t *col;
+    const float *val;           /* NULL for a pattern matrix (values 1) */
+    const float *B;
+    float *C;
+    float *part;                /* nslots rows of n: split rows' pieces */
+    int *arrived;               /* per split row and panel: pieces done */
+    int32_t n;
+} rsp_args;
+
+/* V consecutive floats: what a lane owns of a row. */
+template <int V> struct lanevec;
+template <> struct lanevec<4> {
+    float4 x;
+    __device__ void zero() { x = make_float4(0.f, 0.f, 0.f, 0.f); }
+    __device__ void load(const float *p) { x = __ldg(reinterpret_cast<const float4 *>(p)); }
+    __device__ void load_cg(const float *p) { x = __ldcg(reinterpret_cast<const float4 *>(p)); }
+    __device__ void fma(float v, const lanevec &b)
+    {
+        x.x = fmaf(v, b.x.x, x.x);
+        x.y = fmaf(v, b.x.y, x.y);
+        x.z = fmaf(v, b.x.z, x.z);
+        x.w = fmaf(v, b.x.w, x.w);
+    }
+    __device__ void add(const lanevec &b)
+    {
+        x.x += b.x.x;
+        x.y += b.x.y;
+        x.z += b.x.z;
+        x.w += b.x.w;
+    }
+    /* C is written once and not read again: streaming, so that it does not
+       push rows of B out of L2 */
+    __device__ void store_cs(float *p) const { __stcs(reinterpret_cast<float4 *>(p), x); }
+    __device__ void store_cg(float *p) const { __stcg(reinterpret_cast<float4 *>(p), x); }
+};
+template <> struct lanevec<1> {
+    float x;
+    __device__ void zero() { x = 0.f; }
+    __device__ void load(const float *p) { x = __ldg(p); }
+    __device__ void load_cg(const float *p) { x = __ldcg(p); }
+    __device__ void fma(float v, const lanevec &b) { x = fmaf(v, b.x, x); }
+    __device__ void add(const lanevec &b) { x += b.x; }
+    __device__ void store_cs(float *p) const { __stcs(p, x); }
+    __device__ void store_cg(float *p) const { __stcg(p, x); }
+};
+
+/* Where a group of lanes is in a segment's rows (the same in every lane):
+   acc belongs to row r, which ends before nonzero row_end; `ends` holds,
+   in lane i, the end of row rbase + i (rows past the segment's: never
+   reached), so that moving to the next row reads a register of another
+   lane, not memory. A piece has one row, ending at its last nonzero.
+   Nonzeros count from the segment's first: a segment holds at most seg
+   (<= 65536), so 32 bits do, and the registers they save are what keeps
+   the kernel near its launch bounds (MIN_BLOCKS_PER_SM). */
+typedef struct rsp_rows {
+    int32_t r, rbase, rend;
+    int32_t ends, row_end;
+} rsp_rows;
+
+template <int L>
+static __device__ __forceinline__ int32_t row_ends(const rsp_args &a, const tc_rowsplit_seg &g,
+                                                   int32_t rbase,
+                                                   const cg::thread_block_tile<L> &tile)
+{
+    const int32_t row = rbase + (int32_t)tile.thread_rank();
+    return row < g.row0 + g.nrows ? (int32_t)(__ldg(a.row_ptr + row + 1) - g.nz0) : INT32_MAX;
+}
+
+template <int L>
+static __device__ __forceinline__ rsp_rows rows_start(const rsp_args &a, const tc_rowsplit_seg &g,
+                                                     const cg::thread_block_tile<L> &tile)
+{
+    rsp_rows w = { g.row0, g.row0, g.row0 + g.nrows, 0, (int32_t)(g.nz1 - g.nz0) };
+    if (g.slot < 0) {
+        w.ends = row_ends<L>(a, g, w.rbase, tile);
+        w.row_end = tile.shfl(w.ends, 0);
+    }
+    return w;
+}
+
+/* Row w.r is complete (whole rows only): stores it, starts the next. */
+template <int L, int V>
+static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_rowsplit_seg &g,
+                                                 rsp_rows &w, int32_t col0, bool active,
+                                                 lanevec<V> &acc,
+                                                 const cg::thread_block_tile<L> &tile)
+{
+    if (active)
+        acc.store_cs(a.C + (int64_t)w.r * a.n + col0);
+    acc.zero();
+    if (++w.r - w.rbase == L) {
+        w.rbase = w.r;
+        w.ends = row_ends<L>(a, g, w.rbase, tile);
+    }
+    w.row_end = tile.shfl(w.ends, w.r - w.rbase);
+}
+
+/* The segment's nonzeros times B, for this lane's V columns
+   from col0 (active: inside n), row by row: L column indices and values
+   loaded at a time, coalesced, whatever rows they belong to, and UNROLL
+   rows of B gathered at once; a row is stored as soon as its last
+   nonzero is in (empty rows as zeros on the way). */
+template <int L, int V>
+static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit_seg &g,
+                                            int32_t col0, bool active, rsp_rows &w,
+                                            lanevec<V> &acc,
+                                            const cg::thread_block_tile<L> &tile)
+{
+    const int lane = (int)tile.thread_rank();
+    const int32_t *col = a.col + g.nz0;
+    const float *val = a.val ? a.val + g.nz0 : NULL;
+    const int32_t len = (int32_t)(g.nz1 - g.nz0);
+    for (int32_t k0 = 0; k0 < len; k0 += L) {
+        const int m = min(L, len - k0);
+        int32_t c = 0;
+        float v = 0.f;
+        if (lane < m) {
+            c = __ldg(col + k0 + lane);
+            v = val ? __ldg(val + k0 + lane) : 1.f;
+        }
+        int j = 0;
+        for (; j + UNROLL <= m; j += UNROLL) {
+            int32_t cj[UNROLL];
+            float vj[UNROLL];
+            lanevec<V> b[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                cj[u] = tile.shfl(c, j + u);
+                vj[u] = tile.shfl(v, j + u);
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                if (active)
+                    b[u].load(a.B + (int64_t)cj[u] * a.n + col0);
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                while (k0 + j + u == w.row_end)
+                    flush_row<L, V>(a, g, w, col0, active, acc, tile);
+                if (active)
+                    acc.fma(vj[u], b[u]);
+            }
+        }
+        for (; j < m; j++) {
+            const int32_t cj = tile.shfl(c, j);
+            const float vj = tile.shfl(v, j);
+            lanevec<V> b;
+            if (active)
+                b.load(a.B + (int64_t)cj * a.n + col0);
+            while (k0 + j == w.row_end)
+                flush_row<L, V>(a, g, w, col0, active, acc, tile);
+            if (active)
+                acc.fma(vj, b);
+        }
+    }
+}
+
+/* A piece of a split row: its partial into its slot; the last piece of the
+   row (for this panel) to arrive adds the slots in order and stores C. */
+template <int L, int V>
+static __device__ __forceinline__ void finish_piece(const rsp_args &a,
+                                                    const cg::thread_block_tile<L> &tile,
+                                                    const tc_rowsplit_seg &g, int32_t col0,
+                                                    bool active, const lanevec<V> &acc)
+{
+    if (active)
+        acc.store_cg(a.part + (int64_t)g.slot * a.n + col0);
+    __threadfence();
+    tile.sync();
+    int *counter = a.arrived + (int64_t)g.counter * gridDim.y + blockIdx.y;
+    int last = 0;
+    if (tile.thread_rank() == 0)
+        last = atomicAdd(counter, 1) == g.parts - 1;
+    if (!tile.shfl(last, 0))
+        return;
+    __threadfence();
+    if (active) {
+        lanevec<V> sum, p;
+        sum.zero();
+        for (int32_t s = g.first; s < g.first + g.parts; s++) {
+            p.load_cg(a.part + (int64_t)s * a.n + col0);
+            sum.add(p);
+        }
+        sum.store_cs(a.C + (int64_t)g.row0 * a.n + col0);
+    }
+    if (tile.thread_rank() == 0)
+        *counter = 0;
+}
+
+template <int L, int V>
+__global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_kernel(rsp_args a)
+{
+    const cg::thread_block_tile<L> tile = cg::tiled_partition<L>(cg::this_thread_block());
+    const int64_t s = ((int64_t)blockIdx.x * BLOCK_THREADS + threadIdx.x) / L;
+    if (s >= a.nseg)
+        return;                 /* the whole tile: s is the tile's */
+    const int32_t col0 = ((int32_t)blockIdx.y * L + (int32_t)tile.thread_rank()) * V;
+    const bool active = col0 < a.n;     /* V = 4: n % 4 == 0, so col0 + 3 < n */
+    const tc_rowsplit_seg g = a.seg[s];
+    rsp_rows w = rows_start<L>(a, g, tile);
+    lanevec<V> acc;
+    acc.zero();
+    walk<L, V>(a, g, col0, active, w, acc, tile);
+    if (g.slot >= 0)
+        finish_piece<L, V>(a, tile, g, col0, active, acc);
+    else
+        while (w.r < w.rend)    /* the last row, and empty rows after it */
+            flush_row<L, V>(a, g, w, col0, active, acc, tile);
+}
+
+/* ---- host side ---- */
+
+typedef struct rsp_plan {
+    tc_kplan base;
+    tc_rowsplit_seg *seg;
+    int64_t nseg;
+    int64_t *row_ptr;
+    int32_t *col;
+    float *val;
+    float *part;
+    int *arrived;
+} rsp_plan;
+
+/* Columns per lane of variant v. */
+static int lane_cols(int v)
+{
+    return v == V_VEC4 ? 4 : 1;
+}
+
+/* Lanes per segment: the least power of two covering n / V, at most 32. */
+static int tile_lanes(int32_t n, int v)
+{
+    const int32_t need = (n + lane_cols(v) - 1) / lane_cols(v);
+    int l = 1;
+    while (l < 32 && l < need)
+        l *= 2;
+    return l;
+}
+
+static int64_t panels(int32_t n, int v)
+{
+    const int64_t w = (int64_t)tile_lanes(n, v) * lane_cols(v);
+    return (n + w - 1) / w;
+}
+
+template <int V>
+static void launch_v(const rsp_args &a, int lanes, dim3 grid, cudaStream_t s)
+{
+    switch (lanes) {
+    case 1: rowsplit_kernel<1, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 2: rowsplit_kernel<2, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 4: rowsplit_kernel<4, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 8: rowsplit_kernel<8, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 16: rowsplit_kernel<16, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    default: rowsplit_kernel<32, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    }
+}
+
+static int64_t grid_x(const rsp_plan *p, int v)
+{
+    return (p->nseg * tile_lanes(p->base.n, v) + BLOCK_THREADS - 1) / BLOCK_THREADS;
+}
+
+static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
+{
+    rsp_plan *p = (rsp_plan *)base;
+    const int v = base->variant;
+    const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->col, p->val, B, C,
+                        p->part, p->arrived, base->n };
+    const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
+    if (p->nseg == 0)
+        return TC_OK;
+    if (v == V_VEC4)
+        launch_v<4>(a, tile_lanes(base->n, v), grid, base->gpu->stream);
+    else
+        launch_v<1>(a, tile_lanes(base->n, v), grid, base->gpu->stream);
+    return TC_LAUNCHED(err, "rowsplit_kernel");
+}
+
+static void rsp_free(tc_kplan *base)
+{
+    rsp_plan *p = (rsp_plan *)base;
+    if (!p)
+        return;
+    tc_gpu *g = p->base.gpu;
+    tc_gpu_free(g, p->seg);
+    tc_gpu_free(g, p->row_ptr);
+    tc_gpu_free(g, p->col);
+    tc_gpu_free(g, p->val);
+    tc_gpu_free(g, p->part);
+    tc_gpu_free(g, p->arrived);
+    free(p);
+}
+
+/* The work list, A's arrays, the workspace (a row of n per piece) and the
+   counters (per split row and panel of the variant with the most panels,
+   "scalar"), zeroed once here: the last piece of each run zeroes its own. */
+static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
+{
+    tc_gpu *g = p->base.gpu;
+    const int32_t n = p->base.n;
+    tc_rowsplit_work_list w;
+    tc_status st = tc_rowsplit_work(m, &w, err);
+    if (st != TC_OK)
+        return st;
+    p->nseg = w.nseg;
+    const int64_t counters = (int64_t)w.nsplit * panels(n, V_SCALAR);
+    int *zeros = (int *)tc_calloc_array(counters + 1, sizeof *zeros, err);
+    st = zeros ? TC_OK : TC_ERR_NOMEM;
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, w.seg, w.nseg * (int64_t)sizeof *w.seg, (void **)&p->seg, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, m->a->rowptr, ((int64_t)m->base.rows + 1) * 8,
+                               (void **)&p->row_ptr, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, m->a->colidx, m->base.nnz * 4, (void **)&p->col, err);
+    if (st == TC_OK && m->a->val)
+        st = tc_gpu_upload_f32(g, m->a->val, m->base.nnz, &p->val, err);
+    if (st == TC_OK && w.nslots)
+        st = tc_gpu_alloc(g, (int64_t)w.nslots * n * 4, (void **)&p->part, err);
+    if (st == TC_OK && counters)
+        st = tc_gpu_upload_new(g, zeros, counters * (int64_t)sizeof *zeros, (void **)&p->arrived,
+                               err);
+    free(zeros);
+    tc_rowsplit_work_free(&w);
+    return st;
+}
+
+static tc_status rsp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
+                            const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
+{
+    (void)a;
+    tc_kplan *base;
+    tc_status st = tc_kplan_new(g, m, "rowsplit", o, sizeof(rsp_plan), &base, err);
+    if (st != TC_OK)
+        return st;
+    rsp_plan *p = (rsp_plan *)base;
+    p->base.a_bytes = tc_fmt_bytes(m);
+    st = upload(p, (const tc_rowsplit *)m, err);
+    if (st != TC_OK) {
+        rsp_free(&p->base);
+        return st;
+    }
+    *out = &p->base;
+    return TC_OK;
+}
+
+/* "vec4" needs n % 4 == 0 (16-byte rows of B); either needs its grid to
+   fit one launch. */
+static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
+{
+    rsp_plan *p = (rsp_plan *)base;
+    if (v == V_VEC4 && base->n % 4 != 0)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rowsplit kernel vec4: needs n a multiple of 4 (float4 rows of B), "
+                            "n is %d", (int)base->n);
+    if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rowsplit kernel %s: %lld x %lld thread blocks is more than one "
+                            "launch takes", variant_names[v], (long long)grid_x(p, v),
+                            (long long)panels(base->n, v));
+    base->variant = v;
+    return TC_OK;
+}
+
+extern "C" const tc_kernel tc_kernel_rowsplit = {
+    "rowsplit",
+    "CUDA cores: segments of about equal cost per group of lanes, float4 rows of B, "
+    "long rows split and summed in a workspace (fp32)",
+    "fp32",
+    NVARIANTS,
+    variant_names,
+    variant_spreads,
+    rsp_prepare,
+    rsp_select,
+    rsp_run,
+    rsp_free,
+    NULL,
+};

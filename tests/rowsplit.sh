@@ -1,0 +1,48 @@
+#!/bin/sh
+# rowsplit.sh: what is particular to the rowsplit format through the tools
+# (what every format does is formats.sh'): tcconv -f rowsplit -p seg=N,
+# the datasets as HDF5's own tools see them, tcstat -f rowsplit figures,
+# files tampered with refused with the dataset named, a segment cost out
+# of range refused.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/fmtlib.sh"
+
+# t_rowsplit's example worked by hand: 6 x 8, value of (r, c) = 10 r + c + 1
+# (0-based); row 0 holds columns 0-4, row 2 column 7, row 3 columns 1 and
+# 6, row 5 column 2. At seg=4 row 0 (cost 6) is split into pieces of 2 and
+# 3 nonzeros; rows 1-2, 3-4 and 5 are packed.
+printf '%s\n' '%%MatrixMarket matrix coordinate real general' '6 8 9' '1 1 1' '1 2 2' '1 3 3' \
+    '1 4 4' '1 5 5' '3 8 28' '4 2 32' '4 7 37' '6 3 53' > "$T/hand.mtx"
+"$TCCONV" -q -f rowsplit -p seg=4 --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"
+ok $? "tcconv -f rowsplit -p seg=4"
+
+# --- the datasets, as h5dump shows them --------------------------------------
+is "$(fmt_datasets rowsplit "$T/hand.tcf.h5" | tr '\n' ';')" \
+    "col_id H5T_STD_I32LE 9;row_ptr H5T_STD_I64LE 7;seg_row H5T_STD_I32LE 5;seg_start H5T_STD_I64LE 6;values H5T_IEEE_F64LE 9;" \
+    "h5dump: the CSR arrays and the segments"
+is "$(fmt_data rowsplit "$T/hand.tcf.h5" seg_row) | $(fmt_data rowsplit "$T/hand.tcf.h5" seg_start)" \
+    "0, 0, 1, 3, 5 | 0, 2, 5, 6, 8, 9" "seg_row: row 0 twice (split); seg_start: the pieces 0-1, 2-4"
+is "$(fmt_data rowsplit "$T/hand.tcf.h5" row_ptr)" "0, 5, 5, 6, 8, 8, 9" "row_ptr: the matrix's"
+is "$(fmt_attrs rowsplit "$T/hand.tcf.h5" seg has_values)" "seg=4 has_values=1 " "attributes: seg"
+
+# --- reading back --------------------------------------------------------------
+"$TCSTAT" -f rowsplit --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f rowsplit reads the file"
+is "$(awk -F'\t' '$2 == "format.rowsplit" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
+    "bytes=328 bytes_vs_csr=3.28 segments=5 split_rows=1 pieces=2 cost_mean=3.2 cost_max=4 fill=0.8 " \
+    "tcstat -f rowsplit: segments, split rows, costs (bytes: 7*8 + 9*8 + 5*40)"
+"$TCCONV" -q -f rowsplit "$T/hand.mtx" -o "$T/default.tcf.h5"
+is "$(fmt_attrs rowsplit "$T/default.tcf.h5" seg) $(fmt_data rowsplit "$T/default.tcf.h5" seg_row)" \
+    "seg=64  0" "default seg=64: the whole matrix in one segment"
+run_fails 2 "tcconv: rowsplit: seg=1 is out of range [2, 65536]" "tcconv -p seg=1: refused" \
+    -- "$TCCONV" -f rowsplit -p seg=1 "$T/hand.mtx" -o "$T/seg1.tcf.h5"
+[ ! -e "$T/seg1.tcf.h5" ]; ok $? "  and leaves no file"
+
+# --- tampered files (tcstat reads them; tcplot draws only formats with parts) --
+fmt_tampered_stat rowsplit "$T/hand.tcf.h5" "seg_row[2] = 2 (row 1 in no segment)" seg_row 8 '\002' \
+    "/seg_row[1]: row 0 is split, so the next segment must start at row 1, not 2"
+fmt_tampered_stat rowsplit "$T/hand.tcf.h5" "seg_start[3] = 4" seg_start 24 '\004' \
+    "/seg_start[3]: 4 after 5 (must not decrease)"
+fmt_tampered_stat rowsplit "$T/hand.tcf.h5" "seg_start[2] = 4 (a piece's nonzero in rows 1-2)" \
+    seg_start 16 '\004' "/seg_start[2]: nonzeros 4 .. 6 for rows 1 .. 2, expected 5 .. 6"
+
+done_testing

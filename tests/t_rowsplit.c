@@ -1,0 +1,257 @@
+/* t_rowsplit: what is particular to the `rowsplit` format: its segments
+   and the kernel's work list against a slow reading of the rules (every
+   nonzero and every row in exactly one segment, or a split row's nonzeros
+   in its pieces; the cost of each at most seg; a row split exactly when it
+   alone costs more; pieces of nearly equal length) on the awkward shapes,
+   several seg and the real matrices, and against an example worked out by
+   hand; its figures; and every refusal of validate and of the file
+   reader, with its messages. What every format must do (round trip, SpMM,
+   NaN/Inf, threads, files, edited arrays) is t_formats'. */
+#include "config.h"
+#include <dirent.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "rowsplit.h"
+#include "tap.h"
+#include "testmat.h"
+#include "fmttest.h"
+
+static const tc_format *ROWSPLIT;
+#define GROUP "/formats/rowsplit"
+static const char *const SEGS[] = { "seg=2", "seg=3", "seg=17", NULL };
+
+static tc_rowsplit *build(const tc_csr *a, const char *params)
+{
+    return (tc_rowsplit *)build_fmt(ROWSPLIT, a, params);
+}
+
+/* ------------------------------------------------- the rules, slowly */
+
+/* 1 when the cut of a by seg follows rowsplit.h: rows in order, each
+   whole in one segment when it costs at most seg (len + 1), packed
+   greedily (a segment is closed only when the next row would not fit),
+   else in ceil(len / (seg - 1)) pieces of nearly equal length; and the
+   work list says the same. */
+static int follows_rules(const tc_csr *a, const tc_rowsplit *m)
+{
+    tc_rowsplit_work_list w;
+    tc_error err;
+    if (tc_rowsplit_work(m, &w, &err))
+        return 0;
+    int good = w.nseg == m->nseg;
+    int64_t s = 0, slots = 0, split = 0;
+    for (int32_t r = 0; good && r < a->rows;) {
+        const int64_t len = a->rowptr[r + 1] - a->rowptr[r];
+        if (len + 1 > m->seg) {
+            const int64_t parts = (len + m->seg - 2) / (m->seg - 1);
+            for (int64_t j = 0; good && j < parts; j++, s++) {
+                const tc_rowsplit_seg *g = &w.seg[s];
+                good = s < w.nseg && m->seg_row[s] == r && g->row0 == r && g->nrows == 1 &&
+                       g->nz0 == a->rowptr[r] + len * j / parts &&
+                       g->nz1 == a->rowptr[r] + len * (j + 1) / parts && g->nz1 > g->nz0 &&
+                       g->nz1 - g->nz0 + 1 <= m->seg && g->slot == slots + j &&
+                       g->first == slots && g->parts == parts && g->counter == split;
+            }
+            slots += parts;
+            split++;
+            r++;
+            continue;
+        }
+        /* whole rows from r while they fit */
+        int64_t cost = 0;
+        int32_t e = r;
+        for (; e < a->rows; e++) {
+            const int64_t l = a->rowptr[e + 1] - a->rowptr[e];
+            if (l + 1 > m->seg || cost + l + 1 > m->seg)
+                break;
+            cost += l + 1;
+        }
+        const tc_rowsplit_seg *g = &w.seg[s];
+        good = s < w.nseg && m->seg_row[s] == r && g->row0 == r && g->nrows == e - r &&
+               g->nz0 == a->rowptr[r] && g->nz1 == a->rowptr[e] && g->slot == -1 &&
+               g->parts == 1;
+        s++;
+        r = e;
+    }
+    good = good && s == m->nseg && w.nslots == slots && w.nsplit == split &&
+           m->seg_start[m->nseg] == a->nnz;
+    tc_rowsplit_work_free(&w);
+    return good;
+}
+
+static void check_matrix(const char *name, const tc_csr *a)
+{
+    for (int i = 0; SEGS[i]; i++) {
+        tc_rowsplit *m = build(a, SEGS[i]);
+        ok(follows_rules(a, m), "%s, %s: segments and work list follow the rules", name,
+           SEGS[i]);
+        tc_fmt_free(&m->base);
+    }
+}
+
+/* ------------------------------------------------- by hand */
+
+/* 6 x 8: row 0 holds 5 nonzeros (columns 0-4), row 1 none, row 2 one
+   (column 7), row 3 two (1, 6), row 4 none, row 5 one (2); value of
+   (r, c) = 10 r + c + 1. */
+static tc_csr *hand_6x8(void)
+{
+    static const int32_t ri[] = { 0, 0, 0, 0, 0, 2, 3, 3, 5 },
+                         ci[] = { 0, 1, 2, 3, 4, 7, 1, 6, 2 };
+    double v[9];
+    for (int k = 0; k < 9; k++)
+        v[k] = 10 * ri[k] + ci[k] + 1;
+    return from_coo(6, 8, 9, ri, ci, v);
+}
+
+/* At seg=4: row 0 costs 6, split into ceil(5 / 3) = 2 pieces, nonzeros
+   0-1 and 2-4; rows 1-2 cost 1 + 2; row 3 (3) does not fit after them, row
+   4 (1) does; row 5 (2) does not. */
+static void check_by_hand(void)
+{
+    tc_csr *a = hand_6x8();
+    tc_rowsplit *m = build(a, "seg=4");
+    static const int32_t seg_row[] = { 0, 0, 1, 3, 5 };
+    static const int64_t seg_start[] = { 0, 2, 5, 6, 8, 9 };
+    ok(m->nseg == 5 && same_i32(m->seg_row, seg_row, 5) && same_i64(m->seg_start, seg_start, 6),
+       "by hand, seg=4: seg_row = 0 0 1 3 5, seg_start = 0 2 5 6 8 9");
+    ok(tc_rowsplit_is_piece(m, 0) && tc_rowsplit_is_piece(m, 1) && !tc_rowsplit_is_piece(m, 2) &&
+       !tc_rowsplit_is_piece(m, 4), "by hand: segments 0 and 1 are pieces of row 0, 2-4 not");
+    ok(tc_rowsplit_end_row(m, 0) == 1 && tc_rowsplit_end_row(m, 1) == 1 &&
+       tc_rowsplit_end_row(m, 2) == 3 && tc_rowsplit_end_row(m, 3) == 5 &&
+       tc_rowsplit_end_row(m, 4) == 6, "by hand: segments end before rows 1 1 3 5 6");
+    tc_rowsplit_work_list w;
+    tc_error err;
+    ok(tc_rowsplit_work(m, &w, &err) == TC_OK && w.nseg == 5 && w.nslots == 2 && w.nsplit == 1,
+       "by hand: work list of 5 segments, 2 workspace slots, 1 split row");
+    const tc_rowsplit_seg *g = w.seg;
+    ok(g[0].nz0 == 0 && g[0].nz1 == 2 && g[0].slot == 0 && g[0].first == 0 && g[0].parts == 2 &&
+       g[0].counter == 0 && g[1].nz0 == 2 && g[1].nz1 == 5 && g[1].slot == 1 &&
+       g[1].first == 0 && g[1].parts == 2 && g[1].counter == 0,
+       "by hand: the pieces of row 0 take slots 0 and 1 and counter 0");
+    ok(g[2].row0 == 1 && g[2].nrows == 2 && g[2].slot == -1 && g[3].row0 == 3 &&
+       g[3].nrows == 2 && g[3].nz0 == 6 && g[3].nz1 == 8 && g[4].row0 == 5 && g[4].nrows == 1 &&
+       g[4].parts == 1, "by hand: whole rows 1-2, 3-4 (4 empty) and 5");
+    tc_rowsplit_work_free(&w);
+    is_int(tc_fmt_bytes(&m->base), 7 * 8 + 9 * (4 + 4) + 5 * (int64_t)sizeof(tc_rowsplit_seg),
+           "by hand: bytes of the GPU layout (int64 row_ptr, int32 col_id, float values, work "
+           "list)");
+    tc_fmt_free(&m->base);
+
+    m = build(a, NULL);
+    ok(m->seg == 64 && m->nseg == 1 && m->seg_row[0] == 0,
+       "by hand, defaults: seg=64, one segment of all 6 rows");
+    tc_fmt_free(&m->base);
+    tc_csr_free(a);
+}
+
+/* ------------------------------------------------------ figures */
+
+static void check_stats(void)
+{
+    tc_csr *a = hand_6x8();
+    tc_rowsplit *m = build(a, "seg=4");
+    tc_report *r = tc_report_new();
+    tc_error err;
+    ok(tc_format_stats_report(&m->base, a, r, &err) == TC_OK, "stats of the hand example");
+    const char *s = "format.rowsplit";
+    ok(fmt_figure(r, s, "segments") == 5 && fmt_figure(r, s, "split_rows") == 1 &&
+       fmt_figure(r, s, "pieces") == 2, "5 segments, 1 split row in 2 pieces");
+    ok(fmt_figure(r, s, "cost_mean") == 16.0 / 5 && fmt_figure(r, s, "cost_max") == 4 &&
+       fmt_figure(r, s, "fill") == 16.0 / 20, "costs 3 4 3 4 2: mean 3.2, max 4, fill 0.8");
+    tc_report_free(r);
+    tc_fmt_free(&m->base);
+    tc_csr_free(a);
+}
+
+/* ------------------------------------------------------ files */
+
+static const char *hand_file(const tc_csr *a)
+{
+    return fmt_file(a, build_fmt(ROWSPLIT, a, "seg=4"), 0);
+}
+
+/* What the reader checks before validation: every dataset present, with
+   the length the header and seg_row imply, values exactly when has_values
+   says so, no more segments than rows + nonzeros. */
+static void check_bad_files(void)
+{
+    tc_csr *a = hand_6x8();
+    static const int32_t rows16[16] = { 0 };
+    static const int64_t zeros8[8] = { 0 };
+    const char *p = hand_file(a);
+    put_dataset(p, GROUP, "seg_row", H5T_NATIVE_INT32, 16, rows16);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "16 segments for 6 rows and 9 nonzeros",
+                 "/seg_row: 16 segments, more than rows + nonzeros (15: each segment holds a "
+                 "row or a nonzero)");
+    p = hand_file(a);
+    put_dataset(p, GROUP, "seg_start", H5T_NATIVE_INT64, 5, zeros8);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "seg_start of 5", "/seg_start: expected 6 entries, "
+                 "found 5");
+    p = hand_file(a);
+    put_dataset(p, GROUP, "row_ptr", H5T_NATIVE_INT64, 8, zeros8);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "row_ptr of 8", "/row_ptr: expected 7 entries, found 8");
+    p = hand_file(a);
+    put_dataset(p, GROUP, "values", 0, 0, NULL);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "no values", "/values: no such dataset");
+    p = hand_file(a);
+    put_dataset(p, GROUP, "seg_row", 0, 0, NULL);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "no seg_row", "/seg_row: no such dataset");
+    tc_csr_free(a);
+}
+
+/* ------------------------------------------------------- validation */
+
+#define WHAT "m.tcf.h5: " GROUP
+#define REFUSED(lvalue, bad, want) FMT_REFUSED(ROWSPLIT, &m->base, a, WHAT, lvalue, bad, want)
+
+static void check_refusals(void)
+{
+    tc_csr *a = hand_6x8();
+    tc_rowsplit *m = build(a, "seg=4");
+    tc_error err;
+    ok(ROWSPLIT->validate(&m->base, a, "m", &err) == TC_OK, "the hand example validates");
+    REFUSED(m->seg_row[0], 1, WHAT "/seg_row[0]: row 1 after row 0 (from 0, not decreasing, "
+            "below 6)");
+    REFUSED(m->seg_row[3], 0, WHAT "/seg_row[3]: row 0 after row 1 (from 0, not decreasing, "
+            "below 6)");
+    REFUSED(m->seg_row[4], 6, WHAT "/seg_row[4]: row 6 after row 3 (from 0, not decreasing, "
+            "below 6)");
+    REFUSED(m->seg_row[2], 2, WHAT "/seg_row[1]: row 0 is split, so the next segment must start "
+            "at row 1, not 2");
+    REFUSED(m->seg_start[0], 1, WHAT "/seg_start: runs from 1 to 9, expected 0 to 9 (the "
+            "nonzeros)");
+    REFUSED(m->seg_start[3], 4, WHAT "/seg_start[3]: 4 after 5 (must not decrease)");
+    REFUSED(m->seg_start[1], 0, WHAT "/seg_start[0]: piece 0 .. 0 of split row 0 is empty or "
+            "outside its nonzeros 0 .. 5");
+    REFUSED(m->seg_start[2], 4, WHAT "/seg_start[2]: nonzeros 4 .. 6 for rows 1 .. 2, expected "
+            "5 .. 6");
+    REFUSED(m->seg, 3, WHAT "/seg_start[1]: segment costs 4 (nonzeros + rows), more than seg=3");
+    REFUSED(m->a->colidx[4], 9, WHAT "/row_ptr, col_id: row 0: column index 9 outside 0..7");
+    REFUSED(m->a->rowptr[2], 4, WHAT "/row_ptr, col_id: row pointers not monotone at row 1 (5 "
+            "then 4, nnz 9)");
+    REFUSED(m->a->val[3], 0.5, WHAT ": does not encode /matrix (row 0 differs)");
+    REFUSED(m->a->val, NULL, WHAT "/values: absent, but has_values is 1");
+    other_matrix_refused(ROWSPLIT, &m->base, a, "m: does not encode /matrix (6x8, 9 nonzeros, "
+                         "has_values 1, against 6x9, 9, 1)");
+    tc_fmt_free(&m->base);
+
+    build_refused(ROWSPLIT, a, "seg=1", "rowsplit: seg=1 is out of range [2, 65536]");
+    tc_csr_free(a);
+}
+
+int main(void)
+{
+    ROWSPLIT = tc_format_find("rowsplit");
+    if (!ROWSPLIT)
+        bail("no format rowsplit");
+    check_by_hand();
+    check_stats();
+    for_each_shape(check_matrix);
+    check_bad_files();
+    check_refusals();
+    for_each_shared(check_matrix);
+    return done_testing();
+}

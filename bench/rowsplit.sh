@@ -12,7 +12,7 @@
 #   bipartite 71000 20000 26         1.6M, Pareto user degrees, Zipf items
 #   bipartite 500000 100000 22       10.0M
 # and converts each with `tcconv -f rowsplit -p seg=S` for every segment
-# cost S of -s (default 64, the format's default; a list sweeps it: what
+# cost S of -s (default 128, the format's default; a list sweeps it: what
 # seg trades is in man/tcf.h5.5). MATRIX operands (.mtx[.gz] or .tcf.h5)
 # replace the generated ones. For every converted matrix and n of -n runs
 #   tcmul --device gpu --format rowsplit --bench --verify --tsv --cols N --seed N A
@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 out=$here/bench/results/rowsplit.tsv
 ns="32 128"
-segs=64
+segs=128
 while getopts o:n:s: opt; do
     case $opt in
     o) out=$OPTARG ;;

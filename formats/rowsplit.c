@@ -17,7 +17,7 @@ extern const tc_format tc_format_rowsplit;
 static const tc_param_def rowsplit_params[] = {
     { "seg", "most cost of a segment, its nonzeros plus the rows of C it writes: larger means "
              "fewer segments and split rows, smaller more even work among the lanes",
-      64, TC_ROWSPLIT_SEG_MIN, 65536, 1 },
+      128, TC_ROWSPLIT_SEG_MIN, 65536, 1 },
 };
 #define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
 

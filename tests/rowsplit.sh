@@ -32,7 +32,7 @@ is "$(awk -F'\t' '$2 == "format.rowsplit" { printf "%s=%s ", $3, $4 }' "$T/hand.
     "tcstat -f rowsplit: segments, split rows, costs (bytes: 7*8 + 9*8 + 5*40)"
 "$TCCONV" -q -f rowsplit "$T/hand.mtx" -o "$T/default.tcf.h5"
 is "$(fmt_attrs rowsplit "$T/default.tcf.h5" seg) $(fmt_data rowsplit "$T/default.tcf.h5" seg_row)" \
-    "seg=64  0" "default seg=64: the whole matrix in one segment"
+    "seg=128  0" "default seg=128: the whole matrix in one segment"
 run_fails 2 "tcconv: rowsplit: seg=1 is out of range [2, 65536]" "tcconv -p seg=1: refused" \
     -- "$TCCONV" -f rowsplit -p seg=1 "$T/hand.mtx" -o "$T/seg1.tcf.h5"
 [ ! -e "$T/seg1.tcf.h5" ]; ok $? "  and leaves no file"

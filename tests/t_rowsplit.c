@@ -141,8 +141,8 @@ static void check_by_hand(void)
     tc_fmt_free(&m->base);
 
     m = build(a, NULL);
-    ok(m->seg == 64 && m->nseg == 1 && m->seg_row[0] == 0,
-       "by hand, defaults: seg=64, one segment of all 6 rows");
+    ok(m->seg == 128 && m->nseg == 1 && m->seg_row[0] == 0,
+       "by hand, defaults: seg=128, one segment of all 6 rows");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
 }

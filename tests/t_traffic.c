@@ -10,6 +10,18 @@
 #include "tap.h"
 #include "testmat.h"
 
+/* The pattern matrix of n (row, column) pairs; the test stops if it
+   cannot be built. */
+static tc_csr *pattern(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                       const int32_t *ci)
+{
+    tc_csr *a;
+    tc_error err;
+    if (tc_csr_from_coo(&a, rows, cols, n, ri, ci, NULL, 1, &err))
+        tap_bail(err.msg);
+    return a;
+}
+
 /* A pattern matrix from its rows' column lists, each list ended by -1. */
 static tc_csr *from_rows(int32_t rows, int32_t cols, const int32_t *lists)
 {
@@ -20,11 +32,7 @@ static tc_csr *from_rows(int32_t rows, int32_t cols, const int32_t *lists)
             ri[n] = i;
             ci[n] = *lists;
         }
-    tc_csr *a;
-    tc_error err;
-    if (tc_csr_from_coo(&a, rows, cols, n, ri, ci, NULL, 1, &err))
-        tap_bail(err.msg);
-    return a;
+    return pattern(rows, cols, n, ri, ci);
 }
 
 /* The model of a with everything but n, the window and L2 at defaults. */
@@ -112,10 +120,7 @@ static tc_csr *band(int32_t rows, int32_t half)
                 ri[k] = i;
                 ci[k++] = j;
             }
-    tc_csr *a;
-    tc_error err;
-    if (tc_csr_from_coo(&a, rows, rows, k, ri, ci, NULL, 1, &err))
-        tap_bail(err.msg);
+    tc_csr *a = pattern(rows, rows, k, ri, ci);
     free(ri);
     free(ci);
     return a;

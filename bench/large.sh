@@ -22,12 +22,13 @@
 # formats into the file, and for every N and PATH
 #   tcmul --device gpu --format PATH --order given --bench --verify --tsv
 #         --cols N --seed N FILE
-# times the path and cuSPARSE in the same run; `tcstat -f PATH --cols N`
-# gives the traffic model's prediction, and ncu the DRAM bytes of one
-# product with the variant the bench chose (tcmul --variant V, no --bench:
-# the launches of the kernel alone, summed over its kernels, the last
-# launch of each; the plan's own launches around it, kernels/permute.cu's,
-# are left out). Without ncu the column is "-" (said once on stderr).
+# times the path and cuSPARSE in the same run; `tcstat -f PATHS --cols N`
+# (once for all paths) gives the traffic model's prediction, and ncu the
+# DRAM bytes of one
+# product with the variant the bench chose (tcmul --variant V --verify, no
+# --bench: the launches of the kernel alone, summed over its kernels, the
+# last launch of each, after any trial run of the variant's selection; the
+# plan's own launches around it, kernels/permute.cu's, are left out). Without ncu the column is "-" (said once on stderr).
 # tcconv and tcreorder run under bench/measure (wall time, peak resident
 # memory).
 #
@@ -123,8 +124,15 @@ for m in $methods; do
     echo "$methods_known" | grep -qx "$m" ||
         bad_usage "-r: unknown method '$m' (known: $(echo "$methods_known" | paste -sd ' ' -))"
 done
-# the formats tcconv stores (csr is the matrix itself)
+# the formats tcconv stores (csr is the matrix itself), and all paths
+paths_list=$(printf '%s\n' $paths | paste -sd , -)
 built=$(printf '%s\n' $paths | grep -vx csr | paste -sd , -)
+
+# tcmul's figures in each row, after device ... path.
+REPORT_COLUMNS="nnz=input.nnz variant=run.variant median_ms=bench.median_ms
+    cusparse_ms=baseline.median_ms speedup=baseline.speedup
+    floor_fraction=bench.floor_fraction verify=verify.result rel_fro=verify.rel_fro"
+report_keys=$(bench_column_keys "$REPORT_COLUMNS")
 
 if [ "$dry" -eq 0 ]; then
     if ! devices=$("$tcmul" --list-devices 2>&1); then
@@ -139,18 +147,14 @@ if [ "$dry" -eq 0 ]; then
     commit=$(bench_commit)
     [ -s "$out" ] || {
         mkdir -p "$(dirname "$out")"
-        printf 'device\tdate\tcommit\tmatrix\torder\tn\tpath\tnnz\tvariant\tmedian_ms\tcusparse_ms\tspeedup\tfloor_fraction\tverify\trel_fro\tdram_bytes\tpredicted_dram_bytes\tconv_s\tconv_peak_mb\treorder_s\treorder_peak_mb\tcommand\n' > "$out"
+        printf 'device\tdate\tcommit\tmatrix\torder\tn\tpath\t%b\tdram_bytes\tpredicted_dram_bytes\tconv_s\tconv_peak_mb\treorder_s\treorder_peak_mb\tcommand\n' \
+            "$(bench_column_names "$REPORT_COLUMNS")" > "$out"
     }
 else
     work=${dir%/}/large.XXXXXX
     echo "# VARIANT: the variant the bench run before it chose (run.variant)"
 fi
 
-# tcmul's figures in each row, after device ... path.
-REPORT_COLUMNS="nnz=input.nnz variant=run.variant median_ms=bench.median_ms
-    cusparse_ms=baseline.median_ms speedup=baseline.speedup
-    floor_fraction=bench.floor_fraction verify=verify.result rel_fro=verify.rel_fro"
-report_keys=$(bench_column_keys "$REPORT_COLUMNS")
 
 # show CMD...: the command as a line of shell.
 show() {
@@ -179,7 +183,8 @@ timed() {
 # dram FILE PATH N VARIANT: ncu's DRAM bytes (read + written) of one
 # product of PATH's kernel with VARIANT, "-" where ncu is missing or fails.
 dram() {
-    _cmd="$tcmul --device gpu --format $2 --variant $4 --order given --cols $3 --seed $3 $1"
+    # --verify: one product, checked on the CPU (no -o to write C to)
+    _cmd="$tcmul --device gpu --format $2 --variant $4 --order given --verify --cols $3 --seed $3 $1"
     if [ "$dry" -eq 1 ]; then
         # shellcheck disable=SC2086 # _cmd is a word list by design
         show "$ncu" --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
@@ -214,14 +219,18 @@ dram() {
         }' "$work/ncu.csv"
 }
 
-# predicted FILE PATH N: the traffic model's DRAM bytes (tcstat).
-predicted() {
+# model FILE N: the traffic model of every path at N columns (tcstat),
+# into $work/model.tsv (empty when tcstat failed).
+model() {
     if [ "$dry" -eq 1 ]; then
-        show "$tcstat" -q -f "$2" --cols "$3" --tsv "$1"
+        show "$tcstat" -q -f "$paths_list" --cols "$2" --tsv "$1"
         return 0
     fi
-    "$tcstat" -q -f "$2" --cols "$3" --tsv "$1" > "$work/tcstat.tsv" &&
-        bench_report_values "$work/tcstat.tsv" "traffic.$2.dram_bytes"
+    "$tcstat" -q -f "$paths_list" --cols "$2" --tsv "$1" > "$work/model.tsv" || {
+        echo "$0: $(basename "$1") n=$2: tcstat failed" >&2
+        : > "$work/model.tsv"
+        status=1
+    }
 }
 
 status=0
@@ -257,12 +266,12 @@ for spec in $matrices; do
             mfile=$file
         fi
         for n in $ns; do
+            model "$mfile" "$n"
             for p in $paths; do
                 args="--device gpu --format $p --order given --bench --verify --tsv --cols $n --seed $n"
                 if [ "$dry" -eq 1 ]; then
                     # shellcheck disable=SC2086 # args is a word list by design
                     show "$tcmul" $args "$mfile"
-                    predicted "$mfile" "$p" "$n"
                     dram "$mfile" "$p" "$n" VARIANT
                     continue
                 fi
@@ -273,7 +282,7 @@ for spec in $matrices; do
                 variant=$(bench_report_values "$work/report.tsv" run.variant)
                 dram_bytes=-
                 [ -z "$variant" ] || dram_bytes=$(dram "$mfile" "$p" "$n" "$variant")
-                predicted_bytes=$(predicted "$mfile" "$p" "$n") || predicted_bytes=-
+                predicted_bytes=$(bench_report_values "$work/model.tsv" "traffic.$p.dram_bytes")
                 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
                     "$device" "$(bench_date)" "$commit" "$name" "$order" "$n" "$p" \
                     "$(bench_report_values "$work/report.tsv" "$report_keys")" \

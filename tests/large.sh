@@ -18,10 +18,12 @@ mkdir "$T/work"
     -d "$T/work" > "$T/dry.out" 2> "$T/dry.err"
 ok $? "--dry-run exits 0"
 [ ! -e "$T/dry.tsv" ] && [ -z "$(ls "$T/work")" ]; ok $? "  writing nothing"
-per_order="tcconv$(printf ' tcmul tcstat ncu%.0s' 1 2 3 4)"
+per_order="tcconv$(printf ' tcstat tcmul ncu tcmul ncu%.0s' 1 2)"
 is "$(grep -v '^#' "$T/dry.out" | awk '{ sub(/.*\//, "", $1); printf "%s ", $1 }')" \
     "gen $per_order tcreorder $per_order " \
-    "  gen; tcconv, then per n and path tcmul, tcstat and ncu; again after tcreorder"
+    "  gen; tcconv, then per n tcstat and per path tcmul and ncu; again after tcreorder"
+is "$(grep -c -- 'tcstat -q -f csr,rstile --cols' "$T/dry.out")" 4 \
+    "  tcstat: the traffic model of both paths at once, per order and n"
 is "$(grep -c -- '--bench --verify --tsv --cols' "$T/dry.out")" 8 \
     "  8 bench runs: 2 orders x 2 n x 2 paths"
 grep -q -- '-q -f rstile --no-compress .*band-2000-16.tcf.h5 -o' "$T/dry.out"; ok $? \
@@ -105,6 +107,31 @@ awk -F '\t' -v c="$(col command)" 'NR == 5 { exit !(index($c, "tcreorder -q -m w
     index($c, "tcmul --device gpu --format rstile --order given --bench --verify --tsv --cols 8")) }' \
     "$T/large.tsv"
 ok $? "  ... and holds the reordering and the bench run"
+# ncu's CSV: a stand-in that prints what ncu prints for one product, a
+# trial launch of the kernel before it and the plan's move of B's rows:
+# the bytes are the last launch of each kernel (2,000 + 700) and the fp16
+# conversion (300 + 150), the move left out.
+cat > "$T/ncu" <<'EOF'
+#!/bin/sh
+echo "==PROF== Connected to process 1 (tcmul)"
+m() { printf '"%s","1","tcmul","host","%s","1","7","(128, 1, 1)","(72, 1, 1)","0","9.0","Command line profiler metrics","%s","byte","%s"\n' "$@"; }
+echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+m 0 "void rs_kernel<2, 4, 1>(rs_args)" dram__bytes_read.sum "1,000"
+m 0 "void rs_kernel<2, 4, 1>(rs_args)" dram__bytes_write.sum 500
+m 1 "move_rows(const float *, long, const int *, float *)" dram__bytes_read.sum "9,999"
+m 1 "move_rows(const float *, long, const int *, float *)" dram__bytes_write.sum 1
+m 2 "to_half(const float *, __half *, long, int, long)" dram__bytes_read.sum 300
+m 2 "to_half(const float *, __half *, long, int, long)" dram__bytes_write.sum 150
+m 3 "void rs_kernel<2, 4, 1>(rs_args)" dram__bytes_read.sum "2,000"
+m 3 "void rs_kernel<2, 4, 1>(rs_args)" dram__bytes_write.sum 700
+EOF
+chmod +x "$T/ncu"
+TCMUL=$T/tcmul NCU=$T/ncu "$BENCH" -o "$T/ncu.tsv" -m band:2000:16 -n 8 -f csr -r "" \
+    -d "$T/work" 2> "$T/ncu.err"
+ok $? "a run with ncu"
+is "$(awk -F '\t' -v c="$(col dram_bytes)" 'NR > 1 { print $c }' "$T/ncu.tsv")" 3150 \
+    "  dram_bytes: the last launch of each kernel, the plan's row moves left out"
+
 # a second run appends, under the one header
 TCMUL=$T/tcmul NCU=$T/no-ncu "$BENCH" -o "$T/large.tsv" -m band:2000:16 -n 8 -f csr -r "" \
     -d "$T/work" 2> /dev/null

@@ -3,12 +3,16 @@
 # band and an R-MAT, n = 8 and 32, cuSPARSE and rstile, the own order and
 # wjaccard's): every row verified, timed against cuSPARSE, a fraction of
 # the common floor, the traffic model's bytes; ncu's DRAM bytes where ncu
-# is installed (else "-"). Skipped where there is no CUDA device. TCMUL
-# and the other tools may be named as bench/large.sh takes them (a bundle:
-# top_builddir=$PWD/.gpu).
+# is installed (else "-"). Skipped where there is no CUDA device. The tools
+# are the build tree's, or a bundle's bin/ (bench/lib.sh), or those TCMUL,
+# TCCONV, ... name; from a bundle in .gpu/:
+#   LD_LIBRARY_PATH=$PWD/.gpu/lib top_srcdir=$PWD top_builddir=$PWD/.gpu \
+#       sh tests/large-gpu.sh
 . "${top_srcdir:-.}/tests/lib.sh"
 BENCH=$top_srcdir/bench/large.sh
-"${TCMUL:-$TOOLS/tcmul}" --list-devices > /dev/null 2>&1 || skip_all "no CUDA device"
+tcmul=${TCMUL:-$TOOLS/tcmul}
+[ -x "$tcmul" ] || tcmul=$top_builddir/bin/tcmul
+"$tcmul" --list-devices > /dev/null 2>&1 || skip_all "no CUDA device"
 export top_builddir
 mkdir "$T/work"
 

@@ -31,6 +31,19 @@ grep -q -- '-q -f rstile --no-compress .*band-2000-16.tcf.h5 -o' "$T/dry.out"; o
 grep -q -- '--metrics dram__bytes_read.sum,dram__bytes_write.sum .*--variant VARIANT' "$T/dry.out"
 ok $? "  ncu runs one product with the variant the bench chose"
 
+# From a bundle: the tools and bench's programs in top_builddir's bin/.
+mkdir -p "$T/bundle/bin"
+for p in "$TOOLS/tcconv" "$TOOLS/tcstat" "$TOOLS/tcreorder" "$TOOLS/tcmul" \
+         "$top_builddir/bench/gen" "$top_builddir/bench/measure"; do
+    printf '#!/bin/sh\nexec "%s" "$@"\n' "$p" > "$T/bundle/bin/${p##*/}"
+    chmod +x "$T/bundle/bin/${p##*/}"
+done
+top_builddir=$T/bundle "$BENCH" --dry-run -m band:2000:16 -n 8 -f csr -r "" -d "$T/work" \
+    > "$T/bundle.out"
+is "$(grep -v '^#' "$T/bundle.out" | awk '{ printf "%s ", $1 }')" \
+    "$T/bundle/bin/gen $T/bundle/bin/tcstat $T/bundle/bin/tcmul ncu " \
+    "--dry-run from a bundle: its bin/ programs"
+
 # Usage errors: exit 2, the problem named, the usage line, no table.
 usage_fails() {
     _want=$1 _name=$2

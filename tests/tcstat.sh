@@ -88,6 +88,16 @@ is "$(tsv_value traffic.rstile window_rows "$T/f.tsv") $(tsv_value traffic.bcsr 
     "16 16 32" "each format's windows (rstile 16 rows, bcsr 16-column blocks); n = 32 by default"
 is "$(tsv_value traffic.rstile a_bytes "$T/f.tsv")" "$(tsv_value format.rstile bytes "$T/f.tsv")" \
     "A's bytes are the format's"
+"$TCSTAT" -f all --tsv "$T/a.mtx" > "$T/f.tsv"
+is "$(awk -F'\t' '$2 ~ /^traffic\./ && ($3 == "window_rows" || $3 == "col_unit") { printf "%s=%s ", substr($2, 9) "." $3, $4 }' "$T/f.tsv")" \
+    "csr.window_rows=1 csr.col_unit=1 brp.window_rows=16 brp.col_unit=1 rstile.window_rows=16 rstile.col_unit=1 hrpb.window_rows=16 hrpb.col_unit=1 bsb.window_rows=16 bsb.col_unit=1 bcsr.window_rows=16 bcsr.col_unit=16 " \
+    "-f all: each format's windows at its defaults (brp h, hrpb TM, bcsr h x w)"
+"$TCCONV" -q -f bcsr -p w=8 "$T/a.mtx" -o "$T/w8.tcf.h5" &&
+    "$TCCONV" -q -f hrpb -p TM=32 "$T/a.mtx" -o "$T/tm32.tcf.h5" &&
+    "$TCSTAT" -f bcsr --tsv "$T/w8.tcf.h5" > "$T/f.tsv" &&
+    "$TCSTAT" -f hrpb --tsv "$T/tm32.tcf.h5" > "$T/g.tsv"
+is "$(tsv_value traffic.bcsr col_unit "$T/f.tsv") $(tsv_value traffic.hrpb window_rows "$T/g.tsv")" \
+    "8 32" "stored bcsr 16x8 gathers 8 rows of B a block, hrpb TM=32 windows of 32 rows"
 # big.mtx at n = 128: B is 3001 x 512 bytes, 1.5 MB. In 50 MB of L2 it is
 # read once; in 1 MiB, one window at a time, random columns miss often.
 "$TCSTAT" -f csr --cols 128 --tsv "$T/big.mtx" > "$T/f.tsv"

@@ -170,6 +170,15 @@ static void bad_params(void)
     tc_traffic_defaults(&p, 4, -1);
     ok(tc_traffic_predict(a, &p, &t, &err) == TC_ERR_ARG, "a_bytes < 0: TC_ERR_ARG");
     tc_csr_free(a);
+    /* only the shape is read before the units are counted */
+    tc_csr wide = { .rows = 0, .cols = INT32_MAX };
+    tc_traffic_defaults(&p, 4, 0);
+    ok(tc_traffic_predict(&wide, &p, &t, &err) == TC_ERR_ARG,
+       "more units of B than int32 indexes: TC_ERR_ARG (%s)", err.msg);
+    int64_t rowptr[1] = { 0 };
+    tc_csr empty = { .rows = 0, .cols = 5, .rowptr = rowptr };
+    ok(tc_traffic_predict(&empty, &p, &t, &err) == TC_OK && t.b_gathers == 0 && t.dram_bytes == 0,
+       "no rows: nothing gathered, nothing moved");
 }
 
 int main(void)

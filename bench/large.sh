@@ -5,7 +5,7 @@
 # DRAM bytes ncu counts and those the traffic model predicts.
 #
 #   bench/large.sh [-o OUT.tsv] [-n "N..."] [-m "MATRIX..."] [-f "PATH..."]
-#                  [-r "METHOD..."] [-d DIR] [--dry-run]
+#                  [-r "ORDER..."] [-d DIR] [--dry-run]
 #
 # MATRIX is bench/gen's KIND and operands joined by ':' (rmat:22:16 is
 # `gen rmat 22 16`), named in the rows with '-' (rmat-22-16). The default
@@ -13,12 +13,13 @@
 # 27-point stencil of a 120^3 grid (46M nonzeros), the 7-point one of
 # 170^3 (34M) and a band matrix of 2.4M rows and 128 nonzeros a row (307M).
 # N defaults to "32 128"; PATH to every format of `tcconv --list-formats`
-# (csr is cuSPARSE itself); METHOD to "wjaccard jaccard" (give -r "" for
-# the matrices' own order only). Files go to DIR (default $TMPDIR or /tmp;
+# (csr is cuSPARSE itself); ORDER (the row orders to run: "original", the
+# generated one, or a tcreorder method) to "original wjaccard jaccard".
+# Any of the lists may be cut to fit a run into a time limit. Files go to DIR (default $TMPDIR or /tmp;
 # the band matrix takes about 20 GB) and are removed as each matrix ends.
 #
-# For every matrix: bench/gen writes it (-o, values in [-1, 1)); for its
-# own order and each METHOD's (tcreorder -m METHOD), tcconv builds the
+# For every matrix: bench/gen writes it (-o, values in [-1, 1)); for each
+# ORDER (tcreorder -m METHOD for a method), tcconv builds the
 # formats into the file, and for every N and PATH
 #   tcmul --device gpu --format PATH --order given --bench --verify --tsv
 #         --cols N --seed N FILE
@@ -38,7 +39,7 @@
 #   cusparse_ms speedup floor_fraction verify rel_fro dram_bytes
 #   predicted_dram_bytes conv_s conv_peak_mb reorder_s reorder_peak_mb
 #   command
-# (reorder_* are "-" in the own order's rows; command is the whole recipe
+# (reorder_* are "-" in the original order's rows; command is the whole recipe
 # of the row). Exits 1 without a CUDA device, having written nothing, and
 # non-zero when any run failed (its row is still written). --dry-run
 # prints the commands instead of running them.
@@ -51,7 +52,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 
 usage() {
-    echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [-m \"MATRIX...\"] [-f \"PATH...\"] [-r \"METHOD...\"] [-d DIR] [--dry-run]" >&2
+    echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [-m \"MATRIX...\"] [-f \"PATH...\"] [-r \"ORDER...\"] [-d DIR] [--dry-run]" >&2
     exit 2
 }
 bad_usage() {
@@ -73,7 +74,7 @@ ns="32 128"
 matrices="rmat:22:16 rmat:23:16 stencil:120:27 stencil:170:7 band:2400000:128"
 paths=
 paths_given=0
-methods="wjaccard jaccard"
+orders="original wjaccard jaccard"
 dir=${TMPDIR:-/tmp}
 while getopts o:n:m:f:r:d: opt; do
     case $opt in
@@ -81,7 +82,7 @@ while getopts o:n:m:f:r:d: opt; do
     n) ns=$OPTARG ;;
     m) matrices=$OPTARG ;;
     f) paths=$OPTARG paths_given=1 ;;
-    r) methods=$OPTARG ;;
+    r) orders=$OPTARG ;;
     d) dir=$OPTARG ;;
     *) usage ;;
     esac
@@ -119,10 +120,12 @@ for spec in $matrices; do
     echo "$kinds" | grep -qx "${spec%%:*}" ||
         bad_usage "-m: unknown kind '${spec%%:*}' in '$spec' (known: $(echo "$kinds" | paste -sd ' ' -))"
 done
-methods_known=$("$tcreorder" --list-methods | awk '/^[^ ]/ { print $1 }')
-for m in $methods; do
-    echo "$methods_known" | grep -qx "$m" ||
-        bad_usage "-r: unknown method '$m' (known: $(echo "$methods_known" | paste -sd ' ' -))"
+orders_known=$({ echo original; "$tcreorder" --list-methods | awk '/^[^ ]/ { print $1 }'; } |
+    paste -sd ' ' -)
+[ -n "$orders" ] || bad_usage "-r: no order given"
+for o in $orders; do
+    echo "$orders_known" | tr ' ' '\n' | grep -qx "$o" ||
+        bad_usage "-r: unknown order '$o' (known: $orders_known)"
 done
 # the formats tcconv stores (csr is the matrix itself), and all paths
 paths_list=$(printf '%s\n' $paths | paste -sd , -)
@@ -246,7 +249,7 @@ for spec in $matrices; do
         "$gen" -q -o "$base" "$@" || { echo "$0: $name: gen failed" >&2; status=1; continue; }
     fi
     recipe="gen -o $name.tcf.h5 $*"
-    for order in original $methods; do
+    for order in $orders; do
         file=$base re_s=- re_mb=- step=$recipe
         if [ "$order" != original ]; then
             file=$work/$name-$order.tcf.h5

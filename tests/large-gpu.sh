@@ -16,7 +16,7 @@ tcmul=${TCMUL:-$TOOLS/tcmul}
 export top_builddir
 mkdir "$T/work"
 
-"$BENCH" -o "$T/large.tsv" -m "band:3000:24 rmat:12:8" -n "8 32" -f "csr rstile" -r wjaccard \
+"$BENCH" -o "$T/large.tsv" -m "band:3000:24 rmat:12:8" -n "8 32" -f "csr rstile" -r "original wjaccard" \
     -d "$T/work" > "$T/out" 2> "$T/err"
 rc=$?
 ok $rc "bench/large.sh on band 3000 x 24 and R-MAT 2^12 (n = 8, 32; csr, rstile; wjaccard)"

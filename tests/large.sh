@@ -14,7 +14,7 @@ export top_builddir
 mkdir "$T/work"
 
 # --dry-run: the commands, in order; nothing run, nothing written.
-"$BENCH" --dry-run -o "$T/dry.tsv" -m band:2000:16 -n "8 16" -f "csr rstile" -r wjaccard \
+"$BENCH" --dry-run -o "$T/dry.tsv" -m band:2000:16 -n "8 16" -f "csr rstile" -r "original wjaccard" \
     -d "$T/work" > "$T/dry.out" 2> "$T/dry.err"
 ok $? "--dry-run exits 0"
 [ ! -e "$T/dry.tsv" ] && [ -z "$(ls "$T/work")" ]; ok $? "  writing nothing"
@@ -24,6 +24,9 @@ is "$(grep -v '^#' "$T/dry.out" | awk '{ sub(/.*\//, "", $1); printf "%s ", $1 }
     "  gen; tcconv, then per n tcstat and per path tcmul and ncu; again after tcreorder"
 is "$(grep -c -- 'tcstat -q -f csr,rstile --cols' "$T/dry.out")" 4 \
     "  tcstat: the traffic model of both paths at once, per order and n"
+"$BENCH" --dry-run -m band:2000:16 -n 8 -f csr -r wjaccard -d "$T/work" > "$T/dry-wj.out"
+is "$(grep -v '^#' "$T/dry-wj.out" | awk '{ sub(/.*\//, "", $1); printf "%s ", $1 }')" \
+    "gen tcreorder tcstat tcmul ncu " "-r wjaccard: that order alone (csr: no tcconv)"
 is "$(grep -c -- '--bench --verify --tsv --cols' "$T/dry.out")" 8 \
     "  8 bench runs: 2 orders x 2 n x 2 paths"
 grep -q -- '-q -f rstile --no-compress .*band-2000-16.tcf.h5 -o' "$T/dry.out"; ok $? \
@@ -38,7 +41,7 @@ for p in "$TOOLS/tcconv" "$TOOLS/tcstat" "$TOOLS/tcreorder" "$TOOLS/tcmul" \
     printf '#!/bin/sh\nexec "%s" "$@"\n' "$p" > "$T/bundle/bin/${p##*/}"
     chmod +x "$T/bundle/bin/${p##*/}"
 done
-top_builddir=$T/bundle "$BENCH" --dry-run -m band:2000:16 -n 8 -f csr -r "" -d "$T/work" \
+top_builddir=$T/bundle "$BENCH" --dry-run -m band:2000:16 -n 8 -f csr -r original -d "$T/work" \
     > "$T/bundle.out"
 is "$(grep -v '^#' "$T/bundle.out" | awk '{ printf "%s ", $1 }')" \
     "$T/bundle/bin/gen $T/bundle/bin/tcstat $T/bundle/bin/tcmul ncu " \
@@ -59,7 +62,8 @@ usage_fails "-n: 'x' is not a positive whole number" "-n x" -n "32 x" --dry-run
 usage_fails "-m: 'band2000' is not KIND:OPERAND[:OPERAND...]" "-m without operands" -m band2000
 usage_fails "-m: unknown kind 'nope' in 'nope:3'" "-m with an unknown kind" -m nope:3
 usage_fails "-f: unknown path 'nope' (known: csr " "-f with an unknown format" -f "rstile nope"
-usage_fails "-r: unknown method 'nope'" "-r with an unknown method" -r nope
+usage_fails "-r: unknown order 'nope' (known: original " "-r with an unknown order" -r nope
+usage_fails "-r: no order given" "-r with no order" -r ""
 usage_fails "unknown option '--bogus'" "--bogus" --bogus
 usage_fails "unexpected operand 'a.mtx'" "an operand" a.mtx
 usage_fails "usage: " "-x" -x
@@ -86,7 +90,7 @@ exec "$TCMUL" "\$@"
 EOF
 chmod +x "$T/tcmul"
 TCMUL=$T/tcmul NCU=$T/no-ncu "$BENCH" -o "$T/large.tsv" -m band:2000:16 -n 8 -f "csr rstile" \
-    -r wjaccard -d "$T/work" > "$T/run.out" 2> "$T/run.err"
+    -r "original wjaccard" -d "$T/work" > "$T/run.out" 2> "$T/run.err"
 ok $? "a run on band 2000 x 16 (n = 8, csr and rstile, own order and wjaccard's)"
 [ -z "$(ls "$T/work")" ]; ok $? "  its files removed"
 grep -q "no-ncu not found: dram_bytes is '-' in every row" "$T/run.err"; ok $? "  no ncu: said on stderr"
@@ -139,14 +143,14 @@ m 3 "void rs_kernel<2, 4, 1>(rs_args)" dram__bytes_read.sum "2,000"
 m 3 "void rs_kernel<2, 4, 1>(rs_args)" dram__bytes_write.sum 700
 EOF
 chmod +x "$T/ncu"
-TCMUL=$T/tcmul NCU=$T/ncu "$BENCH" -o "$T/ncu.tsv" -m band:2000:16 -n 8 -f csr -r "" \
+TCMUL=$T/tcmul NCU=$T/ncu "$BENCH" -o "$T/ncu.tsv" -m band:2000:16 -n 8 -f csr -r original \
     -d "$T/work" 2> "$T/ncu.err"
 ok $? "a run with ncu"
 is "$(awk -F '\t' -v c="$(col dram_bytes)" 'NR > 1 { print $c }' "$T/ncu.tsv")" 3150 \
     "  dram_bytes: the last launch of each kernel, the plan's row moves left out"
 
 # a second run appends, under the one header
-TCMUL=$T/tcmul NCU=$T/no-ncu "$BENCH" -o "$T/large.tsv" -m band:2000:16 -n 8 -f csr -r "" \
+TCMUL=$T/tcmul NCU=$T/no-ncu "$BENCH" -o "$T/large.tsv" -m band:2000:16 -n 8 -f csr -r original \
     -d "$T/work" 2> /dev/null
 is "$(grep -c '^device' "$T/large.tsv") $(($(wc -l < "$T/large.tsv") - 1))" "1 5" \
     "a second run appends its row under the same header"

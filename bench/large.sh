@@ -150,7 +150,7 @@ if [ "$dry" -eq 0 ]; then
     commit=$(bench_commit)
     [ -s "$out" ] || {
         mkdir -p "$(dirname "$out")"
-        printf 'device\tdate\tcommit\tmatrix\torder\tn\tpath\t%b\tdram_bytes\tpredicted_dram_bytes\tconv_s\tconv_peak_mb\treorder_s\treorder_peak_mb\tcommand\n' \
+        printf 'device\tdate\tcommit\tmatrix\torder\tn\tpath\t%s\tdram_bytes\tpredicted_dram_bytes\tconv_s\tconv_peak_mb\treorder_s\treorder_peak_mb\tcommand\n' \
             "$(bench_column_names "$REPORT_COLUMNS")" > "$out"
     }
 else

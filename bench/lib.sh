@@ -76,7 +76,7 @@ bench_column_names() {
     _sep=
     for _c in $1; do
         printf '%s%s' "$_sep" "${_c%%=*}"
-        _sep='	'
+        _sep=$(printf '\t')
     done
 }
 bench_column_keys() {
@@ -125,7 +125,7 @@ bench_tcmul_sweep() {
     _tmp=$(mktemp)
     trap 'rm -f "$_tmp" "$_tmp.row"' EXIT
     _keys=$(bench_column_keys "$_cols")
-    printf 'device\tdate\tcommit\tmatrix\t%b\tcommand\n' "$(bench_column_names "$_cols")" > "$_tmp"
+    printf 'device\tdate\tcommit\tmatrix\t%s\tcommand\n' "$(bench_column_names "$_cols")" > "$_tmp"
     _status=0
     for _m in "$@"; do
         _file=$(basename "$_m")

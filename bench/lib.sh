@@ -32,8 +32,13 @@ bench_program() { _bench_built "$1" bench "$2"; }
 # bench_tool VAR NAME: the same for the tool tools/NAME.
 bench_tool() { _bench_built "$1" tools "$2"; }
 
+# A bundle (top_builddir=.gpu) holds the tools and the bench programs in
+# bin/ instead of the build tree's tools/ and bench/.
 _bench_built() {
-    eval "_p=\${$1:-\${top_builddir:-.}/$2/$3}"
+    eval "_v=\${$1:-}"
+    _p=${_v:-${top_builddir:-.}/$2/$3}
+    [ -n "$_v" ] || [ -x "$_p" ] || [ ! -x "${top_builddir:-.}/bin/$3" ] ||
+        _p=${top_builddir:-.}/bin/$3
     if [ ! -x "$_p" ]; then
         echo "$0: $_p not found: run from the build directory after make, or set $1" >&2
         exit 1
@@ -65,6 +70,35 @@ BENCH_CHECK_COLUMNS="
     rel_fro=verify.rel_fro
     verify=verify.result"
 
+# bench_column_names COLUMNS: the headers of COLUMNS ("header=section.key"
+# words), tab-separated; bench_column_keys COLUMNS: their "section.key"s.
+bench_column_names() {
+    _sep=
+    for _c in $1; do
+        printf '%s%s' "$_sep" "${_c%%=*}"
+        _sep=$(printf '\t')
+    done
+}
+bench_column_keys() {
+    for _c in $1; do
+        printf '%s ' "${_c#*=}"
+    done
+}
+
+# bench_report_values REPORT KEYS: the values of KEYS ("section.key"
+# words) in REPORT (tcmul's or tcstat's --tsv report of one input),
+# tab-separated, empty where the report has none.
+bench_report_values() {
+    awk -F '\t' -v keys="$2" '
+        NR > 1 { v[$2 "." $3] = $4 }
+        END {
+            nk = split(keys, k, " ")
+            for (i = 1; i <= nk; i++)
+                printf "%s%s", (i > 1 ? "\t" : ""), v[k[i]]
+            printf "\n"
+        }' "$1"
+}
+
 # bench_tcmul_sweep TAG OUT NS OPTIONS COLUMNS ARGS...: the GPU tables.
 # Parses ARGS as a script's own command line ([-o OUT.tsv] [-n "N..."]
 # [MATRIX...]; OUT and NS are the defaults; matrices (.mtx[.gz] or .tcf.h5,
@@ -90,15 +124,8 @@ bench_tcmul_sweep() {
     _date=$(bench_date)
     _tmp=$(mktemp)
     trap 'rm -f "$_tmp" "$_tmp.row"' EXIT
-    _keys=
-    {
-        printf 'device\tdate\tcommit\tmatrix'
-        for _c in $_cols; do
-            printf '\t%s' "${_c%%=*}"
-            _keys="$_keys ${_c#*=}"
-        done
-        printf '\tcommand\n'
-    } > "$_tmp"
+    _keys=$(bench_column_keys "$_cols")
+    printf 'device\tdate\tcommit\tmatrix\t%s\tcommand\n' "$(bench_column_names "$_cols")" > "$_tmp"
     _status=0
     for _m in "$@"; do
         _file=$(basename "$_m")
@@ -112,16 +139,9 @@ bench_tcmul_sweep() {
                 echo "$_tag: $_name, n=$_n failed" >&2
                 _status=1
             fi
-            awk -F '\t' -v date="$_date" -v commit="$_commit" -v name="$_name" \
-                -v keys="$_keys" -v cmd="tcmul $_args $_file" '
-                NR > 1 { v[$2 "." $3] = $4 }
-                END {
-                    printf "%s\t%s\t%s\t%s", v["run.device"], date, commit, name
-                    nk = split(keys, k, " ")
-                    for (i = 1; i <= nk; i++)
-                        printf "\t%s", v[k[i]]
-                    printf "\t%s\n", cmd
-                }' "$_tmp.row" >> "$_tmp"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(bench_report_values "$_tmp.row" run.device)" \
+                "$_date" "$_commit" "$_name" "$(bench_report_values "$_tmp.row" "$_keys")" \
+                "tcmul $_args $_file" >> "$_tmp"
         done
     done
     mkdir -p "$(dirname "$_out")"

@@ -555,6 +555,14 @@ static tc_status bcsr_stats(const tc_fmt *m, tc_report *r, const char *s, tc_err
     return st;
 }
 
+/* Blocks aligned on the grid of w columns: each gathers all w rows of B. */
+static void bcsr_window_shape(const tc_fmt *m, int32_t *window_rows, int32_t *col_unit)
+{
+    const tc_bcsr *b = (const tc_bcsr *)m;
+    *window_rows = b->h;
+    *col_unit = b->w;
+}
+
 const tc_format tc_format_bcsr = {
     .name = "bcsr",
     .description = "SMaT block CSR: dense zero-padded h x w blocks aligned on the block grid, "
@@ -571,5 +579,6 @@ const tc_format tc_format_bcsr = {
     .validate = bcsr_validate,
     .stats = bcsr_stats,
     .nnz_part = NULL,
+    .window_shape = bcsr_window_shape,
     .free = bcsr_free,
 };

@@ -789,6 +789,13 @@ static tc_status brp_stats(const tc_fmt *m, tc_report *r, const char *s, tc_erro
     return st;
 }
 
+/* Windows of h rows; a group's local columns name single columns of B. */
+static void brp_window_shape(const tc_fmt *m, int32_t *window_rows, int32_t *col_unit)
+{
+    *window_rows = ((const tc_brp *)m)->h;
+    *col_unit = 1;
+}
+
 const tc_format tc_format_brp = {
     .name = "brp",
     .description = "BRP-SpMM block-row partition: TC Block Groups (one nonzero per "
@@ -805,5 +812,6 @@ const tc_format tc_format_brp = {
     .validate = brp_validate,
     .stats = brp_stats,
     .nnz_part = brp_nnz_part,
+    .window_shape = brp_window_shape,
     .free = brp_free,
 };

@@ -685,6 +685,14 @@ static tc_status bsb_stats(const tc_fmt *m, tc_report *r, const char *s, tc_erro
     return TC_OK;
 }
 
+/* 16-row windows of compacted columns: each column one row of B. */
+static void bsb_window_shape(const tc_fmt *m, int32_t *window_rows, int32_t *col_unit)
+{
+    (void)m;
+    *window_rows = TC_BSB_H_ROWS;
+    *col_unit = 1;
+}
+
 const tc_format tc_format_bsb = {
     .name = "bsb",
     .description = "Fused3S Binary Sparse Block: compacted 16-row windows in 16x8 TC blocks "
@@ -701,5 +709,6 @@ const tc_format tc_format_bsb = {
     .validate = bsb_validate,
     .stats = bsb_stats,
     .nnz_part = NULL,
+    .window_shape = bsb_window_shape,
     .free = bsb_free,
 };

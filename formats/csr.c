@@ -38,13 +38,10 @@ static tc_status csr_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb, int
     return tc_spmm_ref_f64(((const csr_fmt *)m)->a, B, ldb, n, C, ldc, 1, err);
 }
 
-/* The GPU layout: int32 row pointers (int64 past 2^31 nonzeros), int32
-   columns, float32 values. */
+/* The GPU layout (cuSPARSE's upload). */
 static int64_t csr_bytes(const tc_fmt *m)
 {
-    const tc_csr *a = ((const csr_fmt *)m)->a;
-    int64_t ptr = a->nnz > INT32_MAX ? 8 : 4;
-    return ((int64_t)a->rows + 1) * ptr + a->nnz * (4 + (a->val ? 4 : 0));
+    return tc_csr_device_bytes(((const csr_fmt *)m)->a);
 }
 
 static tc_status csr_validate(const tc_fmt *m, const tc_csr *a, const char *what,

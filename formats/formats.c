@@ -170,7 +170,7 @@ tc_status tc_format_stats_report(const tc_fmt *m, const tc_csr *a, tc_report *r,
     snprintf(section, sizeof section, "format.%s", m->kind->name);
     /* Bytes relative to CSR with int32 indices and float32 values, the
        layout the GPU kernels use (the papers' memory-footprint tables). */
-    int64_t csr_bytes = ((int64_t)a->rows + 1) * 4 + a->nnz * (4 + (a->val ? 4 : 0));
+    int64_t csr_bytes = tc_csr_device_bytes(a);
     int64_t bytes = tc_fmt_bytes(m);
     tc_status st = tc_report_int(r, section, "bytes", bytes, "bytes of the format's arrays");
     if (!st)
@@ -179,6 +179,51 @@ tc_status tc_format_stats_report(const tc_fmt *m, const tc_csr *a, tc_report *r,
     if (!st && m->kind->stats)
         st = m->kind->stats(m, r, section, err);
     if (st == TC_ERR_NOMEM)
+        tc_error_set(err, st, "out of memory");
+    return st;
+}
+
+tc_status tc_format_traffic_report(const tc_fmt *m, const tc_csr *a, int32_t n,
+                                   int64_t l2_bytes, int32_t inflight_rows, tc_report *r,
+                                   tc_error *err)
+{
+    tc_traffic_params p;
+    tc_traffic_defaults(&p, n, tc_fmt_bytes(m));
+    p.l2_bytes = l2_bytes;
+    p.inflight_rows = inflight_rows;
+    if (m->kind->window_shape)
+        m->kind->window_shape(m, &p.window_rows, &p.col_unit);
+    tc_traffic t;
+    tc_status st = tc_traffic_predict(a, &p, &t, err);
+    if (st)
+        return st;
+    char section[64];
+    snprintf(section, sizeof section, "traffic.%s", m->kind->name);
+    (void)((st = tc_report_int(r, section, "n", n, "columns of B the model is for")) ||
+           (st = tc_report_int(r, section, "window_rows", p.window_rows,
+                               "rows of A a thread block's window covers")) ||
+           (st = tc_report_int(r, section, "col_unit", p.col_unit,
+                               "rows of B gathered together")) ||
+           (st = tc_report_int(r, section, "l2_bytes", l2_bytes, NULL)) ||
+           (st = tc_report_int(r, section, "inflight_rows", inflight_rows,
+                               "rows of A whose windows run at once")) ||
+           (st = tc_report_int(r, section, "a_bytes", t.a_bytes,
+                               "the format's arrays, read once")) ||
+           (st = tc_report_int(r, section, "b_gathered_bytes",
+                               t.b_gathered_bytes,
+                               "B rows the windows gather, float32, once per window")) ||
+           (st = tc_report_int(r, section, "b_bytes", t.b_bytes,
+                               "of them, read from DRAM (not held in L2)")) ||
+           (st = tc_report_num(r, section, "b_hit_rate",
+                               t.b_gathers ? 1.0 - (double)t.b_misses / (double)t.b_gathers : 0,
+                               "share of the gathers L2 serves")) ||
+           (st = tc_report_int(r, section, "c_bytes", t.c_bytes, "C written once")) ||
+           (st = tc_report_int(r, section, "dram_bytes", t.dram_bytes,
+                               "predicted DRAM bytes of one product")) ||
+           (st = tc_report_num(r, section, "vs_floor",
+                               (double)t.dram_bytes / (double)tc_spmm_floor_bytes(a, n),
+                               "predicted bytes over the common floor (tcmul --bench)")));
+    if (st)
         tc_error_set(err, st, "out of memory");
     return st;
 }

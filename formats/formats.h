@@ -59,6 +59,11 @@ struct tc_format {
        k of a (the canonical matrix m was built from, in CSR order), with 0
        when m computes it on tensor cores and 1 on CUDA cores. */
     tc_status (*nnz_part)(const tc_fmt *m, const tc_csr *a, uint8_t *part, tc_error *err);
+    /* The shape of the kernel's row windows for the traffic model
+       (tc_traffic_params): rows of A per window and rows of B gathered
+       together (1: each compacted column its own row). NULL: one row at a
+       time, gathering its own columns (a CSR kernel's). */
+    void (*window_shape)(const tc_fmt *m, int32_t *window_rows, int32_t *col_unit);
     void (*free)(tc_fmt *m);
 };
 

@@ -801,6 +801,13 @@ static tc_status hrpb_stats(const tc_fmt *m, tc_report *r, const char *s, tc_err
     return st;
 }
 
+/* Panels of TM rows with compacted columns: each column one row of B. */
+static void hrpb_window_shape(const tc_fmt *m, int32_t *window_rows, int32_t *col_unit)
+{
+    *window_rows = ((const tc_hrpb *)m)->tm;
+    *col_unit = 1;
+}
+
 const tc_format tc_format_hrpb = {
     .name = "hrpb",
     .description = "cuTeSpMM HRPB: row panels with compacted columns, blocks of 16x4 bricks "
@@ -817,5 +824,6 @@ const tc_format tc_format_hrpb = {
     .validate = hrpb_validate,
     .stats = hrpb_stats,
     .nnz_part = NULL,
+    .window_shape = hrpb_window_shape,
     .free = hrpb_free,
 };

@@ -69,6 +69,14 @@ void tc_rstile_free(tc_fmt *m)
     free(x);
 }
 
+/* 16-row windows of compacted columns: each column one row of B. */
+static void rstile_window_shape(const tc_fmt *m, int32_t *window_rows, int32_t *col_unit)
+{
+    (void)m;
+    *window_rows = TC_RSTILE_H_ROWS;
+    *col_unit = 1;
+}
+
 const tc_format tc_format_rstile = {
     .name = "rstile",
     .description = "RSH-SpMM RS-Tile: 16x8 bitmap TC blocks of compacted row windows for "
@@ -85,5 +93,6 @@ const tc_format tc_format_rstile = {
     .validate = tc_rstile_validate,
     .stats = tc_rstile_stats,
     .nnz_part = tc_rstile_nnz_part,
+    .window_shape = rstile_window_shape,
     .free = tc_rstile_free,
 };

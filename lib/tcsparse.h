@@ -512,6 +512,64 @@ tc_status tc_format_stats_report(const tc_fmt *m, const tc_csr *a, tc_report *r,
                                  tc_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Memory traffic of C = A*B (lib/traffic.c; bench/NOTES.md "Traffic model") */
+/* ------------------------------------------------------------------------ */
+
+/* Bytes of a as CSR on the GPU: int32 row pointers (int64 past 2^31
+   nonzeros), int32 columns, float32 values (none for a pattern). */
+int64_t tc_csr_device_bytes(const tc_csr *a);
+/* The floor of C = A*B with n columns, the same for every path: A as
+   tc_csr_device_bytes, B (cols x n) and C (rows x n) in float32, each
+   moved once. */
+int64_t tc_spmm_floor_bytes(const tc_csr *a, int32_t n);
+
+/* H100's L2, and the rows of A whose windows run at once (132 SMs, 4
+   thread blocks of a 16-row window each). */
+#define TC_TRAFFIC_L2_BYTES ((int64_t)50 << 20)
+#define TC_TRAFFIC_INFLIGHT_ROWS (132 * 4 * 16)
+
+typedef struct tc_traffic_params {
+    int32_t n;                  /* columns of B and C */
+    int32_t window_rows;        /* rows of A a thread block's window covers */
+    int32_t col_unit;           /* B rows gathered together: 1 where a window
+                                   gathers its own columns, w where blocks
+                                   are aligned on a grid of w columns and
+                                   gather all w rows of B */
+    int64_t a_bytes;            /* A's bytes in the format, read once */
+    int64_t l2_bytes;           /* the L2 cache */
+    int32_t inflight_rows;      /* rows of A whose windows run at once */
+} tc_traffic_params;
+
+/* One row at a time (window_rows = col_unit = 1, a CSR kernel's), an
+   H100's L2 and concurrency. */
+void tc_traffic_defaults(tc_traffic_params *p, int32_t n, int64_t a_bytes);
+
+typedef struct tc_traffic {
+    int64_t unit_bytes;         /* col_unit rows of B in float32 (the last
+                                   unit may hold fewer rows) */
+    int64_t b_gathers;          /* units the windows gather, each counted
+                                   once per window */
+    int64_t b_misses;           /* of them, those read from DRAM */
+    int64_t b_gathered_bytes;   /* the bytes of the b_gathers */
+    int64_t a_bytes, b_bytes, c_bytes;  /* b_bytes: of the b_misses */
+    int64_t dram_bytes;         /* a_bytes + b_bytes + c_bytes */
+} tc_traffic;
+
+/* The predicted DRAM bytes of one product: the windows of window_rows
+   rows in row order, each gathering the units of B its nonzeros name, an
+   LRU of units in l2_bytes, and a unit gathered by a window that runs at
+   the same time as this one (within inflight_rows) shared. O(nnz) time,
+   O(cols / col_unit) memory. TC_ERR_ARG for parameters out of range. */
+tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_traffic *out,
+                             tc_error *err);
+/* The model for format m (built from a): its window shape and bytes, at
+   n columns, l2_bytes and inflight_rows; appended to r under
+   "traffic.NAME". */
+tc_status tc_format_traffic_report(const tc_fmt *m, const tc_csr *a, int32_t n,
+                                   int64_t l2_bytes, int32_t inflight_rows, tc_report *r,
+                                   tc_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Reorderings (lib/reorder/, registry in lib/reorder/reorder.c)             */
 /* ------------------------------------------------------------------------ */
 

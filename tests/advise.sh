@@ -98,7 +98,7 @@ run_fails 2 "tcstat: --cols: 0 is out of range [1, 2147483647]" "--cols 0 is a u
     "$TCSTAT" --advise --cols 0 "$T/a.mtx"
 run_fails 2 "tcstat: --cols: 'x' is not a whole number" "--cols x is a usage error" -- \
     "$TCSTAT" --advise --cols x "$T/a.mtx"
-run_fails 2 "tcstat: --cols: only with --advise" "--cols without --advise" -- \
+run_fails 2 "tcstat: --cols: only with --advise or --format" "--cols without --advise or --format" -- \
     "$TCSTAT" --cols 32 "$T/a.mtx"
 run_fails 2 "tcstat: --accuracy: expected fp32, tf32 or fp16, found 'fp8'" "an unknown --accuracy" -- \
     "$TCSTAT" --advise --accuracy fp8 "$T/a.mtx"

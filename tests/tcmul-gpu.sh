@@ -78,6 +78,20 @@ is "$(figure bench launch_gaps_hidden)" yes "timed runs were queued behind the h
 sets=$(figure bench operand_sets)
 awk -v s="$sets" 'BEGIN { exit !(s > 1) }'; ok $? "operands that fit in L2 are rotated ($sets sets)"
 
+# The floor is the matrix's: every path (cuSPARSE, each format, the CPU)
+# reports the same floor_bytes, A as int32 CSR with float32 values, B and C
+# once; each path's own arrays are path_bytes.
+want=$(( (2003 + 1) * 4 + 83883 * 8 + 4 * 32 * (2003 + 2003) ))
+for f in $("$TCCONV" --list-formats | awk '/^[^ ]/ { print $1 }'); do
+    "$TCMUL" --device gpu --format "$f" --bench --iters 3 --warmup 1 --bandwidth 1000 --tsv \
+        "$DATA/bcsstk13.mtx.gz" --cols 32 > "$T/v.tsv"
+    is "$(figure bench floor_bytes)" "$want" "$f: the common floor_bytes"
+    diag "$f: path_bytes $(figure bench path_bytes)"
+done
+"$TCMUL" --device cpu --bench --iters 3 --warmup 1 --bandwidth 1000 --tsv \
+    "$DATA/bcsstk13.mtx.gz" --cols 32 > "$T/v.tsv"
+is "$(figure bench floor_bytes)" "$want" "the CPU path: the same floor_bytes"
+
 # ---- brp (kernels/brp.cu)
 # The tensor-core variants (each spreads an Inf of B, see below); "cuda" is
 # the one that does not.

@@ -89,14 +89,25 @@ ok $? "A from .tcf.h5 gives the same C as from .mtx.gz"
 # Timing figures.
 "$TCMUL" --device cpu --bench --iters 5 --warmup 1 --tsv "$A" --cols 8 > "$T/v.tsv"
 ok $? "--bench on the CPU"
-for k in median_ms min_ms gflops floor_bytes bandwidth_gbs floor_ms floor_fraction; do
+for k in median_ms min_ms gflops floor_bytes path_bytes bandwidth_gbs floor_ms floor_fraction; do
     v=$(figure bench $k)
     awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'; ok $? "--bench reports $k > 0 ($v)"
 done
 "$TCMUL" --device cpu --bench --iters 3 --bandwidth 50 --tsv "$A" --cols 8 > "$T/v.tsv"
 is "$(figure bench bandwidth_gbs)" 50 "--bandwidth replaces the measured bandwidth"
-is "$(figure bench floor_bytes)" $(( 1139 * 8 + 4054 * 12 + 4 * 8 * (1138 + 1138) )) \
-    "floor bytes: A (int64 rowptr, int32 columns, float64 values) + B + C"
+is "$(figure bench floor_bytes)" $(( 1139 * 4 + 4054 * 8 + 4 * 8 * (1138 + 1138) )) \
+    "floor bytes: A as the GPU's CSR (int32 rowptr and columns, float32 values) + B + C"
+is "$(figure bench path_bytes)" $(( 1139 * 8 + 4054 * 12 + 4 * 8 * (1138 + 1138) )) \
+    "path bytes: the CPU's own A (int64 rowptr, int32 columns, float64 values) + B + C"
+awk -v f="$(figure bench floor_bytes)" -v bw="$(figure bench bandwidth_gbs)" \
+    -v ms="$(figure bench floor_ms)" 'BEGIN { d = f / (bw * 1e6) - ms; exit !(d < 1e-9 && d > -1e-9) }'
+ok $? "floor_ms is floor_bytes over the bandwidth"
+# A pattern matrix has no values to move: its floor has no 4 bytes a nonzero for them.
+gzip -dc "$A" | awk '/^%%/ { sub(/ real /, " pattern "); print; next } /^%/ { print; next }
+    !size { print; size = 1; next } { print $1, $2 }' > "$T/pattern.mtx"
+"$TCMUL" --device cpu --bench --iters 3 --bandwidth 50 --tsv "$T/pattern.mtx" --cols 8 > "$T/v.tsv"
+is "$(figure bench floor_bytes)" $(( 1139 * 4 + 4054 * 4 + 4 * 8 * (1138 + 1138) )) \
+    "floor bytes of a pattern matrix: no values"
 "$TCMUL" --device cpu --bench --iters 3 --verify --json "$A" --cols 8 > "$T/v.json" &&
     python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); d = a[0]["report"]; sys.exit(len(a) != 1 or a[0]["file"] != sys.argv[2] or d["verify"]["result"] != "pass" or d["bench"]["median_ms"] <= 0)' "$T/v.json" "$A"
 ok $? "--json is valid JSON with the figures: an array of one {file, report}, as tcstat's"

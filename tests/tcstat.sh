@@ -75,6 +75,44 @@ ok $? "  ... and with -t 1 and --threads 3 (over \$TC_THREADS)"
 run_fails 2 "tcstat: --threads: 0 is out of range [1, 4096]" "--threads 0" -- \
     "$TCSTAT" -t 0 "$T/a.mtx"
 
+# The traffic model of each -f format (section traffic.FORMAT). a.mtx at
+# n = 8: B (3 x 8 float32, 96 bytes) fits L2 and comes from DRAM once, C
+# (96 bytes) is written once, A is CSR's 56 bytes: the common floor exactly.
+"$TCSTAT" -f csr --cols 8 --tsv "$T/a.mtx" > "$T/f.tsv"
+is "$(for k in n window_rows a_bytes b_bytes c_bytes dram_bytes vs_floor; do
+        printf '%s=%s ' $k "$(tsv_value traffic.csr $k "$T/f.tsv")"; done)" \
+    "n=8 window_rows=1 a_bytes=56 b_bytes=96 c_bytes=96 dram_bytes=248 vs_floor=1 " \
+    "-f csr --cols 8: B and C once, A as CSR: the floor"
+"$TCSTAT" -f rstile,bcsr --tsv "$T/a.mtx" > "$T/f.tsv"
+is "$(tsv_value traffic.rstile window_rows "$T/f.tsv") $(tsv_value traffic.bcsr col_unit "$T/f.tsv") $(tsv_value traffic.rstile n "$T/f.tsv")" \
+    "16 16 32" "each format's windows (rstile 16 rows, bcsr 16-column blocks); n = 32 by default"
+is "$(tsv_value traffic.rstile a_bytes "$T/f.tsv")" "$(tsv_value format.rstile bytes "$T/f.tsv")" \
+    "A's bytes are the format's"
+"$TCSTAT" -f all --tsv "$T/a.mtx" > "$T/f.tsv"
+is "$(awk -F'\t' '$2 ~ /^traffic\./ && ($3 == "window_rows" || $3 == "col_unit") { printf "%s=%s ", substr($2, 9) "." $3, $4 }' "$T/f.tsv")" \
+    "csr.window_rows=1 csr.col_unit=1 brp.window_rows=16 brp.col_unit=1 rstile.window_rows=16 rstile.col_unit=1 hrpb.window_rows=16 hrpb.col_unit=1 bsb.window_rows=16 bsb.col_unit=1 bcsr.window_rows=16 bcsr.col_unit=16 " \
+    "-f all: each format's windows at its defaults (brp h, hrpb TM, bcsr h x w)"
+"$TCCONV" -q -f bcsr -p w=8 "$T/a.mtx" -o "$T/w8.tcf.h5" &&
+    "$TCCONV" -q -f hrpb -p TM=32 "$T/a.mtx" -o "$T/tm32.tcf.h5" &&
+    "$TCSTAT" -f bcsr --tsv "$T/w8.tcf.h5" > "$T/f.tsv" &&
+    "$TCSTAT" -f hrpb --tsv "$T/tm32.tcf.h5" > "$T/g.tsv"
+is "$(tsv_value traffic.bcsr col_unit "$T/f.tsv") $(tsv_value traffic.hrpb window_rows "$T/g.tsv")" \
+    "8 32" "stored bcsr 16x8 gathers 8 rows of B a block, hrpb TM=32 windows of 32 rows"
+# big.mtx at n = 128: B is 3001 x 512 bytes, 1.5 MB. In 50 MB of L2 it is
+# read once; in 1 MiB, one window at a time, random columns miss often.
+"$TCSTAT" -f csr --cols 128 --tsv "$T/big.mtx" > "$T/f.tsv"
+is "$(tsv_value traffic.csr b_bytes "$T/f.tsv")" $((3001 * 128 * 4)) "big.mtx, B fits L2: read once"
+"$TCSTAT" -f csr --cols 128 --l2 1 --inflight 1 --tsv "$T/big.mtx" > "$T/f.tsv"
+is "$(tsv_value traffic.csr l2_bytes "$T/f.tsv") $(tsv_value traffic.csr inflight_rows "$T/f.tsv")" \
+    "1048576 1" "--l2 1 --inflight 1 are the model's"
+awk -v b="$(tsv_value traffic.csr b_bytes "$T/f.tsv")" -v h="$(tsv_value traffic.csr b_hit_rate "$T/f.tsv")" \
+    'BEGIN { exit !(b > 2 * 3001 * 512 && h > 0.5 && h < 0.8) }'
+ok $? "  B 1.5x L2: read more than twice, 0.5-0.8 of the gathers hit"
+run_fails 2 "tcstat: --l2: only with --format" "--l2 without -f" -- "$TCSTAT" --l2 10 "$T/a.mtx"
+run_fails 2 "tcstat: --inflight: only with --format" "--inflight without -f" -- \
+    "$TCSTAT" --inflight 10 "$T/a.mtx"
+run_fails 2 "tcstat: --l2: 0 is out of range [1, 1048576]" "--l2 0" -- "$TCSTAT" -f csr --l2 0 "$T/a.mtx"
+
 # Fused3S (seed 003), Table 6: TCB/RW mean and CV, nnz/TCB mean and CV, as
 # printed there (one or two decimals): ours within 0.05 of the means and 0.01
 # of the CVs.

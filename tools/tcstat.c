@@ -28,6 +28,8 @@ TOOL_INPUT_HELP
 "  -f, --format LIST        also give the figures of these tensor-core formats\n"
 "                           (comma list or 'all'), read from a .tcf.h5 that\n"
 "                           stores them, else built with default parameters\n"
+"                           with the traffic model's predicted DRAM bytes of\n"
+"                           one product (section traffic.FORMAT)\n"
 "  -b, --block HxW          tiling of H-row windows into H x W blocks\n"
 "                           (default 16x8; H and W in 1..256)\n"
 "  -o, --output FILE        write the report to FILE (default: standard output)\n"
@@ -36,7 +38,12 @@ TOOL_INPUT_HELP
 "      --advise             instead of the statistics, the planner's model: every\n"
 "                           (row order, GPU format) candidate ranked by its\n"
 "                           predicted speedup over cuSPARSE, with its reasons\n"
-"  -n, --cols N             --advise: the columns of B to advise for (default 32)\n"
+"  -n, --cols N             the columns of B to advise for (--advise) or to\n"
+"                           predict the traffic at (--format; default 32)\n"
+"      --l2 MB              --format: the L2 cache of the traffic model, in MiB\n"
+"                           (default 50, an H100's)\n"
+"      --inflight ROWS      --format: rows of A whose windows run at once\n"
+"                           (default 8448: 132 SMs x 4 blocks x 16 rows)\n"
 "      --accuracy P         --advise: only paths whose tolerance is at most\n"
 "                           precision P's (fp32, tf32 or fp16)\n"
 "  -t, --threads N          threads to count with (default: $TC_THREADS, else\n"
@@ -50,11 +57,12 @@ TOOL_INPUT_HELP
 "  %s graph.mtx.gz\n"
 "  %s --json -f all graph.tcf.h5\n"
 "  %s --tsv *.mtx.gz | awk -F'\\t' '$3 == \"blocks\"'\n"
-"  %s --advise --cols 128 graph.mtx.gz\n",
-        tool_name, tool_name, tool_name, tool_name, tool_name);
+"  %s --advise --cols 128 graph.mtx.gz\n"
+"  %s -f rstile,csr --cols 128 --tsv graph.tcf.h5 | grep dram_bytes\n",
+        tool_name, tool_name, tool_name, tool_name, tool_name, tool_name);
 }
 
-enum { OPT_TSV = 256, OPT_JSON, OPT_ADVISE, OPT_ACCURACY };
+enum { OPT_TSV = 256, OPT_JSON, OPT_ADVISE, OPT_ACCURACY, OPT_L2, OPT_INFLIGHT };
 
 /* --advise without --cols: the n the model advises for. 32 is the
    narrowest B the benchmarks time, where tensor cores gain least over
@@ -67,6 +75,7 @@ typedef struct options {
     int h, w;
     int advise;
     long cols;              /* 0: not given */
+    long l2_mib, inflight;  /* 0: not given */
     const char *accuracy;
     const char *output;
     tool_out_style style;
@@ -88,17 +97,26 @@ static void parse_block(const char *s, int *h, int *w)
     *w = (int)tool_parse_long("--block", ws, 1, 256);
 }
 
-/* --cols and --accuracy belong to --advise, and -f and --block to the
-   statistics it replaces. */
+/* --cols belongs to --advise and to the traffic model of --format,
+   --accuracy to --advise, --l2 and --inflight to the traffic model, and -f
+   and --block to the statistics --advise replaces. */
 static void check_advise_options(options *o, int block_given)
 {
-    if (!o->advise && (o->cols || o->accuracy))
-        tool_usage_error("%s: only with --advise", o->cols ? "--cols" : "--accuracy");
+    if (!o->advise && o->accuracy)
+        tool_usage_error("--accuracy: only with --advise");
+    if (!o->advise && !o->nformats && o->cols)
+        tool_usage_error("--cols: only with --advise or --format");
+    if (!o->nformats && (o->l2_mib || o->inflight))
+        tool_usage_error("%s: only with --format", o->l2_mib ? "--l2" : "--inflight");
     if (o->advise && (o->nformats || block_given))
         tool_usage_error("--advise: %s does not apply (the model ranks every format)",
                          o->nformats ? "--format" : "--block");
     if (!o->cols)
         o->cols = DEFAULT_COLS;
+    if (!o->l2_mib)
+        o->l2_mib = TC_TRAFFIC_L2_BYTES >> 20;
+    if (!o->inflight)
+        o->inflight = TC_TRAFFIC_INFLIGHT_ROWS;
 }
 
 static void parse_args(int argc, char **argv, options *o)
@@ -112,6 +130,8 @@ static void parse_args(int argc, char **argv, options *o)
         { "advise", no_argument, NULL, OPT_ADVISE },
         { "cols", required_argument, NULL, 'n' },
         { "accuracy", required_argument, NULL, OPT_ACCURACY },
+        { "l2", required_argument, NULL, OPT_L2 },
+        { "inflight", required_argument, NULL, OPT_INFLIGHT },
         TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
@@ -134,6 +154,10 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_ADVISE: o->advise = 1; break;
         case 'n': o->cols = tool_parse_long("--cols", optarg, 1, INT32_MAX); break;
         case OPT_ACCURACY: o->accuracy = tool_parse_accuracy(optarg); break;
+        case OPT_L2: o->l2_mib = tool_parse_long("--l2", optarg, 1, 1 << 20); break;
+        case OPT_INFLIGHT:
+            o->inflight = tool_parse_long("--inflight", optarg, 1, INT32_MAX);
+            break;
         default: tool_common_option(c, argv, usage);
         }
     }
@@ -159,19 +183,28 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
+/* The figures of one format and its traffic model. */
+static tc_status format_figures(const options *o, const tc_fmt *f, const tc_csr *a,
+                                tc_report *r, tc_error *err)
+{
+    tc_status st = tc_format_stats_report(f, a, r, err);
+    return st ? st : tc_format_traffic_report(f, a, (int32_t)o->cols, (int64_t)o->l2_mib << 20,
+                                              (int32_t)o->inflight, r, err);
+}
+
 /* The figures of format f for m: the copy stored in the .tcf.h5 when there
    is one, else built now. */
-static tc_status add_format(const tool_matrix *m, const tc_format *f, tc_report *r,
-                            tc_error *err)
+static tc_status add_format(const options *o, const tool_matrix *m, const tc_format *f,
+                            tc_report *r, tc_error *err)
 {
     for (int k = 0; m->tcf && k < m->tcf->nformats; k++)
         if (tc_fmt_format(m->tcf->formats[k]) == f)
-            return tc_format_stats_report(m->tcf->formats[k], m->a, r, err);
+            return format_figures(o, m->tcf->formats[k], m->a, r, err);
     tc_params defaults = { 0 };
     tc_fmt *built;
     tc_status st = tc_fmt_build(f, m->a, &defaults, &built, err);
     if (!st)
-        st = tc_format_stats_report(built, m->a, r, err);
+        st = format_figures(o, built, m->a, r, err);
     tc_fmt_free(built);
     return st;
 }
@@ -222,7 +255,7 @@ static tc_report *stat_one(const options *o, const char *path)
               seconds_since(&t0));
     for (int i = 0; !st && i < o->nformats; i++) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        st = add_format(&m, o->formats[i], r, &err);
+        st = add_format(o, &m, o->formats[i], r, &err);
         tool_info("%s: format %s in %.3f s", path, tc_format_name(o->formats[i]),
                   seconds_since(&t0));
     }

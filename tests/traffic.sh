@@ -1,0 +1,81 @@
+#!/bin/sh
+# traffic.sh: tcstat's traffic model (section traffic.FORMAT) against a
+# second, plain implementation of the same model in Python (an OrderedDict
+# as the LRU, a dict of the window that last gathered each unit), on a
+# random matrix whose B (3001 x 128 float32, 1.5 MB) overflows a 1 MiB L2:
+# the bytes gathered and those read from DRAM agree exactly for each
+# format's window shape (csr row by row, rstile and hrpb 16-row windows of
+# single columns, bcsr 16-row windows of aligned 16-column units), with one
+# window at a time and with 64 rows in flight.
+. "${top_srcdir:-.}/tests/lib.sh"
+TCSTAT=$TOOLS/tcstat
+PY=$(python_with numpy scipy)
+if [ -z "$PY" ]; then
+    set_up_installs python3-scipy && { echo "not ok 1 - python3 with numpy and scipy"; exit 1; }
+    skip_all "no python3 with numpy and scipy (setup.sh installs them)"
+fi
+
+# 5000 x 3001, 12 random columns a row, rows 100-115 dense in columns
+# 0-999 (a window that gathers most of B), values irrelevant (pattern)
+awk 'BEGIN { srand(11); print "%%MatrixMarket matrix coordinate pattern general"
+    n = 0
+    for (i = 1; i <= 5000; i++) {
+        if (i > 100 && i <= 116) for (j = 1; j <= 1000; j++) e[n++] = i " " j
+        else for (k = 0; k < 12; k++) e[n++] = i " " 1 + int(rand() * 3001)
+    }
+    print 5000, 3001, n
+    for (k = 0; k < n; k++) print e[k] }' > "$T/a.mtx"
+
+cat > "$T/model.py" <<'EOF'
+import collections, sys
+import scipy.io
+
+a = scipy.io.mmread(sys.argv[1]).tocsr()
+a.sum_duplicates()
+a.sort_indices()
+n, window, unit, l2, inflight = (int(x) for x in sys.argv[2:7])
+rows, cols = a.shape
+units = (cols + unit - 1) // unit
+unit_bytes = unit * n * 4
+last_bytes = (cols - (units - 1) * unit) * n * 4
+capacity = min(l2 // unit_bytes, units)
+at_once = max(inflight // window, 1)
+lru = collections.OrderedDict()
+last = {}
+gathered = missed = 0
+for w in range((rows + window - 1) // window):
+    seen = set()
+    for k in range(a.indptr[w * window], a.indptr[min(rows, (w + 1) * window)]):
+        u = a.indices[k] // unit
+        if u in seen:
+            continue
+        seen.add(u)
+        size = last_bytes if u == units - 1 else unit_bytes
+        gathered += size
+        if u not in lru and (u not in last or w - last[u] >= at_once):
+            missed += size
+        last[u] = w
+        if capacity:
+            lru[u] = True
+            lru.move_to_end(u)
+            if len(lru) > capacity:
+                lru.popitem(last=False)
+print(gathered, missed)
+EOF
+
+for inflight in 1 64; do
+    "$TCSTAT" -f csr,rstile,hrpb,bcsr --cols 128 --l2 1 --inflight $inflight --tsv "$T/a.mtx" \
+        > "$T/t.tsv"
+    ok $? "tcstat -f csr,rstile,hrpb,bcsr --cols 128 --l2 1 --inflight $inflight"
+    for f in csr rstile hrpb bcsr; do
+        shape="$(tsv_value traffic.$f window_rows "$T/t.tsv") $(tsv_value traffic.$f col_unit "$T/t.tsv")"
+        # shellcheck disable=SC2086 # shape is two numbers
+        want=$("$PY" "$T/model.py" "$T/a.mtx" 128 $shape 1048576 $inflight)
+        is "$(tsv_value traffic.$f b_gathered_bytes "$T/t.tsv") $(tsv_value traffic.$f b_bytes "$T/t.tsv")" \
+            "$want" "  $f (windows of $shape), $inflight rows in flight: as the Python model"
+    done
+done
+# The case is one where L2 matters: B overflows it and is read more than once.
+awk -v b="$(tsv_value traffic.csr b_bytes "$T/t.tsv")" 'BEGIN { exit !(b > 3001 * 512) }'
+ok $? "B is read more than once from DRAM: the LRU's evictions are exercised"
+done_testing

@@ -90,8 +90,8 @@ is "$(tsv_value traffic.rstile a_bytes "$T/f.tsv")" "$(tsv_value format.rstile b
     "A's bytes are the format's"
 "$TCSTAT" -f all --tsv "$T/a.mtx" > "$T/f.tsv"
 is "$(awk -F'\t' '$2 ~ /^traffic\./ && ($3 == "window_rows" || $3 == "col_unit") { printf "%s=%s ", substr($2, 9) "." $3, $4 }' "$T/f.tsv")" \
-    "csr.window_rows=1 csr.col_unit=1 brp.window_rows=16 brp.col_unit=1 rstile.window_rows=16 rstile.col_unit=1 hrpb.window_rows=16 hrpb.col_unit=1 bsb.window_rows=16 bsb.col_unit=1 bcsr.window_rows=16 bcsr.col_unit=16 " \
-    "-f all: each format's windows at its defaults (brp h, hrpb TM, bcsr h x w)"
+    "csr.window_rows=1 csr.col_unit=1 brp.window_rows=16 brp.col_unit=1 rstile.window_rows=16 rstile.col_unit=1 hrpb.window_rows=16 hrpb.col_unit=1 bsb.window_rows=16 bsb.col_unit=1 bcsr.window_rows=16 bcsr.col_unit=16 rowsplit.window_rows=1 rowsplit.col_unit=1 " \
+    "-f all: each format's windows at its defaults (brp h, hrpb TM, bcsr h x w; rowsplit row by row)"
 "$TCCONV" -q -f bcsr -p w=8 "$T/a.mtx" -o "$T/w8.tcf.h5" &&
     "$TCCONV" -q -f hrpb -p TM=32 "$T/a.mtx" -o "$T/tm32.tcf.h5" &&
     "$TCSTAT" -f bcsr --tsv "$T/w8.tcf.h5" > "$T/f.tsv" &&

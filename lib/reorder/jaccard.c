@@ -69,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reorder.h"
+#include "search.h"
 #include "threads.h"
 
 extern const tc_reorder_method tc_reorder_jaccard;
@@ -172,15 +173,7 @@ static int64_t pattern_size(const patterns *p, int32_t r)
 /* The first entry of block column col's list whose row is >= r. */
 static int64_t list_find(const patterns *p, int32_t col, int32_t r)
 {
-    int64_t lo = p->lptr[col], hi = p->lptr[col + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (p->lrow[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return tc_lower_bound_i32(p->lrow, p->lptr[col], p->lptr[col + 1], r);
 }
 
 /* The number of h-row BCSR blocks of the rows taken in `order` (NULL: the

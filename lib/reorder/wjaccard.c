@@ -84,6 +84,7 @@
 #include <string.h>
 #include "block_count.h"
 #include "reorder.h"
+#include "search.h"
 #include "threads.h"
 #include "winswap.h"
 #include "wjaccard_tree.h"
@@ -150,20 +151,6 @@ static void problem_free(problem *pb)
     free(pb->rw);
 }
 
-/* The first index of x[lo .. n) holding a value >= v. */
-static int64_t lower_bound(const int32_t *x, int64_t lo, int64_t n, int32_t v)
-{
-    int64_t hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (x[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The weight of the columns in both sorted lists, x the shorter: each of
    x searched in y. */
 static double shared_by_search(const double *w, const int32_t *x, int64_t nx, const int32_t *y,
@@ -171,7 +158,7 @@ static double shared_by_search(const double *w, const int32_t *x, int64_t nx, co
 {
     double s = 0;
     for (int64_t i = 0, j = 0; i < nx && j < ny; i++) {
-        j = lower_bound(y, j, ny, x[i]);
+        j = tc_lower_bound_i32(y, j, ny, x[i]);
         if (j < ny && y[j] == x[i])
             s += w[x[i]];
     }
@@ -325,7 +312,7 @@ static int column_span(const tc_csr *t, int32_t c, int32_t u, int32_t cap, int64
         *lo = b, *hi = e;
         return 0;
     }
-    int64_t first = lower_bound(t->colidx, b, e, u) - cap / 2;
+    int64_t first = tc_lower_bound_i32(t->colidx, b, e, u) - cap / 2;
     first = first < b ? b : first + cap + 1 > e ? e - cap - 1 : first;
     *lo = first, *hi = first + cap + 1;
     return 1;

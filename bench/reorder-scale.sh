@@ -16,10 +16,12 @@
 #   tcreorder -q -m METHOD -t THREADS --tsv -o METHOD.tcf.h5 rmat.tcf.h5
 # for every METHOD (default "wjaccard jaccard"). Appends one row per step
 # to bench/results/reorder-scale.tsv (or OUT.tsv):
-#   host date commit matrix nnz step threads seconds peak_mb blocks_before
-#   blocks_after command
+#   host date commit matrix nnz step threads seconds cpu_seconds peak_mb
+#   blocks_before blocks_after command
 # host is the CPU model and count (bench_host); seconds the step's wall
-# time and peak_mb its largest resident set (bench/measure's ru_maxrss),
+# time, cpu_seconds its user and system time over all its threads (what
+# to compare on a machine others load too), peak_mb its largest resident
+# set (bench/measure's ru_maxrss),
 # the whole tool: reading, the order, the report, writing; blocks before
 # and after are tcreorder's 16x8 TC blocks (empty for tcconv). Programs:
 # $GEN, $MEASURE (bench/), $TCSTAT (the nonzeros), $TCCONV, $TCREORDER
@@ -59,7 +61,7 @@ trap 'rm -rf "$work"' EXIT
 name=rmat-$scale-$edgefactor
 m=$work/rmat.tcf.h5
 mkdir -p "$(dirname "$out")"
-[ -f "$out" ] || printf 'host\tdate\tcommit\tmatrix\tnnz\tstep\tthreads\tseconds\tpeak_mb\tblocks_before\tblocks_after\tcommand\n' >"$out"
+[ -f "$out" ] || printf 'host\tdate\tcommit\tmatrix\tnnz\tstep\tthreads\tseconds\tcpu_seconds\tpeak_mb\tblocks_before\tblocks_after\tcommand\n' >"$out"
 
 "$gen" -o "$m" rmat "$scale" "$edgefactor"
 nnz=$("$tcstat" --tsv "$m" | awk -F'\t' '$2 == "matrix" && $3 == "nnz" { print $4 }')
@@ -76,8 +78,9 @@ step() {
         status=1
     }
     _field() { awk -F'\t' -v k="$1" '$2 == "tc16x8" && $3 == k { print $4 }' "$work/$_name.out"; }
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$host" "$(bench_date)" "$commit" \
-        "$name" "$nnz" "$_name" "$_threads" "$(cut -f1 "$work/$_name.m")" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$host" "$(bench_date)" \
+        "$commit" "$name" "$nnz" "$_name" "$_threads" "$(cut -f1 "$work/$_name.m")" \
+        "$(cut -f4 "$work/$_name.m")" \
         "$(awk '{ printf "%.0f", $2 / 1024 }' "$work/$_name.m")" \
         "$(_field blocks_before)" "$(_field blocks_after)" "$_shown" | tee -a "$out"
 }

@@ -17,8 +17,10 @@
        more than `cap` other rows is sampled, not scanned: u is paired with
        the `cap` rows of that column nearest to it in index order (the paper
        does not say how it limits hub columns; this bounds the cost by
-       cap * nnz, with a deterministic sample). A score from a sample misses
-       the shared hub columns that were not sampled, so a row that sampled
+       cap * nnz, with a deterministic sample). And a row is paired with
+       at most `budget` rows in all, its columns then taken rarest first
+       (knn_row says why). A score from a sample misses the shared hub
+       columns that were not sampled, so a row that sampled or left out
        any column has its best candidates scored again exactly.
     3. kNN graph: each row keeps its k most similar candidates (ties: lower
        row index). Rows are shared out to $TC_THREADS threads, each row
@@ -71,9 +73,10 @@
        input order is returned, and the outcome says so: an already well
        ordered matrix never gets worse.
 
-   Cost: at most cap * nnz candidate pairs (each thread accumulates them
-   in a hash map sized by the candidates of the row at hand), O(rows * k *
-   log(rows * k)) for the forest, linear for the walk, O(rows * WINDOW)
+   Cost: at most min(cap * nnz, budget * rows) candidate pairs (each
+   thread accumulates them in a hash map sized by the candidates of the
+   row at hand, at most 2 * budget slots), O(rows * k * log(rows * k)) for
+   the forest (sorted in one run per thread), linear for the walk, O(rows * WINDOW)
    row intersections per 2-opt round, O(nnz) per sweep of swaps and per
    swap a pair of windows makes (at most 32). */
 #include "config.h"

@@ -42,6 +42,7 @@
 #include <string.h>
 #include "mtx_internal.h"
 #include "mtx_scan.h"
+#include "search.h"
 
 enum {
     MIN_ENTRY_CAP = 1 << 16,    /* first size of the triplet arrays when the
@@ -444,15 +445,7 @@ static tc_status read_data(mtx_reader *r, const mtx_header *h, sink *k, line_map
 /* Position of (i, j) in a, which holds it. */
 static int64_t csr_find(const tc_csr *a, int32_t i, int32_t j)
 {
-    int64_t lo = a->rowptr[i], hi = a->rowptr[i + 1] - 1;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (a->colidx[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return tc_lower_bound_i32(a->colidx, a->rowptr[i], a->rowptr[i + 1] - 1, j);
 }
 
 /* a was built with duplicates summed from k, which has some: names the

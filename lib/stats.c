@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "block_count.h"
 #include "synergy.h"
 #include "tcsparse.h"
 #include "threads.h"
@@ -156,6 +157,7 @@ static int split_windows(const tc_csr *a, int h, int64_t windows, window_range *
 
 typedef struct count_job {
     const tc_csr *a;
+    const int32_t *order;   /* row i of the count is a's row order[i]; NULL: i */
     int h, w;
     int aligned;        /* 1: blocks at multiples of w (BCSR), not compacted */
     window_range r;
@@ -180,12 +182,15 @@ static void *count_worker(void *arg)
         stamp[c] = -1;
     int64_t blocks = 0;
     for (int64_t wi = j->r.w0; wi < j->r.w1; wi++) {
-        int64_t distinct = 0, end = window_first_nz(a, j->h, wi + 1);
-        for (int64_t e = window_first_nz(a, j->h, wi); e < end; e++) {
-            int32_t c = j->aligned ? a->colidx[e] / j->w : a->colidx[e];
-            if (stamp[c] != (int32_t)wi) {
-                stamp[c] = (int32_t)wi;
-                distinct++;
+        int64_t distinct = 0, end = (wi + 1) * j->h < a->rows ? (wi + 1) * j->h : a->rows;
+        for (int64_t i = wi * j->h; i < end; i++) {
+            int32_t r = j->order ? j->order[i] : (int32_t)i;
+            for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; e++) {
+                int32_t c = j->aligned ? a->colidx[e] / j->w : a->colidx[e];
+                if (stamp[c] != (int32_t)wi) {
+                    stamp[c] = (int32_t)wi;
+                    distinct++;
+                }
             }
         }
         blocks += j->aligned ? distinct : (distinct + j->w - 1) / j->w;
@@ -200,7 +205,9 @@ static int64_t window_count(const tc_csr *a, int h)
     return ((int64_t)a->rows + h - 1) / h;
 }
 
-static int64_t count_blocks(const tc_csr *a, int h, int w, int aligned)
+/* With an order, the ranges are cut by a's nonzeros in its own order: as
+   even as any guess, and the count does not depend on them. */
+static int64_t count_blocks(const tc_csr *a, const int32_t *order, int h, int w, int aligned)
 {
     if (!a || h < 1 || w < 1)
         return -1;
@@ -208,7 +215,8 @@ static int64_t count_blocks(const tc_csr *a, int h, int w, int aligned)
     count_job jobs[MAX_JOBS];
     int n = split_windows(a, h, window_count(a, h), r);
     for (int k = 0; k < n; k++)
-        jobs[k] = (count_job){ .a = a, .h = h, .w = w, .aligned = aligned, .r = r[k] };
+        jobs[k] = (count_job){ .a = a, .order = order, .h = h, .w = w, .aligned = aligned,
+                               .r = r[k] };
     tc_run_jobs(count_worker, jobs, sizeof jobs[0], n);
     int64_t blocks = 0;
     for (int k = 0; k < n; k++) {
@@ -221,12 +229,17 @@ static int64_t count_blocks(const tc_csr *a, int h, int w, int aligned)
 
 int64_t tc_count_tc_blocks(const tc_csr *a, int h, int w)
 {
-    return count_blocks(a, h, w, 0);
+    return count_blocks(a, NULL, h, w, 0);
+}
+
+int64_t tc_count_tc_blocks_in_order(const tc_csr *a, const int32_t *new2old, int h, int w)
+{
+    return count_blocks(a, new2old, h, w, 0);
 }
 
 int64_t tc_count_bcsr_blocks(const tc_csr *a, int h, int w)
 {
-    return count_blocks(a, h, w, 1);
+    return count_blocks(a, NULL, h, w, 1);
 }
 
 /* ---- full tiling: a column sweep per range of windows ---------------------- */

@@ -4,6 +4,7 @@
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
+#include "block_count.h"
 #include "tcsparse.h"
 #include "tap.h"
 
@@ -459,6 +460,45 @@ static void check_random(int32_t rows, int32_t cols, int64_t nnz, int dense, int
     tc_csr_free(a);
 }
 
+/* The block count under an order is the count of the permuted copy, for
+   a shuffled order and the reversed one, on 1 and 3 threads. */
+static void check_in_order(int32_t rows, int32_t cols, int64_t nnz, int dense)
+{
+    tc_csr *a = random_matrix(rows, cols, nnz, dense);
+    int32_t *order[2] = { malloc(sizeof(int32_t) * (rows + 1)),
+                          malloc(sizeof(int32_t) * (rows + 1)) };
+    for (int32_t i = 0; i < rows; i++) {
+        order[0][i] = i;
+        order[1][i] = rows - 1 - i;
+    }
+    for (int32_t i = rows - 1; i > 0; i--) {
+        int32_t j = (int32_t)tap_rand((uint32_t)i + 1), t = order[0][i];
+        order[0][i] = order[0][j], order[0][j] = t;
+    }
+    int match = 1;
+    for (int o = 0; o < 2; o++) {
+        tc_perm *p;
+        tc_csr *b;
+        tc_error err;
+        if (tc_perm_from_array(&p, rows, order[o], TC_PERM_NEW2OLD, "test", &err) ||
+            tc_csr_permute(a, p, NULL, &b, &err))
+            bail(err.msg);
+        int64_t want = tc_count_tc_blocks(b, 16, 8);
+        setenv("TC_THREADS", "1", 1);
+        match &= tc_count_tc_blocks_in_order(a, order[o], 16, 8) == want;
+        setenv("TC_THREADS", "3", 1);
+        match &= tc_count_tc_blocks_in_order(a, order[o], 16, 8) == want;
+        unsetenv("TC_THREADS");
+        tc_perm_free(p);
+        tc_csr_free(b);
+    }
+    ok(match, "%dx%d, %lld entries%s: blocks under a shuffled and a reversed order are "
+       "those of the permuted copies", rows, cols, (long long)nnz, dense ? ", dense" : "");
+    free(order[0]);
+    free(order[1]);
+    tc_csr_free(a);
+}
+
 int main(void)
 {
     test_dist();
@@ -475,5 +515,8 @@ int main(void)
     check_random(70001, 5003, 400000, 1, 16, 8);
     check_random(70001, 70001, 600000, 0, 8, 16);
     check_random(5000, 100000, 300000, 1, 256, 256);
+    check_in_order(1, 1, 1, 0);
+    check_in_order(1031, 517, 20000, 1);
+    check_in_order(70001, 5003, 400000, 1);
     return done_testing();
 }

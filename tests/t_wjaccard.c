@@ -3,7 +3,9 @@
    awkward shapes and on any thread count, scrambled block matrices coming
    back to their block count, well ordered matrices kept, isolated rows
    placed, the 2-opt lowering adjacent dissimilarity, the swaps between
-   windows lowering blocks, progress reports. */
+   windows lowering blocks, progress reports; rows over the candidate
+   budget pairing through their rarest columns first, the same on any
+   thread count. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -63,14 +65,15 @@ static void test_parameters(void)
     ok(method() != NULL, "wjaccard is registered");
     int n;
     const tc_param_def *d = tc_reorder_params(method(), &n);
-    is_int(n, 6, "six parameters");
-    ok(n == 6 && strcmp(d[0].name, "k") == 0 && d[0].def == 8 &&
+    is_int(n, 7, "seven parameters");
+    ok(n == 7 && strcmp(d[0].name, "k") == 0 && d[0].def == 8 &&
        strcmp(d[1].name, "cap") == 0 && d[1].def == 256 &&
-       strcmp(d[2].name, "rounds") == 0 && d[2].def == 1 &&
-       strcmp(d[3].name, "floor") == 0 && d[3].def == 0.05 &&
-       strcmp(d[4].name, "swaps") == 0 && d[4].def == 2 &&
-       strcmp(d[5].name, "reach") == 0 && d[5].def == 8,
-       "defaults k=8, cap=256, rounds=1, floor=0.05, swaps=2, reach=8");
+       strcmp(d[2].name, "budget") == 0 && d[2].def == 65536 &&
+       strcmp(d[3].name, "rounds") == 0 && d[3].def == 1 &&
+       strcmp(d[4].name, "floor") == 0 && d[4].def == 0.05 &&
+       strcmp(d[5].name, "swaps") == 0 && d[5].def == 2 &&
+       strcmp(d[6].name, "reach") == 0 && d[6].def == 8,
+       "defaults k=8, cap=256, budget=65536, rounds=1, floor=0.05, swaps=2, reach=8");
 
     static const struct { const char *given, *message; } bad[] = {
         { "kk=3", "wjaccard has no parameter 'kk'" },
@@ -78,6 +81,7 @@ static void test_parameters(void)
         { "k=65", "wjaccard: k=65 is out of range [1, 64]" },
         { "k=2.5", "wjaccard: k=2.5 must be a whole number" },
         { "cap=0", "wjaccard: cap=0 is out of range [1, 100000]" },
+        { "budget=0", "wjaccard: budget=0 is out of range [1, 1000000000]" },
         { "rounds=-1", "wjaccard: rounds=-1 is out of range [0, 100]" },
         { "rounds=101", "wjaccard: rounds=101 is out of range [0, 100]" },
         { "floor=1.5", "wjaccard: floor=1.5 is out of range [0, 1]" },
@@ -96,9 +100,9 @@ static void test_parameters(void)
         ok(st == TC_ERR_ARG && perm == NULL, "%s refused", bad[i].given);
         is_str(err.msg, bad[i].message, "  ... with its message");
     }
-    tc_perm *perm = order(a, "k=1,cap=1,rounds=0,floor=1,swaps=0,reach=1", NULL);
-    ok(perm && perm->n == 40, "extreme values accepted: k=1,cap=1,rounds=0,floor=1,swaps=0,"
-       "reach=1");
+    tc_perm *perm = order(a, "k=1,cap=1,budget=1,rounds=0,floor=1,swaps=0,reach=1", NULL);
+    ok(perm && perm->n == 40, "extreme values accepted: k=1,cap=1,budget=1,rounds=0,floor=1,"
+       "swaps=0,reach=1");
     tc_perm_free(perm);
     perm = order(a, "swaps=100,reach=64", NULL);
     ok(perm && perm->n == 40, "  ... and swaps=100,reach=64");
@@ -512,6 +516,100 @@ static void test_progress(void)
     tc_csr_free(a);
 }
 
+/* A power-law pattern (rows x cols, about 8 a row): column
+   cols * u^4 for u uniform, so that the first columns hold most rows, and
+   one row in 512 holds 600 columns; a fixed LCG, so the same every run. */
+static tc_csr *power_law(int32_t rows, int32_t cols)
+{
+    int64_t cap = (int64_t)rows * 16 + rows / 512 * 600 + 600, n = 0;
+    int32_t *ri = malloc(sizeof *ri * (size_t)cap), *ci = malloc(sizeof *ci * (size_t)cap);
+    uint64_t x = 12345;
+    for (int32_t r = 0; r < rows; r++) {
+        int len = r % 512 == 7 ? 600 : 2 + (int)(r * 2654435761u >> 29);
+        for (int j = 0; j < len; j++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            double u = (double)(x >> 11) / (double)(1ull << 53);
+            ri[n] = r;
+            ci[n++] = (int32_t)(cols * u * u * u * u);
+        }
+    }
+    tc_csr *a = from_coo(rows, cols, n, ri, ci);
+    free(ri);
+    free(ci);
+    return a;
+}
+
+/* On a power-law pattern nearly every row is over a small budget: the
+   order is still a permutation, the same on 1, 2, 3 and 8 threads (the
+   kNN rows, the sorted runs of the forest's edges, the windows), and no
+   worse than the input's. */
+static void test_budget_threads(void)
+{
+    tc_csr *a = power_law(9000, 6000);
+    static const char *params[2] = { "budget=64", NULL };
+    for (int q = 0; q < 2; q++) {
+        static const char *threads[4] = { "1", "2", "3", "8" };
+        tc_perm *p[4];
+        for (int t = 0; t < 4; t++) {
+            setenv("TC_THREADS", threads[t], 1);
+            p[t] = order(a, params[q], NULL);
+        }
+        unsetenv("TC_THREADS");
+        ok(p[0] && p[0]->n == a->rows, "power law 9000x6000, %lld nonzeros, %s: a permutation",
+           (long long)a->nnz, params[q] ? params[q] : "defaults");
+        ok(same_perm(p[0], p[1]) && same_perm(p[0], p[2]) && same_perm(p[0], p[3]),
+           "  ... the same on 1, 2, 3 and 8 threads");
+        int64_t before = tc_count_tc_blocks(a, 16, 8), after = p[0] ? blocks_after(a, p[0]) : -1;
+        ok(after >= 0 && after <= before, "  ... TC blocks %lld -> %lld", (long long)before,
+           (long long)after);
+        for (int t = 0; t < 4; t++)
+            tc_perm_free(p[t]);
+    }
+    tc_csr_free(a);
+}
+
+/* Rows 2i and 2i + 1 share one private column, and every row holds the
+   HUBS hub columns, which come first in column order. With cap=64 and
+   budget=64 a row could pair through one hub column only; taken rarest
+   first, its private column comes before the hubs and finds its twin.
+   The twins are scattered over the input (row 2i + 1 is stored
+   PAIRS rows away), and each pair ends in one 16-row window. */
+#define PAIRS 2048
+#define HUBS 20
+static void test_rarest_first(void)
+{
+    int64_t n = 0;
+    int32_t *ri = malloc(sizeof *ri * 2 * PAIRS * (HUBS + 1));
+    int32_t *ci = malloc(sizeof *ci * 2 * PAIRS * (HUBS + 1));
+    for (int32_t i = 0; i < PAIRS; i++)
+        for (int twin = 0; twin < 2; twin++) {
+            int32_t r = i + twin * PAIRS;
+            for (int32_t h = 0; h < HUBS; h++) {
+                ri[n] = r;
+                ci[n++] = h;
+            }
+            ri[n] = r;
+            ci[n++] = HUBS + i;
+        }
+    tc_csr *a = from_coo(2 * PAIRS, HUBS + PAIRS, n, ri, ci);
+    free(ri);
+    free(ci);
+    tc_perm *p = order(a, "cap=64,budget=64", NULL);
+    int32_t *window = malloc(sizeof *window * 2 * PAIRS);
+    int together = 0;
+    if (p) {
+        for (int32_t i = 0; i < p->n; i++)
+            window[p->new2old[i]] = i / 16;
+        for (int32_t i = 0; i < PAIRS; i++)
+            together += window[i] == window[i + PAIRS];
+    }
+    ok(together == PAIRS, "%d pairs sharing a rare column under %d hub columns, cap=64, "
+       "budget=64: %d of them in one window, all wanted", PAIRS, HUBS, together);
+    free(window);
+    tc_perm_free(p);
+    tc_csr_free(a);
+}
+
 int main(void)
 {
     test_parameters();
@@ -526,5 +624,7 @@ int main(void)
     test_swap_count();
     test_window_swaps();
     test_progress();
+    test_budget_threads();
+    test_rarest_first();
     return done_testing();
 }

@@ -29,9 +29,18 @@
       of P's block columns, so it is in one of any |P| - that + 1 of their
       lists; the shortest lists are walked first. Exact, and at small tau
       it walks few lists.
-    - Rows already clustered are removed from the lists with a union-find
-      over list entries ("next entry still in a list", path halving), so
-      that no walk steps over them twice.
+    - Rows already clustered are marked in a bitmap over list entries, one
+      bit each, so that a walk steps over 64 of them at a time. (A
+      union-find over the entries, "next entry still in a list", steps
+      over each only once, but at 8 bytes an entry for each tau of the
+      sweep it was most of the memory: 5.4 GB of 7.7 GB on an R-MAT of
+      134M nonzeros, bench/NOTES.md "Reordering at scale".)
+    - A row met in the lists is counted as often as it is met: that is
+      how many of P's walked block columns it has. With the columns of P
+      not walked yet, that bounds what it shares with P from both sides,
+      and most rows are decided by the bound alone, without reading
+      their pattern (count filtering, as in Bayardo et al.'s All-Pairs,
+      WWW 2007, Section 4); the decision is the one the full count makes.
     - A cluster examines at most `candidates` distinct rows: with a dense
       block column every row is a candidate of every cluster, and the
       paper's scan is quadratic. Counting the block columns a row shares
@@ -52,12 +61,15 @@
    search per walked block column and at most `candidates` rows examined,
    each O(log |P|) heap steps plus O(|R|) for the distance: O(nnz log) plus
    O(rows * candidates) in the worst case, for each tau of the sweep. No
-   array grows with rows * anything. */
+   array grows with rows * anything. Memory: the patterns and their index
+   (8 bytes a block column of a row), and per tau of the sweep 1 bit an
+   entry of the index, 13 bytes a row and 4 a block column. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "reorder.h"
+#include "search.h"
 #include "threads.h"
 
 extern const tc_reorder_method tc_reorder_jaccard;
@@ -84,7 +96,6 @@ typedef struct patterns {
     int64_t *lptr;              /* ncols + 1 */
     int32_t *lrow;              /* the rows having block column c, ascending:
                                    lrow[lptr[c] .. lptr[c+1]) */
-    int64_t *where;             /* entry k of idx (row r, column c): its place in lrow */
 } patterns;
 
 static void patterns_free(patterns *p)
@@ -93,7 +104,6 @@ static void patterns_free(patterns *p)
     free(p->idx);
     free(p->lptr);
     free(p->lrow);
-    free(p->where);
 }
 
 /* Row r's distinct block columns (its columns are sorted, so are they),
@@ -137,8 +147,7 @@ static tc_status patterns_build(const tc_csr *a, int w, patterns *p, tc_error *e
     int64_t n = p->ptr[a->rows];
     p->idx = tc_malloc_array(n, sizeof *p->idx, err);
     p->lrow = p->idx ? tc_malloc_array(n, sizeof *p->lrow, err) : NULL;
-    p->where = p->lrow ? tc_malloc_array(n, sizeof *p->where, err) : NULL;
-    if (!p->where)
+    if (!p->lrow)
         return TC_ERR_NOMEM;
     for (int32_t r = 0; r < a->rows; r++)
         row_pattern(a, r, w, p->idx + p->ptr[r]);
@@ -149,11 +158,8 @@ static tc_status patterns_build(const tc_csr *a, int w, patterns *p, tc_error *e
     /* lptr[c] runs ahead as list c fills, ending at lptr[c + 1]; shifted
        back below. */
     for (int32_t r = 0; r < a->rows; r++)
-        for (int64_t k = p->ptr[r]; k < p->ptr[r + 1]; k++) {
-            int64_t at = p->lptr[p->idx[k]]++;
-            p->lrow[at] = r;
-            p->where[k] = at;
-        }
+        for (int64_t k = p->ptr[r]; k < p->ptr[r + 1]; k++)
+            p->lrow[p->lptr[p->idx[k]]++] = r;
     memmove(p->lptr + 1, p->lptr, (size_t)p->ncols * sizeof *p->lptr);
     p->lptr[0] = 0;
     return TC_OK;
@@ -162,6 +168,12 @@ static tc_status patterns_build(const tc_csr *a, int w, patterns *p, tc_error *e
 static int64_t pattern_size(const patterns *p, int32_t r)
 {
     return p->ptr[r + 1] - p->ptr[r];
+}
+
+/* The first entry of block column col's list whose row is >= r. */
+static int64_t list_find(const patterns *p, int32_t col, int32_t r)
+{
+    return tc_lower_bound_i32(p->lrow, p->lptr[col], p->lptr[col + 1], r);
 }
 
 /* The number of h-row BCSR blocks of the rows taken in `order` (NULL: the
@@ -238,9 +250,8 @@ typedef struct clustering {
     double tau;
     int h;
     int64_t candidates;
-    int64_t *next;          /* per index entry (and one past the end): itself
-                               while its row is not clustered, else a later
-                               entry (union-find "next entry in a list") */
+    uint64_t *dead;         /* bit per index entry (and one past the end, never
+                               set): its row is clustered */
     int32_t *stamp;         /* per block column: the seed of the cluster whose
                                pattern has it (-1: none yet) */
     uint8_t *done;          /* per row: clustered */
@@ -252,14 +263,15 @@ typedef struct clustering {
     int64_t blocks;         /* its block count */
 } clustering;
 
-/* The first entry at or after e whose row is not clustered. */
-static int64_t live_at(int64_t *next, int64_t e)
+/* The first entry at or after e whose row is not clustered (the entry
+   past the last one at worst: its bit is never set). */
+static int64_t live_at(const uint64_t *dead, int64_t e)
 {
-    while (next[e] != e) {
-        next[e] = next[next[e]];
-        e = next[e];
-    }
-    return e;
+    int64_t word = e >> 6;
+    uint64_t live = ~dead[word] & (~(uint64_t)0 << (e & 63));
+    while (!live)
+        live = ~dead[++word];
+    return word * 64 + __builtin_ctzll(live);
 }
 
 /* A cursor on block column col's list, at its first live row after
@@ -267,15 +279,7 @@ static int64_t live_at(int64_t *next, int64_t e)
 static tc_status add_cursor(clustering *c, int32_t col, int32_t after, tc_error *err)
 {
     const patterns *p = c->p;
-    int64_t lo = p->lptr[col], hi = p->lptr[col + 1], end = hi;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (p->lrow[mid] <= after)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t at = live_at(c->next, lo);
+    int64_t end = p->lptr[col + 1], at = live_at(c->dead, list_find(p, col, after + 1));
     return at < end ? heap_push(&c->cursors, (item){ p->lrow[at], at, end }, err) : TC_OK;
 }
 
@@ -302,8 +306,9 @@ static tc_status take(clustering *c, int32_t seed, int32_t r, tc_error *err)
     tc_status st = TC_OK;
     c->done[r] = 1;
     for (int64_t k = p->ptr[r]; k < p->ptr[r + 1] && st == TC_OK; k++) {
-        c->next[p->where[k]] = p->where[k] + 1;
         int32_t col = p->idx[k];
+        int64_t e = list_find(p, col, r);
+        c->dead[e >> 6] |= (uint64_t)1 << (e & 63);
         if (c->stamp[col] == seed)
             continue;
         c->stamp[col] = seed;
@@ -343,16 +348,22 @@ static int64_t shared_needed(double tau, int64_t np, int64_t nr)
     return i;
 }
 
-/* Whether row r is closer than tau to the cluster of `seed`: counts the
-   block columns it shares with P, and stops as soon as the count reaches
-   what is needed or can no longer reach it (at once when the sizes alone
-   rule it out). */
-static int joins(const clustering *c, int32_t seed, int32_t r)
+/* Whether row r, met in `seen` of the walked lists of P (so it has
+   exactly `seen` of P's walked block columns), is closer than tau to the
+   cluster of `seed`. What it shares with P is seen plus what it has of
+   P's columns not walked yet, the c->waiting.n columns of the waiting
+   heap: decided by these bounds when they suffice, else by counting the
+   block columns it shares with P, stopping as soon as the count reaches
+   what is needed or can no longer reach it. */
+static int joins(const clustering *c, int32_t seed, int32_t r, int64_t seen)
 {
     const patterns *p = c->p;
     int64_t nr = pattern_size(p, r), need = shared_needed(c->tau, c->psize, nr), i = 0;
-    if (need > nr || need > c->psize)
+    int64_t unseen = nr - seen < c->waiting.n ? nr - seen : c->waiting.n;
+    if (need > nr || need > c->psize || seen + unseen < need)
         return 0;
+    if (seen >= need)
+        return 1;
     for (int64_t k = p->ptr[r], end = p->ptr[r + 1]; i < need && i + (end - k) >= need; k++)
         i += c->stamp[p->idx[k]] == seed;
     return i >= need;
@@ -364,20 +375,21 @@ static int joins(const clustering *c, int32_t seed, int32_t r)
 static int64_t grow(clustering *c, int32_t seed, int32_t *members, tc_error *err)
 {
     int64_t size = 1, examined = 0;
-    int32_t last = seed;
     members[0] = seed;
     while (size < c->h && examined < c->candidates && c->cursors.n > 0) {
-        item top = c->cursors.a[0];
-        int32_t r = top.key;
-        top.at = live_at(c->next, top.at + 1);
-        if (top.at < top.end)
-            top.key = c->p->lrow[top.at];
-        heap_replace_top(&c->cursors, top.at < top.end ? &top : NULL);
-        if (r == last)
-            continue;   /* the same row from another list of P */
-        last = r;
+        int32_t r = c->cursors.a[0].key;
+        int64_t seen = 0;
+        /* every cursor at r moves on: one per walked list that holds r */
+        while (c->cursors.n > 0 && c->cursors.a[0].key == r) {
+            item top = c->cursors.a[0];
+            top.at = live_at(c->dead, top.at + 1);
+            if (top.at < top.end)
+                top.key = c->p->lrow[top.at];
+            heap_replace_top(&c->cursors, top.at < top.end ? &top : NULL);
+            seen++;
+        }
         examined++;
-        if (!joins(c, seed, r))
+        if (!joins(c, seed, r, seen))
             continue;
         if (take(c, seed, r, err))
             return -1;
@@ -422,7 +434,7 @@ static tc_status cluster_all(clustering *c, int32_t *members, int32_t *start, tc
 
 static void clustering_free(clustering *c)
 {
-    free(c->next);
+    free(c->dead);
     free(c->stamp);
     free(c->done);
     free(c->cursors.a);
@@ -435,17 +447,15 @@ static tc_status clustering_run(clustering *c, tc_error *err)
 {
     const patterns *p = c->p;
     int64_t n = p->ptr[p->rows];
-    c->next = tc_malloc_array(n + 1, sizeof *c->next, err);
+    c->dead = tc_calloc_array(n / 64 + 1, sizeof *c->dead, err);
     c->stamp = tc_malloc_array(p->ncols, sizeof *c->stamp, err);
     c->done = tc_calloc_array(p->rows, 1, err);
     c->order = tc_malloc_array(p->rows, sizeof *c->order, err);
     int32_t *members = tc_malloc_array(p->rows, sizeof *members, err);
     int32_t *start = tc_malloc_array((int64_t)p->rows + 1, sizeof *start, err);
-    tc_status st = c->next && c->stamp && c->done && c->order && members && start
+    tc_status st = c->dead && c->stamp && c->done && c->order && members && start
                    ? TC_OK : TC_ERR_NOMEM;
     if (st == TC_OK) {
-        for (int64_t e = 0; e <= n; e++)
-            c->next[e] = e;
         for (int32_t col = 0; col < p->ncols; col++)
             c->stamp[col] = -1;
         st = cluster_all(c, members, start, err);

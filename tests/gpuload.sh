@@ -10,10 +10,18 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 TCMUL=$top_builddir/tools/tcmul
 A=$DATA/1138_bus.mtx.gz
+# the build tree's libraries, or a GPU bundle's (../shared/tools/gpu-bundle:
+# bin/, lib/, no config.h; a bundle holds the GPU library when it was
+# built with CUDA)
 LIBS=$top_builddir/lib/.libs
+[ -d "$LIBS" ] || LIBS=$top_builddir/lib
 CUDA_LIBS='(libcudart|libcusparse|libcublas|libtcsparse-gpu)'
 have_cuda=0
-grep -q '^#define HAVE_CUDA 1' "$top_builddir/config.h" && have_cuda=1
+if [ -f "$top_builddir/config.h" ]; then
+    grep -q '^#define HAVE_CUDA 1' "$top_builddir/config.h" && have_cuda=1
+elif [ -e "$LIBS/libtcsparse-gpu.so.0" ]; then
+    have_cuda=1
+fi
 
 # real PROGRAM: the binary behind libtool's wrapper tools/PROGRAM.
 real() {

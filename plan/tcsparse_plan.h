@@ -38,7 +38,8 @@ typedef enum {
 typedef enum {
     TC_EFFORT_DEFAULT = -1, /* ESTIMATE for a one-off product (calls <= 1),
                                MEASURE otherwise */
-    TC_EFFORT_ESTIMATE = 0, /* the model alone: nothing is timed */
+    TC_EFFORT_ESTIMATE = 0, /* the model alone: nothing is timed (the
+                               kernel's first variant that takes A runs) */
     TC_EFFORT_MEASURE = 1,  /* times the model's candidates in the matrix's
                                given order, and cuSPARSE */
     TC_EFFORT_PATIENT = 2,  /* also the reorderings the model proposes */

@@ -113,10 +113,14 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorts the k columns of the buffer and drops repeats; the count left. */
+/* Sorts the k columns of the buffer and drops repeats; the count left.
+   Fewer than two need nothing, and an empty first row has no buffer yet
+   (qsort of a null pointer is undefined even for no elements). */
 static int64_t sort_unique(gen_matrix *g, int64_t k)
 {
     int32_t *c = g->cols_buf;
+    if (k < 2)
+        return k;
     qsort(c, (size_t)k, sizeof *c, cmp_i32);
     int64_t u = 0;
     for (int64_t i = 0; i < k; i++)

@@ -29,7 +29,7 @@ bench_options "$out" "32 128 512" "$@"
 shift "$bench_shift"
 out=$bench_out ns=$bench_ns
 [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
-tcstat=${TCSTAT:-${top_builddir:-.}/tools/tcstat}
+tcstat=$(bench_tool TCSTAT tcstat)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -19,10 +19,10 @@
  * pair's unset entries are zeros multiplied by whole gathered rows of B,
  * so an Inf or NaN of B reaches other rows of the window: the variant is
  * marked in variant_spreads, and for a B that is not all finite the plan
- * runs "cuda" instead: the fallback the other cannot replace (Issue 31's
- * rule for variants), a warp per row of a window walking the row's set
- * bits on CUDA cores, float32 B, each nonzero's fp16 value times its row's
- * scale, so that C has exactly the non-finite pattern of A B.
+ * runs "cuda" instead (kept as that fallback, bench/NOTES.md "Variant
+ * pruning"): a warp per row of a window walking the row's set bits on CUDA
+ * cores, float32 B, each nonzero's fp16 value times its row's scale, so
+ * that C has exactly the non-finite pattern of A B.
  *
  * A bsb without values (the binary default) multiplies a pattern matrix
  * as it is; for a matrix with values, prepare builds its own bsb with

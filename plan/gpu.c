@@ -250,16 +250,21 @@ static int by_order(const void *x, const void *y)
 static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, tc_error *err)
 {
     const int64_t nb = (int64_t)given->cols * p->o.n;
-    double *bd = tc_malloc_array(nb, sizeof *bd, err);
-    float *B = bd ? tc_malloc_array(nb, sizeof *B, err) : NULL;
+    /* random values to time on; zeros at ESTIMATE, where the kernels are
+       only prepared (as tc_plan_gpu_ready's operands are) */
+    const int untimed = p->o.effort == TC_EFFORT_ESTIMATE;
+    double *bd = untimed ? NULL : tc_malloc_array(nb, sizeof *bd, err);
+    float *B = bd || untimed ? tc_calloc_array(nb, sizeof *B, err) : NULL;
     if (!B) {
         free(bd);
         return TC_ERR_NOMEM;
     }
-    tc_random_fill(bd, nb, 1, -1.0, 1.0);
-    for (int64_t i = 0; i < nb; i++)
-        B[i] = (float)bd[i];
-    free(bd);
+    if (bd) {
+        tc_random_fill(bd, nb, 1, -1.0, 1.0);
+        for (int64_t i = 0; i < nb; i++)
+            B[i] = (float)bd[i];
+        free(bd);
+    }
     tc_gpu_operands ops;
     const double t0 = tc_plan_now();
     tc_status st = tc_gpu_operands_alloc(p->gpu, B, given->cols, given->rows, p->o.n, 1, &ops, err);
@@ -276,7 +281,7 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
         if (strcmp(p->path.order, gc[i].order) != 0) {
             st = tc_plan_set_order(p, given, gc[i].order, NULL, err);
             const double t1 = tc_plan_now();
-            if (!st && p->o.effort != TC_EFFORT_ESTIMATE) {
+            if (!st && !untimed) {
                 st = time_moves(p, &ops, &moves_ms, err);
                 p->info.tune_s += tc_plan_now() - t1;
             }

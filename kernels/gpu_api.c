@@ -49,6 +49,7 @@ static const tc_gpu_api api = {
     .gpu_gather_rows = tc_gpu_gather_rows,
     .gpu_scatter_rows = tc_gpu_scatter_rows,
     .gpu_max_abs = tc_gpu_max_abs,
+    .gpu_spmm_csr_if_nonfinite = tc_gpu_spmm_csr_if_nonfinite,
     .gpu_set_stream = tc_gpu_set_stream,
     .gpu_stream = tc_gpu_stream,
     .gpu_gather_rows64 = tc_gpu_gather_rows64,

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TC_GPU_API_VERSION 2
+#define TC_GPU_API_VERSION 3
 #define TC_GPU_API_SYMBOL "tc_gpu_api_get"
 
 typedef struct tc_gpu_api {
@@ -64,6 +64,9 @@ typedef struct tc_gpu_api {
                                   int64_t ldd, tc_error *err);
     tc_status (*gpu_max_abs)(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
                              float *out, tc_error *err);
+    tc_status (*gpu_spmm_csr_if_nonfinite)(tc_gpu *g, const tc_gpu_csr *a, const float *B,
+                                           int32_t n, const float *maxabs, float *C,
+                                           tc_error *err);
     tc_status (*gpu_set_stream)(tc_gpu *g, void *stream, void **previous, tc_error *err);
     void *(*gpu_stream)(const tc_gpu *g);
     tc_status (*gpu_gather_rows64)(tc_gpu *g, float *dst, const float *src, const int64_t *idx,

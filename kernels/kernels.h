@@ -265,6 +265,12 @@ tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t lds, const in
    when x holds one; queued on g's stream. */
 tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
                          float *out, tc_error *err);
+/* C (a->rows x n) = A*B from A's device CSR, B a->cols x n, both with
+   ld = n, but only when *maxabs (on the device: tc_gpu_max_abs of B) is NaN
+   or infinite; otherwise the launch does nothing. Queued on g's stream: a
+   plan runs it after a variant that spreads NaN/Inf (kernels/nonfinite.cu). */
+tc_status tc_gpu_spmm_csr_if_nonfinite(tc_gpu *g, const tc_gpu_csr *a, const float *B,
+                                       int32_t n, const float *maxabs, float *C, tc_error *err);
 /* Makes everything that runs on g (kernel launches, cuSPARSE, events) run
    on `stream` (a cudaStream_t; NULL: CUDA's default stream) until set
    again; *previous (if not NULL) gets the stream it replaced, to restore. */

@@ -9,7 +9,6 @@
  */
 #include <config.h>
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,16 +61,7 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
         st = tc_plan_upload_perm(p, p->col, &p->d_col, err);
     tc_plan_set_b_scaling(p);
     if (!st)
-        tc_plan_set_nonfinite_guard(p);
-    /* a variant's first select may try a run on the operands the kernel was
-       prepared with: make the safe one ready now, on the plan's own scratch,
-       not later on whatever buffers the caller passed last */
-    if (!st && p->check_finite && p->safe_variant != p->kp->variant) {
-        const int chosen = p->kp->variant;
-        st = tc_kernel_select(p->kp, p->safe_variant, err);
-        if (!st)
-            st = tc_kernel_select(p->kp, chosen, err);
-    }
+        st = tc_plan_set_nonfinite_guard(p, err);
     if (!st && (p->b_scale || p->check_finite))
         st = tc_gpu_alloc(p->gpu, sizeof *p->d_max, (void **)&p->d_max, err);
     if (!st && p->b_scale && !p->b_measure) {
@@ -98,6 +88,7 @@ void tc_plan_gpu_release(tc_plan *p)
     tc_gpu_free(p->gpu, p->d_row);
     tc_gpu_free(p->gpu, p->d_col);
     tc_gpu_free(p->gpu, p->d_max);
+    tc_gpu_csr_free(p->gpu, &p->guard);
     tc_gpu_close(p->gpu);
     p->gpu = NULL;
 }
@@ -117,26 +108,13 @@ static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int6
     tc_status st = TC_OK;
     if (p->b_measure || p->check_finite)
         st = tc_gpu_max_abs(p->gpu, B, p->a->cols, n, ldb, p->d_max, err);
-    int swapped = 0;
-    if (!st && p->check_finite) {
-        float max;
-        st = tc_gpu_download(p->gpu, &max, p->d_max, sizeof max, err);
-        swapped = !st && !isfinite(max);
-        if (swapped)
-            st = tc_kernel_select(p->kp, p->safe_variant, err);
-    }
     if (!st && b_moves)
         st = tc_gpu_gather_rows(p->gpu, B, ldb, p->d_col, p->a->cols, n,
                                 p->b_scale ? p->d_max : NULL, p->ops.B[0], n, err);
     if (!st)
         st = p->kp->kind->run(p->kp, kb, kc, err);
-    if (swapped) {
-        tc_error e2;
-        const tc_status back = tc_kernel_select(p->kp, p->path.variant, &e2);
-        if (!st && back && err)
-            *err = e2;
-        st = st ? st : back;
-    }
+    if (!st && p->check_finite)
+        st = tc_gpu_spmm_csr_if_nonfinite(p->gpu, &p->guard, kb, n, p->d_max, kc, err);
     if (!st && c_moves)
         st = tc_gpu_scatter_rows(p->gpu, kc, n, p->d_row, p->a->rows, n,
                                  p->b_scale ? p->d_max : NULL, C, ldc, err);

@@ -154,6 +154,13 @@ tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int
     return api ? api->gpu_max_abs(g, x, rows, n, ld, out, err) : TC_ERR_NODEVICE;
 }
 
+tc_status tc_gpu_spmm_csr_if_nonfinite(tc_gpu *g, const tc_gpu_csr *a, const float *B,
+                                       int32_t n, const float *maxabs, float *C, tc_error *err)
+{
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_spmm_csr_if_nonfinite(g, a, B, n, maxabs, C, err) : TC_ERR_NODEVICE;
+}
+
 tc_status tc_gpu_set_stream(tc_gpu *g, void *stream, void **previous, tc_error *err)
 {
     const tc_gpu_api *api = tc_gpu_api_load(err);

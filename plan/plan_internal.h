@@ -67,10 +67,11 @@ struct tc_plan {
                                    *d_max (measured each execute or given) */
     int b_measure;              /* 1: *d_max is measured before each execute */
     /* the chosen variant spreads a NaN or Inf of B to other rows and B is
-       not known to be finite: each execute checks B (one synchronisation)
-       and runs safe_variant, one that does not, when B is not finite */
+       not known to be finite: each execute measures max|B| into *d_max and
+       runs tc_gpu_spmm_csr_if_nonfinite over guard (A's CSR in the plan's
+       order) after the kernel, all on the device */
     int check_finite;
-    int safe_variant;
+    tc_gpu_csr guard;
 
     int ncand;
     plan_cand cand[64];
@@ -121,8 +122,10 @@ void tc_plan_set_b_scaling(tc_plan *p);
 /* 0 when opts.b_max_abs says B holds a NaN or Inf (it is NaN or infinite),
    else 1: what tuning passes as finite_b. */
 int tc_plan_b_finite(const tc_plan *p);
-/* Sets p->check_finite and p->safe_variant for the prepared kernel. */
-void tc_plan_set_nonfinite_guard(tc_plan *p);
+/* For a prepared kernel whose variant spreads NaN/Inf: selects the fastest
+   variant that does not when opts.b_max_abs says B holds a NaN or Inf, or
+   sets p->check_finite and uploads p->guard when B's range is unknown. */
+tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err);
 
 /* ---- plan files and the cache (plan/planfile.c, planfile_io.c) ---- */
 

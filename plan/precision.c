@@ -18,9 +18,11 @@
  * NaN and Inf: some variants multiply padding zeros by B's rows, so a NaN or
  * Inf of B reaches C rows that do not use it (kernels.h,
  * variant_spreads_nonfinite). A caller who says B holds one (b_max_abs NaN
- * or infinite) gets a plan tuned without those variants; one who says
- * nothing gets the fastest, and each execute checks B and runs the fastest
- * variant that does not spread when B is not finite.
+ * or infinite) gets a plan tuned without those variants (an untimed plan:
+ * the first of them); one who says nothing gets the fastest, and each
+ * execute measures max|B| and then runs, after the variant, a CSR product
+ * that does its work only when B is not finite (kernels/nonfinite.cu): no
+ * execute waits for the host. The price is A's CSR kept on the device too.
  */
 #include <config.h>
 
@@ -51,21 +53,26 @@ static int spreads(const tc_kernel *k, int v)
     return k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v];
 }
 
-void tc_plan_set_nonfinite_guard(tc_plan *p)
+tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err)
 {
     const tc_kernel *k = p->path.kernel;
-    const int v = p->kp->variant;
-    const int known = p->o.b_max_abs > 0 && isfinite(p->o.b_max_abs);
-    p->safe_variant = v;
     p->check_finite = 0;
-    if (!spreads(k, v) || known || p->o.variant)
-        return;
+    const double given = p->o.b_max_abs;
+    if (!spreads(k, p->kp->variant) || (given > 0 && isfinite(given)) || p->o.variant)
+        return TC_OK;
+    if (tc_plan_b_finite(p)) {
+        p->check_finite = 1;
+        return tc_gpu_csr_upload(p->gpu, p->a, &p->guard, err);
+    }
     int best = -1;
     for (int i = 0; i < k->nvariants; i++)
-        if (!spreads(k, i) && (best < 0 || (p->variant_ms[i] >= 0 &&
-                                            (p->variant_ms[best] < 0 ||
-                                             p->variant_ms[i] < p->variant_ms[best]))))
+        if (!spreads(k, i) && p->variant_ms[i] != TC_VARIANT_UNSUPPORTED &&
+            (best < 0 || (p->variant_ms[i] >= 0 && (p->variant_ms[best] < 0 ||
+                                                    p->variant_ms[i] < p->variant_ms[best]))))
             best = i;
-    p->check_finite = best >= 0;
-    p->safe_variant = best >= 0 ? best : v;
+    if (best < 0)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "%s: every variant spreads a NaN or Inf of B to other rows",
+                            k->format);
+    return tc_kernel_select(p->kp, best, err);
 }

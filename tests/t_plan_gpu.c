@@ -2,8 +2,9 @@
    exercise: B of unknown range (b_max_abs 0) on an fp16 kernel, measured
    and scaled on the device before each product; a forced reordering whose
    permutation is applied to B and undone on C on the device; leading
-   dimensions larger than n; device pointers that are not 16-byte aligned.
-   Skipped where there is no CUDA device. */
+   dimensions larger than n; device pointers that are not 16-byte aligned;
+   a NaN and an Inf in a B of unknown range on every kernel that could
+   spread them. Skipped where there is no CUDA device. */
 #include "config.h"
 
 #include <math.h>
@@ -91,6 +92,84 @@ static void check_unaligned(const tc_csr *a, tc_plan_opts *o, const float *B, co
     free(C);
 }
 
+/* One product of p on the host arrays, checked against float64. */
+static void execute_checked(tc_plan *p, const tc_csr *a, const float *B, int32_t n,
+                            const char *what)
+{
+    tc_error err;
+    float *C = malloc(sizeof *C * (size_t)a->rows * (size_t)n);
+    tc_status st = tc_plan_execute_host(p, B, n, C, n, &err);
+    tc_compare c;
+    int pass = 0;
+    if (!st)
+        st = tc_plan_verify(p, B, n, C, n, &c, &pass, &err);
+    if (!ok(st == TC_OK && pass, "%s passes the float64 check", what))
+        diag("  %s", st ? err.msg : "");
+    free(C);
+}
+
+/* Every kernel with a variant recorded as spreading NaN/Inf, planned
+   untimed (its first variant, one that spreads) for a B of unknown range:
+   a finite B, then one with an Inf and a NaN, then a finite one again
+   through the same plan, each exact (kernels/nonfinite.cu redoes C on the
+   device only for the second). Planned for a B said to hold an Inf, the
+   plan runs a variant that does not spread. */
+static void check_nonfinite_guard(const tc_csr *a, int32_t n)
+{
+    float *B = malloc(sizeof *B * (size_t)a->cols * (size_t)n);
+    tc_plan_opts o;
+    tc_plan_opts_init(&o);
+    o.n = n;
+    o.device = TC_DEVICE_GPU;
+    o.effort = TC_EFFORT_ESTIMATE;
+    o.cache_dir = "";
+    for (int i = 0; i < tc_kernel_count(); i++) {
+        const tc_kernel *k = tc_kernel_at(i);
+        if (!k || !k->variant_spreads_nonfinite)
+            continue;
+        o.format = k->format;
+        o.b_max_abs = 0;
+        tc_plan *p = NULL;
+        tc_error err;
+        if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "%s, B of unknown range: planned",
+                k->format)) {
+            diag("  %s", err.msg);
+            continue;
+        }
+        tc_plan_info info;
+        tc_plan_get_info(p, &info);
+        const int v = tc_kernel_variant_find(k, info.variant);
+        ok(v >= 0 && k->variant_spreads_nonfinite[v], "... untimed, %s runs (it spreads NaN/Inf)",
+           info.variant);
+        for (int round = 0; round < 3; round++) {
+            for (int64_t e = 0; e < (int64_t)a->cols * n; e++)
+                B[e] = (float)((e * 7919 + round) % 2001) / 1000 - 1;
+            if (round == 1) {
+                B[0] = INFINITY;
+                B[(int64_t)a->cols * n - 1] = NAN;
+            }
+            execute_checked(p, a, B, n, round == 1 ? "... an Inf in B's first row and a NaN in "
+                            "its last: exactly their rows of C not finite, the rest" :
+                            round ? "... a finite B again" : "... a finite B");
+        }
+        tc_plan_free(p);
+        o.b_max_abs = INFINITY;
+        if (tc_plan_create(a, &o, &p, &err)) {
+            ok(0, "%s, B said to hold an Inf: planned", k->format);
+            diag("  %s", err.msg);
+            continue;
+        }
+        tc_plan_get_info(p, &info);
+        const int safe = tc_kernel_variant_find(k, info.variant);
+        ok(safe >= 0 && !k->variant_spreads_nonfinite[safe],
+           "%s, B said to hold an Inf: %s runs, which does not spread it", k->format,
+           info.variant);
+        execute_checked(p, a, B, n, "... its product");
+        tc_plan_free(p);
+    }
+    free(B);
+}
+
 int main(void)
 {
     tap_need_gpu();
@@ -129,6 +208,7 @@ int main(void)
         for (int64_t j = 2499; j >= 0; j--)
             memmove(B + j * ld, B + j * n, sizeof *B * (size_t)n);
     }
+    check_nonfinite_guard(a, n);
     o.format = "csr";
     o.order = "rcm";
     o.effort = TC_EFFORT_MEASURE;

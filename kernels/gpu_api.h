@@ -64,9 +64,10 @@ typedef struct tc_gpu_api {
                                   int64_t ldd, tc_error *err);
     tc_status (*gpu_max_abs)(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
                              float *out, tc_error *err);
-    tc_status (*gpu_spmm_csr_if_nonfinite)(tc_gpu *g, const tc_gpu_csr *a, const float *B,
-                                           int32_t n, const float *maxabs, float *C,
-                                           tc_error *err);
+    tc_status (*gpu_guard_new)(tc_gpu *g, const tc_csr *a, tc_gpu_guard **out, tc_error *err);
+    tc_status (*gpu_guard_run)(tc_gpu *g, tc_gpu_guard *q, const float *B, int32_t n,
+                               const float *maxabs, float *C, tc_error *err);
+    void (*gpu_guard_free)(tc_gpu *g, tc_gpu_guard *q);
     tc_status (*gpu_set_stream)(tc_gpu *g, void *stream, void **previous, tc_error *err);
     void *(*gpu_stream)(const tc_gpu *g);
     tc_status (*gpu_gather_rows64)(tc_gpu *g, float *dst, const float *src, const int64_t *idx,

@@ -265,12 +265,18 @@ tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t lds, const in
    when x holds one; queued on g's stream. */
 tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
                          float *out, tc_error *err);
-/* C (a->rows x n) = A*B from A's device CSR, B a->cols x n, both with
-   ld = n, but only when *maxabs (on the device: tc_gpu_max_abs of B) is NaN
-   or infinite; otherwise the launch does nothing. Queued on g's stream: a
-   plan runs it after a variant that spreads NaN/Inf (kernels/nonfinite.cu). */
-tc_status tc_gpu_spmm_csr_if_nonfinite(tc_gpu *g, const tc_gpu_csr *a, const float *B,
-                                       int32_t n, const float *maxabs, float *C, tc_error *err);
+/* A plan's NaN/Inf guard (kernels/nonfinite.cu): A's CSR on the device,
+   for a kernel whose variant spreads a NaN or Inf of B to other rows. */
+typedef struct tc_gpu_guard tc_gpu_guard;
+tc_status tc_gpu_guard_new(tc_gpu *g, const tc_csr *a, tc_gpu_guard **out, tc_error *err);
+/* Queued on g's stream after a kernel wrote C = A*B (B a->cols x n and C
+   a->rows x n, both packed, B 16-byte aligned): when max|B| is NaN or
+   infinite, C is written again from A's CSR. maxabs: max|B| on the device
+   when tc_gpu_max_abs measured it already, else NULL (measured here). One
+   launch; nothing waits. */
+tc_status tc_gpu_guard_run(tc_gpu *g, tc_gpu_guard *q, const float *B, int32_t n,
+                           const float *maxabs, float *C, tc_error *err);
+void tc_gpu_guard_free(tc_gpu *g, tc_gpu_guard *q);
 /* Makes everything that runs on g (kernel launches, cuSPARSE, events) run
    on `stream` (a cudaStream_t; NULL: CUDA's default stream) until set
    again; *previous (if not NULL) gets the stream it replaced, to restore. */

@@ -62,7 +62,7 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
     tc_plan_set_b_scaling(p);
     if (!st)
         st = tc_plan_set_nonfinite_guard(p, err);
-    if (!st && (p->b_scale || p->check_finite))
+    if (!st && p->b_scale)
         st = tc_gpu_alloc(p->gpu, sizeof *p->d_max, (void **)&p->d_max, err);
     if (!st && p->b_scale && !p->b_measure) {
         const float given = (float)p->o.b_max_abs;
@@ -88,7 +88,7 @@ void tc_plan_gpu_release(tc_plan *p)
     tc_gpu_free(p->gpu, p->d_row);
     tc_gpu_free(p->gpu, p->d_col);
     tc_gpu_free(p->gpu, p->d_max);
-    tc_gpu_csr_free(p->gpu, &p->guard);
+    tc_gpu_guard_free(p->gpu, p->guard);
     tc_gpu_close(p->gpu);
     p->gpu = NULL;
 }
@@ -106,15 +106,15 @@ static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int6
     const float *kb = b_moves ? p->ops.B[0] : B;
     float *kc = c_moves ? p->ops.C[0] : C;
     tc_status st = TC_OK;
-    if (p->b_measure || p->check_finite)
+    if (p->b_measure)
         st = tc_gpu_max_abs(p->gpu, B, p->a->cols, n, ldb, p->d_max, err);
     if (!st && b_moves)
         st = tc_gpu_gather_rows(p->gpu, B, ldb, p->d_col, p->a->cols, n,
                                 p->b_scale ? p->d_max : NULL, p->ops.B[0], n, err);
     if (!st)
         st = p->kp->kind->run(p->kp, kb, kc, err);
-    if (!st && p->check_finite)
-        st = tc_gpu_spmm_csr_if_nonfinite(p->gpu, &p->guard, kb, n, p->d_max, kc, err);
+    if (!st && p->guard)
+        st = tc_gpu_guard_run(p->gpu, p->guard, kb, n, p->b_measure ? p->d_max : NULL, kc, err);
     if (!st && c_moves)
         st = tc_gpu_scatter_rows(p->gpu, kc, n, p->d_row, p->a->rows, n,
                                  p->b_scale ? p->d_max : NULL, C, ldc, err);

@@ -154,11 +154,24 @@ tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int
     return api ? api->gpu_max_abs(g, x, rows, n, ld, out, err) : TC_ERR_NODEVICE;
 }
 
-tc_status tc_gpu_spmm_csr_if_nonfinite(tc_gpu *g, const tc_gpu_csr *a, const float *B,
-                                       int32_t n, const float *maxabs, float *C, tc_error *err)
+tc_status tc_gpu_guard_new(tc_gpu *g, const tc_csr *a, tc_gpu_guard **out, tc_error *err)
 {
     const tc_gpu_api *api = tc_gpu_api_load(err);
-    return api ? api->gpu_spmm_csr_if_nonfinite(g, a, B, n, maxabs, C, err) : TC_ERR_NODEVICE;
+    return api ? api->gpu_guard_new(g, a, out, err) : TC_ERR_NODEVICE;
+}
+
+tc_status tc_gpu_guard_run(tc_gpu *g, tc_gpu_guard *q, const float *B, int32_t n,
+                           const float *maxabs, float *C, tc_error *err)
+{
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_guard_run(g, q, B, n, maxabs, C, err) : TC_ERR_NODEVICE;
+}
+
+void tc_gpu_guard_free(tc_gpu *g, tc_gpu_guard *q)
+{
+    const tc_gpu_api *api = tc_gpu_api_loaded();
+    if (api)
+        api->gpu_guard_free(g, q);
 }
 
 tc_status tc_gpu_set_stream(tc_gpu *g, void *stream, void **previous, tc_error *err)

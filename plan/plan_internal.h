@@ -67,11 +67,10 @@ struct tc_plan {
                                    *d_max (measured each execute or given) */
     int b_measure;              /* 1: *d_max is measured before each execute */
     /* the chosen variant spreads a NaN or Inf of B to other rows and B is
-       not known to be finite: each execute measures max|B| into *d_max and
-       runs tc_gpu_spmm_csr_if_nonfinite over guard (A's CSR in the plan's
-       order) after the kernel, all on the device */
-    int check_finite;
-    tc_gpu_csr guard;
+       not known to be finite: each execute runs the guard after the kernel
+       (on the device: C redone from A's CSR when B is not finite); NULL
+       otherwise */
+    tc_gpu_guard *guard;
 
     int ncand;
     plan_cand cand[64];
@@ -124,7 +123,7 @@ void tc_plan_set_b_scaling(tc_plan *p);
 int tc_plan_b_finite(const tc_plan *p);
 /* For a prepared kernel whose variant spreads NaN/Inf: selects the fastest
    variant that does not when opts.b_max_abs says B holds a NaN or Inf, or
-   sets p->check_finite and uploads p->guard when B's range is unknown. */
+   makes p->guard when B's range is unknown. */
 tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err);
 
 /* ---- plan files and the cache (plan/planfile.c, planfile_io.c) ---- */

@@ -20,9 +20,10 @@
  * variant_spreads_nonfinite). A caller who says B holds one (b_max_abs NaN
  * or infinite) gets a plan tuned without those variants (an untimed plan:
  * the first of them); one who says nothing gets the fastest, and each
- * execute measures max|B| and then runs, after the variant, a CSR product
- * that does its work only when B is not finite (kernels/nonfinite.cu): no
- * execute waits for the host. The price is A's CSR kept on the device too.
+ * execute runs, after the variant, the guard of kernels/nonfinite.cu: one
+ * launch that measures max|B| and redoes C from A's CSR when it is not
+ * finite, so that no execute waits for the host. The price is A's CSR kept
+ * on the device too.
  */
 #include <config.h>
 
@@ -56,14 +57,11 @@ static int spreads(const tc_kernel *k, int v)
 tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err)
 {
     const tc_kernel *k = p->path.kernel;
-    p->check_finite = 0;
     const double given = p->o.b_max_abs;
     if (!spreads(k, p->kp->variant) || (given > 0 && isfinite(given)) || p->o.variant)
         return TC_OK;
-    if (tc_plan_b_finite(p)) {
-        p->check_finite = 1;
-        return tc_gpu_csr_upload(p->gpu, p->a, &p->guard, err);
-    }
+    if (tc_plan_b_finite(p))
+        return tc_gpu_guard_new(p->gpu, p->a, &p->guard, err);
     int best = -1;
     for (int i = 0; i < k->nvariants; i++)
         if (!spreads(k, i) && p->variant_ms[i] != TC_VARIANT_UNSUPPORTED &&

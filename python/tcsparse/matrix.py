@@ -279,13 +279,16 @@ class Matrix(Resource):
         """A @ X (see the package's documentation): a float32 result rows x n,
         in the caller's row order, of X's kind and on X's device. A PyTorch
         X that requires grad gets a result that backpropagates to it."""
-        if (_operands.is_tensor(x) and x.requires_grad
-                and sys.modules["torch"].is_grad_enabled()):
-            from .torch import matmul
-            return matmul(self, x, convert)
-        plan = self._cuda_plan(x)
-        if plan is not None:
-            return plan.execute_cuda(x, x.data_ptr())
+        torch = sys.modules.get("torch")
+        plain = torch is not None and type(x) is torch.Tensor
+        if plain or _operands.is_tensor(x):
+            if x.requires_grad and torch.is_grad_enabled():
+                from .torch import matmul
+                return matmul(self, x, convert)
+            if plain and x.is_cuda:
+                plan, ptr = self._cuda_plan(x, torch)
+                if plan is not None:
+                    return plan.execute_cuda(x, ptr)
         b = _operands.prepare(x, "X", self.shape[1], convert)
         # the plan of each (n, device) once found, without Matrix.plan's
         # key of every option: this lookup is on every product's path
@@ -295,20 +298,22 @@ class Matrix(Resource):
             self._products[(b.cols, b.cuda)] = plan
         return plan.execute_operand(b)
 
-    def _cuda_plan(self, x):
-        """The plan of an earlier product for X when X is what a GPU model
-        passes every step (a packed, 16-byte aligned, float32, 2-D CUDA
-        tensor of the right height), else None: everything else, and the
-        first product, take the general path (_operands.prepare), which
-        checks, converts or refuses, and makes the plan."""
-        if not (_operands.is_tensor(x) and x.is_cuda and x.dim() == 2 and x.is_contiguous()):
-            return None
-        torch = sys.modules["torch"]
-        if (x.dtype != torch.float32 or x.layout != torch.strided
-                or x.shape[0] != self.shape[1] or x.data_ptr() % 16):
-            return None
-        plan = self._products.get((x.shape[1], x.get_device()))
-        return plan if plan is not None and not plan.closed else None
+    def _cuda_plan(self, x, torch):
+        """(plan, X's data_ptr) of an earlier product for a CUDA tensor X
+        when X is what a GPU model passes every step (packed, 16-byte
+        aligned, float32, 2-D, of the right height), else (None, None):
+        everything else, and the first product, take the general path
+        (_operands.prepare), which checks, converts or refuses, and makes
+        the plan. Each test here costs a few tenths of a microsecond on
+        every product (bench/python.sh), so they are the fewest that do."""
+        if (x.dtype is not torch.float32 or x.dim() != 2 or x.layout is not torch.strided
+                or not x.is_contiguous() or x.size(0) != self._shape[1]):
+            return None, None
+        ptr = x.data_ptr()
+        plan = self._products.get((x.size(1), x.get_device()))
+        if ptr % 16 or plan is None or plan._handle is None:
+            return None, None
+        return plan, ptr
 
     def __matmul__(self, x):
         return self.matmul(x)

@@ -183,9 +183,10 @@ class Plan(Resource):
         ptr its data_ptr(). The per-product path of a GPU model, so it does
         no more than allocate C and call (bench/python.sh counts what it
         adds to tc_plan_execute)."""
-        c = x.new_empty((self.rows, x.shape[1]))
+        n = x.size(1)
+        c = x.new_empty((self.rows, n))
         err = TcError()
-        check(lib.tc_plan_execute(self._handle, ptr, x.shape[1], c.data_ptr(), x.shape[1],
+        check(lib.tc_plan_execute(self._handle, ptr, n, c.data_ptr(), n,
                                   _current_stream(self.gpu), ctypes.byref(err)), err)
         return c
 

@@ -77,7 +77,7 @@ def test_cuda_repeated_products_take_the_short_path():
     x = torch.randn(1138, 32, device="cuda")
     a @ x
     plan = a._products[(32, x.device.index)]
-    assert a._cuda_plan(x) is plan
+    assert a._cuda_plan(x, torch) == (plan, x.data_ptr())
     x2 = torch.randn(1138, 32, device="cuda")
     x2[5, :] = float("inf")
     stream = torch.cuda.Stream()
@@ -90,8 +90,11 @@ def test_cuda_repeated_products_take_the_short_path():
     assert np.array_equal(np.isfinite(got), np.isfinite(want))
     finite = np.isfinite(want).all(axis=1)
     within(got[finite], want[finite], plan.info.tolerance)
-    for other in (x2[:, :16], x2.t().contiguous().t(), x2.double(), x2[:1000]):
-        assert a._cuda_plan(other) is None
+    unaligned = torch.randn(1138 * 32 + 1, device="cuda")[1:].view(1138, 32)
+    for other in (x2[:, :16], x2.t().contiguous().t(), x2.double(), x2[:1000], unaligned):
+        assert a._cuda_plan(other, torch) == (None, None)
+    within((a @ unaligned).cpu().numpy(), csr_product(a, unaligned.cpu().numpy()),
+           plan.info.tolerance)
     refused(lambda: a @ x[:1000], "has 1000 rows; 1138 were expected")
     try:
         a @ x.double()

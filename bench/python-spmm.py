@@ -52,7 +52,7 @@ def per_call_ms(fn, warmup, iters, device):
     return (time.perf_counter() - t0) * 1e3 / iters
 
 
-def main():
+def parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("matrix")
     p.add_argument("-n", type=int, default=32)
@@ -60,9 +60,13 @@ def main():
     p.add_argument("--effort", default="measure")
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--iters", type=int, default=200)
-    args = p.parse_args()
+    return p
+
+
+def measure(args, a):
+    """The figures for A (a tcsparse.Matrix planned with effort=args.effort
+    and calls=args.iters) at args.n, as a dict."""
     device = torch.device(args.device)
-    a = tcsparse.Matrix(args.matrix, effort=args.effort, calls=args.iters)
     x = torch.randn(a.shape[1], args.n, generator=torch.Generator().manual_seed(args.n)).to(device)
     options = {"device": "gpu", "gpu": x.device.index} if device.type == "cuda" else \
         {"device": "cpu"}
@@ -100,13 +104,20 @@ def main():
     y = (a @ x).cpu().numpy()
     passed, rel = plan.verify(host_x, y)
     info = plan.info
-    print(json.dumps({
+    return {
         "matrix": args.matrix, "n": args.n, "device": info.device_name,
         "plan": "%s/%s/%s/%s order" % (info.format, info.variant, info.precision, info.order),
         "torch_ms": torch_ms, "py_ms": py_ms, "raw_ms": raw_ms,
         "c_bench_ms": bench.get("plan_ms", bench["median_ms"]),
-        "overhead_us": (py_ms - raw_ms) * 1e3, "rel_fro": rel, "verify": passed}))
-    return 0 if passed else 1
+        "overhead_us": (py_ms - raw_ms) * 1e3, "rel_fro": rel, "verify": passed}
+
+
+def main():
+    args = parser().parse_args()
+    a = tcsparse.Matrix(args.matrix, effort=args.effort, calls=args.iters)
+    figures = measure(args, a)
+    print(json.dumps(figures))
+    return 0 if figures["verify"] else 1
 
 
 if __name__ == "__main__":

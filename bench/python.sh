@@ -10,6 +10,8 @@
 #     the library's own figure for the plan (tc_plan_bench, as tcmul
 #     --bench), and the Python layer's cost per call (A @ X less the raw
 #     call, microseconds; the target is at most 10).
+# bench/python-rows.py measures a matrix's rows in one process; each row's
+# command column has the two standalone commands for the same figures.
 #
 #   bench/python.sh [-o OUT.tsv] [-n "N..."] [-d cpu|cuda] [-e EPOCHS] [-i ITERS]
 #                   [MATRIX...]
@@ -57,50 +59,20 @@ trap 'rm -rf "$tmp"' EXIT
 TC_PLAN_CACHE=$tmp/plans
 export TC_PLAN_CACHE
 
-# json FILE KEY: one value of a one-line JSON object ("-" when absent).
-json() {
-    "$py" -c 'import json, sys
-v = json.load(open(sys.argv[1])).get(sys.argv[2], "-")
-print(("%.6g" % v) if isinstance(v, float) else v)' "$1" "$2" 2>/dev/null || echo -
-}
-
 status=0
 printf 'device\tdate\tcommit\tcommand\tmatrix\tn\tepoch_ms_torch\tepoch_ms_tcsparse\tloss_rel_diff\tloss_tolerance\tloss_agree\tmm_ms_torch\tmm_ms_tcsparse_python\tmm_ms_tcsparse_raw\tmm_ms_tc_plan_bench\tpython_overhead_us\tplan\n' \
     > "$tmp/rows.tsv"
 for m in "$@"; do
-    name=$(basename "$m")
-    name=${name%.gz}
-    name=${name%.mtx}
-    name=${name%.tcf.h5}
-    for n in $ns; do
-        gcn="python/examples/gcn.py --json --device $device --epochs $epochs --hidden $n"
-        mm="bench/python-spmm.py --device $device -n $n --iters $iters --warmup $((iters / 10 + 1))"
-        # shellcheck disable=SC2086 # the commands are word lists
-        if ! "$py" "$here/"$gcn "$m" > "$tmp/gcn.json" 2> "$tmp/gcn.err"; then
-            if grep -q "a square adjacency matrix was expected" "$tmp/gcn.err"; then
-                : > "$tmp/gcn.json"
-            else
-                echo "$0: $name, n=$n: gcn.py failed: $(tail -n 1 "$tmp/gcn.err")" >&2
-                status=1
-            fi
-        fi
-        # shellcheck disable=SC2086
-        if ! "$py" "$here/"$mm "$m" > "$tmp/mm.json" 2> "$tmp/mm.err"; then
-            echo "$0: $name, n=$n: python-spmm.py failed: $(tail -n 1 "$tmp/mm.err")" >&2
-            status=1
-        fi
-        where=$(json "$tmp/mm.json" device)
-        [ "$where" = cpu ] && where=$(bench_host)
-        printf '%s\t%s\t%s\t%s\t%s\t%s' "$where" "$date" "$commit" \
-            "$gcn $(basename "$m") && $mm $(basename "$m")" "$name" "$n" >> "$tmp/rows.tsv"
-        for k in epoch_ms_torch epoch_ms_tcsparse loss_rel_diff tolerance agree; do
-            printf '\t%s' "$(json "$tmp/gcn.json" $k)"
-        done >> "$tmp/rows.tsv"
-        for k in torch_ms py_ms raw_ms c_bench_ms overhead_us plan; do
-            printf '\t%s' "$(json "$tmp/mm.json" $k)"
-        done >> "$tmp/rows.tsv"
-        echo >> "$tmp/rows.tsv"
-    done
+    # one process per matrix (bench/python-rows.py: PyTorch's import and
+    # CUDA's start were most of each row's time)
+    if ! "$py" "$here/bench/python-rows.py" --device "$device" --commit "$commit" \
+        --date "$date" --host "$(bench_host)" -n "$ns" --epochs "$epochs" --iters "$iters" \
+        "$m" >> "$tmp/rows.tsv" 2> "$tmp/err"; then
+        echo "$0: $(basename "$m"): $(grep -v Warning "$tmp/err" | tail -n 1)" >&2
+        status=1
+    else
+        echo "python.sh: $(basename "$m") done" >&2
+    fi
 done
 mkdir -p "$(dirname "$out")"
 cp "$tmp/rows.tsv" "$out"

@@ -72,7 +72,7 @@ def train(model, x, labels, args, device):
     return losses, times
 
 
-def main():
+def parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("graph", help="a .mtx, .mtx.gz or .tcf.h5 file (a square matrix)")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -86,19 +86,12 @@ def main():
                    help="tcsparse planning effort (estimate, measure, patient, exhaustive)")
     p.add_argument("--accuracy", default=None, help="fp32, tf32 or fp16: the least accepted")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    args = p.parse_args()
-    if args.epochs < 2:
-        p.error("--epochs: at least 2 (the first one includes planning)")
+    return p
+
+
+def run(args, graph):
+    """Both trainings on graph (a square tcsparse.Matrix): the summary."""
     device = torch.device(args.device)
-    try:
-        graph = tcsparse.Matrix(args.graph)
-    except tcsparse.Error as e:
-        print("gcn.py: %s" % e, file=sys.stderr)
-        return 1
-    if graph.shape[0] != graph.shape[1]:
-        print("gcn.py: %s: a square adjacency matrix was expected, not %dx%d"
-              % ((args.graph,) + graph.shape), file=sys.stderr)
-        return 1
     adjacency = tcsparse.gcn_normalize(graph, weighted=False, effort=args.effort,
                                        accuracy=args.accuracy, calls=10 * args.epochs)
     nodes = graph.shape[0]
@@ -119,7 +112,7 @@ def main():
              for n in (args.hidden, args.classes)]
     tolerance = max(plan.info.tolerance for plan in plans)
     worst = max(abs(a - b) / max(abs(a), 1e-30) for a, b in zip(torch_losses, our_losses))
-    summary = {
+    return {
         "graph": args.graph, "nodes": nodes, "nnz": adjacency.nnz, "device": str(device),
         "epochs": args.epochs, "n": [args.hidden, args.classes],
         "plans": ["%s/%s/%s/%s order" % (pl.info.format, pl.info.variant, pl.info.precision,
@@ -129,11 +122,32 @@ def main():
         "first_epoch_ms_tcsparse": our_ms[0], "loss_rel_diff": worst,
         "tolerance": tolerance, "agree": worst <= tolerance,
         "losses_torch": torch_losses, "losses_tcsparse": our_losses,
+        "epochs_ms_torch": torch_ms, "epochs_ms_tcsparse": our_ms,
     }
+
+
+def main():
+    p = parser()
+    args = p.parse_args()
+    if args.epochs < 2:
+        p.error("--epochs: at least 2 (the first one includes planning)")
+    try:
+        graph = tcsparse.Matrix(args.graph)
+    except tcsparse.Error as e:
+        print("gcn.py: %s" % e, file=sys.stderr)
+        return 1
+    if graph.shape[0] != graph.shape[1]:
+        print("gcn.py: %s: a square adjacency matrix was expected, not %dx%d"
+              % ((args.graph,) + graph.shape), file=sys.stderr)
+        return 1
+    summary = run(args, graph)
+    worst, tolerance = summary["loss_rel_diff"], summary["tolerance"]
     if args.json:
         print(json.dumps(summary))
     else:
-        for i, (tl, tm, ol, om) in enumerate(zip(torch_losses, torch_ms, our_losses, our_ms), 1):
+        for i, (tl, tm, ol, om) in enumerate(zip(summary["losses_torch"], summary["epochs_ms_torch"],
+                                                 summary["losses_tcsparse"],
+                                                 summary["epochs_ms_tcsparse"]), 1):
             print("epoch %2d  torch.sparse.mm %9.3f ms loss %.7f   tcsparse %9.3f ms loss %.7f"
                   % (i, tm, tl, om, ol))
         print("median epoch (after the first): torch.sparse.mm %.3f ms, tcsparse %.3f ms"

@@ -96,3 +96,16 @@ def test_bench_python_sh_on_the_cpu(tmp_path):
     assert cora["commit"] and cora["date"] and "gcn.py" in cora["command"]
     assert small["epoch_ms_torch"] == "-"     # 2x3: no graph to train on
     float(small["mm_ms_tcsparse_python"])
+
+
+def test_bench_python_sh_names_a_bad_matrix(tmp_path):
+    out = tmp_path / "python.tsv"
+    bad = os.path.join(DATA, "mtx", "bad-real.mtx")
+    r = subprocess.run(["sh", os.path.join(ROOT, "bench", "python.sh"), "-o", str(out), "-n",
+                        "5", "-d", "cpu", "-e", "2", "-i", "5", bad, CORA], env=env(),
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "python.sh: bad-real.mtx: %s:3: expected a real value, found '1.5x'\n" % bad \
+        in r.stderr, r.stderr
+    rows = list(csv.DictReader(open(out), delimiter="\t"))
+    assert [row["matrix"] for row in rows] == ["cora"]

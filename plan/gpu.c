@@ -33,6 +33,7 @@ typedef struct gcand {
     const tc_kernel *k;
     double predicted;
     double ms;
+    double safe_ms;                         /* of ms, the safeguards' */
     int variant;
     double vms[TC_KERNEL_MAX_VARIANTS];     /* kp->variant_ms after tuning */
 } gcand;
@@ -124,13 +125,36 @@ static tc_status time_moves(tc_plan *p, const tc_gpu_operands *ops, double *ms, 
     return st;
 }
 
+/* The tuned variant of kp whose time with its safeguards' is least (a
+   variant that spreads NaN/Inf pays for the guard, one that does not
+   does not), selected; *ms what its safeguards cost. */
+static tc_status with_safeguards(tc_plan *p, tc_kplan *kp, int forced,
+                                 const tc_gpu_operands *ops, tc_safeguard_timer *safe,
+                                 double *ms, tc_error *err)
+{
+    int best = kp->variant;
+    tc_status st = tc_safeguard_time(p, safe, kp->kind, best, ops, ms, err);
+    for (int v = 0; !st && !forced && v < kp->kind->nvariants; v++) {
+        double s;
+        if (v == best || kp->variant_ms[v] < 0 ||
+            (st = tc_safeguard_time(p, safe, kp->kind, v, ops, &s, err)))
+            continue;
+        if (kp->variant_ms[v] + s < kp->variant_ms[best] + *ms) {
+            best = v;
+            *ms = s;
+        }
+    }
+    return st || best == kp->variant ? st : tc_kernel_select(kp, best, err);
+}
+
 /* Builds, uploads and tunes c on p->a (already in c's order) over ops; its
-   time is the kernel's plus the order's moves (moves_ms). At ESTIMATE
+   time is the kernel's plus the order's moves (moves_ms) plus what its
+   safeguards cost (safeguard_time.c). At ESTIMATE
    nothing is timed: c gets the kernel's first variant that takes the
    matrix (tc_kernel_prepare's choice; each kernel lists its variants in
    that order on purpose, kernels.h) and no time. */
 static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, double moves_ms,
-                           tc_error *err)
+                           tc_safeguard_timer *safe, tc_error *err)
 {
     const tc_fmt *m;
     tc_fmt *built;
@@ -150,9 +174,15 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, dou
         st = tc_kernel_time(kp, ops, p->o.warmup, p->o.iters, &t, err);
     else if (!st && !untimed)
         st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p), err);
+    double safe_ms = 0;
+    if (!st && !untimed)
+        st = with_safeguards(p, kp, forced, ops, safe, &safe_ms, err);
     if (!st) {
         c->variant = kp->variant;
-        c->ms = untimed ? -1 : (forced ? t.ms.decile[5] : kp->variant_ms[kp->variant]) + moves_ms;
+        c->safe_ms = safe_ms;
+        c->ms = untimed ? -1
+                        : (forced ? t.ms.decile[5] : kp->variant_ms[kp->variant]) + moves_ms +
+                              safe_ms;
         memcpy(c->vms, kp->variant_ms, sizeof c->vms);
     }
     if (!untimed)
@@ -179,7 +209,7 @@ static int add_every_pair(const tc_plan *p, gcand *gc, int n)
             for (int i = 0; i < n && !have; i++)
                 have = gc[i].k == kk && strcmp(gc[i].order, orders[o]) == 0;
             if (kk && !have)
-                gc[n++] = (gcand){ orders[o], kk, 0, -1, -1, { 0 } };
+                gc[n++] = (gcand){ orders[o], kk, 0, -1, 0, -1, { 0 } };
         }
     return n;
 }
@@ -190,7 +220,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
 {
     const tc_kernel *base = tc_kernel_baseline();
     int n = 0;
-    gc[n++] = (gcand){ "given", base, 1, -1, -1, { 0 } };
+    gc[n++] = (gcand){ "given", base, 1, -1, 0, -1, { 0 } };
     if (p->o.format) {
         const tc_kernel *k = tc_kernel_find(p->o.format);
         if (!k)
@@ -208,7 +238,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
             no += tc_plan_orders(orders + 1, 31);
         for (int i = 0; i < no && n < MAX_GC; i++)
             if (k != base || strcmp(orders[i], "given") != 0)
-                gc[n++] = (gcand){ orders[i], k, 0, -1, -1, { 0 } };
+                gc[n++] = (gcand){ orders[i], k, 0, -1, 0, -1, { 0 } };
         *ngc = n;
         return TC_OK;
     }
@@ -227,7 +257,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
         }
         /* the model's order names live in the registry: keep its pointer */
         const tc_reorder_method *r = tc_reorder_find(mc[i].order);
-        gc[n++] = (gcand){ r ? tc_reorder_name(r) : "given", k, mc[i].predicted_speedup, -1, -1,
+        gc[n++] = (gcand){ r ? tc_reorder_name(r) : "given", k, mc[i].predicted_speedup, -1, 0, -1,
                             { 0 } };
     }
     free(mc);
@@ -275,6 +305,8 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
     qsort(gc, (size_t)n, sizeof *gc, by_order);
     p->path.order[0] = '\0';
     double moves_ms = 0;
+    tc_safeguard_timer safe;
+    tc_safeguard_timer_init(&safe);
     for (int i = 0; i < n && !st; i++) {
         if (gc[i].ms == -2)
             continue;
@@ -287,7 +319,7 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
             }
         }
         if (!st)
-            st = time_cand(p, &gc[i], &ops, moves_ms, err);
+            st = time_cand(p, &gc[i], &ops, moves_ms, &safe, err);
         /* a kernel that cannot take this matrix (its format refuses it, its
            device memory runs short) is a candidate left out, unless it is
            cuSPARSE or the format asked for */
@@ -302,6 +334,7 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
             st = TC_OK;
         }
     }
+    tc_safeguard_timer_free(p, &safe);
     tc_gpu_operands_free(p->gpu, &ops);
     return st;
 }
@@ -359,6 +392,7 @@ static void set_path(tc_plan *p, const gcand *c)
     snprintf(p->info.precision, sizeof p->info.precision, "%s", c->k->precision);
     p->info.tolerance = tc_tolerance(c->k->precision);
     p->info.ms = c->ms >= 0 ? c->ms : -1;
+    p->info.safeguard_ms = c->ms >= 0 ? c->safe_ms : -1;
     p->info.predicted_speedup = c->predicted;
     if (c->ms >= 0 && !p->info.reused)
         memcpy(p->variant_ms, c->vms, sizeof p->variant_ms);
@@ -428,8 +462,9 @@ tc_status tc_plan_gpu(tc_plan *p, const tc_csr *given, int reuse, tc_error *err)
 {
     tc_status st;
     if (reuse) {
+        /* the stored plan's time; its safeguards were not timed again */
         const gcand c = { p->path.order, p->path.kernel, p->info.predicted_speedup, p->info.ms,
-                          p->path.variant, { 0 } };
+                          -1, p->path.variant, { 0 } };
         set_path(p, &c);
         st = tc_plan_set_order(p, given, p->path.order, &p->path.order_params, err);
     } else {

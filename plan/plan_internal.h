@@ -113,8 +113,6 @@ void tc_plan_gpu_release(tc_plan *p);
 
 /* ---- precision (plan/precision.c) ---- */
 
-/* 1 when every nonzero of a, after the per-row power-of-two scaling of the
-   fp16 kernels, stays within fp16 (not flushed below its subnormals). */
 /* Sets p->b_scale / b_measure for the chosen kernel's precision and
    opts.b_max_abs, and info.b_scaled. */
 void tc_plan_set_b_scaling(tc_plan *p);
@@ -125,6 +123,28 @@ int tc_plan_b_finite(const tc_plan *p);
    variant that does not when opts.b_max_abs says B holds a NaN or Inf, or
    makes p->guard when B's range is unknown. */
 tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err);
+/* What each execute of variant v of k runs besides the kernel and the
+   order's moves, for p's options: max|B| measured on the device, B and C
+   scaled (through scratch), the NaN/Inf guard. */
+enum { TC_SAFE_MEASURE = 1, TC_SAFE_SCALE = 2, TC_SAFE_GUARD = 4 };
+int tc_plan_safeguards(const tc_plan *p, const tc_kernel *k, int v);
+
+/* ---- the safeguards' cost, for the planner (plan/safeguard_time.c) ---- */
+
+/* Device scratch and the times measured so far, one per combination. */
+typedef struct tc_safeguard_timer {
+    double ms[32];              /* by tc_plan_safeguards bits and the order's
+                                   moves (8: B, 16: C); < 0: not timed */
+    float *d_max, *b, *c;
+    tc_gpu_guard *guard;
+} tc_safeguard_timer;
+void tc_safeguard_timer_init(tc_safeguard_timer *t);
+/* *ms = what a product of variant v of k pays for its safeguards in p's
+   current order (B and C through the order's moves already need no
+   scaling copy), timed on ops once per combination. */
+tc_status tc_safeguard_time(tc_plan *p, tc_safeguard_timer *t, const tc_kernel *k, int v,
+                            const tc_gpu_operands *ops, double *ms, tc_error *err);
+void tc_safeguard_timer_free(tc_plan *p, tc_safeguard_timer *t);
 
 /* ---- plan files and the cache (plan/planfile.c, planfile_io.c) ---- */
 

@@ -34,6 +34,9 @@ static tc_status report_plan(const tc_plan *p, tc_report *r)
            (st = tc_report_str(r, "plan", "device_why", p->device_why,
                                "why this device (\"\": as asked)")) ||
            (st = tc_report_num(r, "plan", "ms", i->ms, "measured median (-1: not timed)")) ||
+           (st = tc_report_num(r, "plan", "safeguard_ms", i->safeguard_ms,
+                               "of ms: max|B|, fp16 scaling and the NaN/Inf guard, for a B of "
+                               "unknown range (-1: not timed)")) ||
            (st = tc_report_num(r, "plan", "cusparse_ms", i->cusparse_ms,
                                "cuSPARSE in the same planning (-1: not timed)")) ||
            (st = tc_report_num(r, "plan", "predicted_speedup", i->predicted_speedup,

@@ -33,14 +33,19 @@
 #include "fp16_scale.h"
 #include "plan_internal.h"
 
+/* TC_SAFE_MEASURE and TC_SAFE_SCALE for a kernel of this precision. */
+static int scaling(const char *precision, double given)
+{
+    if (strcmp(precision, "fp16") != 0 || (given > 0 && tc_fp16_b_exponent(given) == 0))
+        return 0;
+    return TC_SAFE_SCALE | (given > 0 ? 0 : TC_SAFE_MEASURE);
+}
+
 void tc_plan_set_b_scaling(tc_plan *p)
 {
-    p->b_scale = p->b_measure = 0;
-    if (strcmp(p->info.precision, "fp16") == 0) {
-        const double given = p->o.b_max_abs;
-        p->b_scale = !(given > 0) || tc_fp16_b_exponent(given) != 0;
-        p->b_measure = p->b_scale && !(given > 0);
-    }
+    const int s = scaling(p->info.precision, p->o.b_max_abs);
+    p->b_scale = (s & TC_SAFE_SCALE) != 0;
+    p->b_measure = (s & TC_SAFE_MEASURE) != 0;
     p->info.b_scaled = p->b_scale;
 }
 
@@ -54,11 +59,24 @@ static int spreads(const tc_kernel *k, int v)
     return k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v];
 }
 
+/* 1 when variant v of k spreads NaN/Inf and the options leave B's range
+   open (not stated, not a forced variant, which runs as it is). */
+static int range_open(const tc_plan *p, const tc_kernel *k, int v)
+{
+    const double given = p->o.b_max_abs;
+    return spreads(k, v) && !(given > 0 && isfinite(given)) && !p->o.variant;
+}
+
+int tc_plan_safeguards(const tc_plan *p, const tc_kernel *k, int v)
+{
+    return scaling(k->precision, p->o.b_max_abs) |
+           (range_open(p, k, v) && tc_plan_b_finite(p) ? TC_SAFE_GUARD : 0);
+}
+
 tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err)
 {
     const tc_kernel *k = p->path.kernel;
-    const double given = p->o.b_max_abs;
-    if (!spreads(k, p->kp->variant) || (given > 0 && isfinite(given)) || p->o.variant)
+    if (!range_open(p, k, p->kp->variant))
         return TC_OK;
     if (tc_plan_b_finite(p))
         return tc_gpu_guard_new(p->gpu, p->a, &p->guard, err);

@@ -158,6 +158,11 @@ typedef struct tc_plan_info {
                                        multiplied by (tc_plan_opts.scale, else
                                        1 / sqrt(d) for attention, 1 for the
                                        SDDMM); SpMM: 0 */
+    double safeguard_ms;            /* of ms, what each product spends besides
+                                       the kernel and the order's moves when
+                                       b_max_abs leaves B's range open: max|B|
+                                       measured, B and C scaled for fp16, the
+                                       NaN/Inf guard (0: none; -1: not timed) */
 } tc_plan_info;
 void tc_plan_get_info(const tc_plan *p, tc_plan_info *out);
 

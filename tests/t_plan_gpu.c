@@ -4,7 +4,7 @@
    permutation is applied to B and undone on C on the device; leading
    dimensions larger than n; device pointers that are not 16-byte aligned;
    a NaN and an Inf in a B of unknown range on every kernel that could
-   spread them. Skipped where there is no CUDA device. */
+   spread them; what a timed plan charges for its safeguards. Skipped where there is no CUDA device. */
 #include "config.h"
 
 #include <math.h>
@@ -172,6 +172,43 @@ static void check_nonfinite_guard(const tc_csr *a, int32_t n)
     free(B);
 }
 
+/* A timed plan charges its path what its safeguards cost (plan/
+   safeguard_time.c): rstile (fp16, its tensor-core variants spread
+   NaN/Inf) for a B of unknown range pays for max|B|, the scaling and the
+   guard, and for a B stated within fp16's range pays nothing. */
+static void check_safeguard_ms(const tc_csr *a, int32_t n)
+{
+    tc_plan_opts o;
+    tc_plan_opts_init(&o);
+    o.n = n;
+    o.device = TC_DEVICE_GPU;
+    o.effort = TC_EFFORT_MEASURE;
+    o.format = "rstile";
+    o.cache_dir = "";
+    o.iters = 20;
+    const double ranges[2] = { 0, 1 };
+    for (int r = 0; r < 2; r++) {
+        o.b_max_abs = ranges[r];
+        tc_plan *p = NULL;
+        tc_error err;
+        if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "rstile, measured, b_max_abs %g: "
+                "planned", ranges[r])) {
+            diag("  %s", err.msg);
+            continue;
+        }
+        tc_plan_info info;
+        tc_plan_get_info(p, &info);
+        if (r == 0)
+            ok(info.safeguard_ms > 0 && info.safeguard_ms < info.ms,
+               "... B's range open: its safeguards cost %g of its %g ms", info.safeguard_ms,
+               info.ms);
+        else
+            ok(info.safeguard_ms == 0 && info.ms > 0, "... B's range stated: no safeguards "
+               "(%g ms), %g ms in all", info.safeguard_ms, info.ms);
+        tc_plan_free(p);
+    }
+}
+
 int main(void)
 {
     tap_need_gpu();
@@ -211,6 +248,7 @@ int main(void)
             memmove(B + j * ld, B + j * n, sizeof *B * (size_t)n);
     }
     check_nonfinite_guard(a, n);
+    check_safeguard_ms(a, n);
     o.format = "csr";
     o.order = "rcm";
     o.effort = TC_EFFORT_MEASURE;

@@ -78,7 +78,8 @@ class TcPlanInfo(ctypes.Structure):
                 ("reorder_s", c_double), ("build_s", c_double), ("upload_s", c_double),
                 ("tune_s", c_double), ("plan_s", c_double), ("payback_calls", c_double),
                 ("reused", c_int), ("stale", ctypes.c_char * 256),
-                ("plan_file", ctypes.c_char * 4096), ("scale", c_double)]
+                ("plan_file", ctypes.c_char * 4096), ("scale", c_double),
+                ("safeguard_ms", c_double)]
 
 
 class TcCompare(ctypes.Structure):

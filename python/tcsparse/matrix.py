@@ -315,8 +315,7 @@ class Matrix(Resource):
             return None, None
         return plan, ptr
 
-    def __matmul__(self, x):
-        return self.matmul(x)
+    __matmul__ = matmul
 
     def attention(self, q, k, v, scale=None, convert=False):
         """O = softmax(scale Q K^T masked by A's pattern) V (the library's

@@ -98,16 +98,19 @@ def _with_report(fill):
         lib.tc_report_free(report)
 
 
-def _current_stream(index):
-    """PyTorch's current stream on GPU `index` as a cudaStream_t. Every
-    product asks, so the raw getter PyTorch's own compiled code uses comes
-    first: torch.cuda.current_stream builds a Stream object each call, a
-    few microseconds of the 10 a call may cost (bench/python.sh)."""
+def _stream_getter():
+    """A function of a GPU index giving PyTorch's current stream there as a
+    cudaStream_t (an int). Every product asks, so the raw getter PyTorch's
+    own compiled code uses comes first: torch.cuda.current_stream builds a
+    Stream object each call, a few microseconds of the 10 a call may cost
+    (bench/python.sh)."""
     torch = sys.modules["torch"]
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return ctypes.c_void_p(raw(index))
-    return ctypes.c_void_p(torch.cuda.current_stream(index).cuda_stream)
+    return raw or (lambda index: torch.cuda.current_stream(index).cuda_stream)
+
+
+def _current_stream(index):
+    return ctypes.c_void_p(_stream_getter()(index))
 
 
 class Plan(Resource):
@@ -127,6 +130,7 @@ class Plan(Resource):
         lib.tc_plan_get_info(handle, ctypes.byref(raw))
         self.info = PlanInfo(raw)
         self.gpu = opts.gpu
+        self._stream_of_gpu = None      # execute_cuda's, found on its first call
 
     # lifetime ---------------------------------------------------------------
     def close(self):
@@ -183,11 +187,14 @@ class Plan(Resource):
         ptr its data_ptr(). The per-product path of a GPU model, so it does
         no more than allocate C and call (bench/python.sh counts what it
         adds to tc_plan_execute)."""
-        n = x.size(1)
-        c = x.new_empty((self.rows, n))
+        n = x.shape[1]
+        c = x.new_empty(self.rows, n)
+        stream = self._stream_of_gpu
+        if stream is None:
+            stream = self._stream_of_gpu = _stream_getter()
         err = TcError()
-        check(lib.tc_plan_execute(self._handle, ptr, n, c.data_ptr(), n,
-                                  _current_stream(self.gpu), ctypes.byref(err)), err)
+        check(lib.tc_plan_execute(self._handle, ptr, n, c.data_ptr(), n, stream(self.gpu),
+                                  ctypes.byref(err)), err)
         return c
 
     def execute_operand(self, b):

@@ -131,6 +131,8 @@ class Plan(Resource):
         self.info = PlanInfo(raw)
         self.gpu = opts.gpu
         self._stream_of_gpu = None      # execute_cuda's, found on its first call
+        self._err = TcError()           # execute_cuda's, made once
+        self._err_ref = ctypes.byref(self._err)
 
     # lifetime ---------------------------------------------------------------
     def close(self):
@@ -186,15 +188,17 @@ class Plan(Resource):
         16-byte aligned, float32, cols x n CUDA tensor on this plan's GPU,
         ptr its data_ptr(). The per-product path of a GPU model, so it does
         no more than allocate C and call (bench/python.sh counts what it
-        adds to tc_plan_execute)."""
+        adds to tc_plan_execute). Its error buffer is the plan's own: like
+        the library's plan, a Plan multiplies in one thread at a time."""
         n = x.shape[1]
         c = x.new_empty(self.rows, n)
         stream = self._stream_of_gpu
         if stream is None:
             stream = self._stream_of_gpu = _stream_getter()
-        err = TcError()
-        check(lib.tc_plan_execute(self._handle, ptr, n, c.data_ptr(), n, stream(self.gpu),
-                                  ctypes.byref(err)), err)
+        status = lib.tc_plan_execute(self._handle, ptr, n, c.data_ptr(), n, stream(self.gpu),
+                                     self._err_ref)
+        if status:
+            check(status, self._err)
         return c
 
     def execute_operand(self, b):

@@ -104,11 +104,14 @@ ok $? "libtcsparse-gpu links cuSPARSE"
 # --device gpu loads it (the check above can see a load), from beside
 # libtcsparse: here in a folder the program and both libraries were copied
 # to, as to a GPU machine. Without a driver, status 3 and the driver's
-# reason; with a GPU, the product.
+# reason; with a GPU, the product. The folder comes first in the search
+# path; the caller's path after it finds the other libraries where they are
+# not installed (a bundle's lib/ on the GPU machine: this point failed
+# there when the folder was the whole path).
 mkdir "$T/bundle"
 cp "$(real tcmul)" "$T/bundle/tcmul"
 cp "$LIBS/libtcsparse.so.0" "$LIBS/libtcsparse-gpu.so.0" "$T/bundle/"
-got=$(LD_LIBRARY_PATH=$T/bundle loads "$T/bundle/tcmul" --device gpu --cols 4 --verify "$A")
+got=$(LD_LIBRARY_PATH=$T/bundle${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} loads "$T/bundle/tcmul" --device gpu --cols 4 --verify "$A")
 case $got in
 *"file=$T/bundle/libtcsparse-gpu.so.0 "*) good=0 ;;
 *) good=1 ;;

@@ -10,14 +10,14 @@
 # ../shared/data beside the source tree) it first runs
 #   tcreorder -q -m jaccard -o NAME.tcf.h5 NAME.mtx.gz
 # then, for the original and the reordered matrix and every n of -n,
-#   tcmul --device gpu --format bcsr --bench --verify --tsv --cols N --seed N A
+#   tcmul --device gpu --no-plan-cache --format bcsr --bench --verify --tsv --cols N --seed N A
 # (bcsr built with 16 x 16 blocks; the fastest variant timed with CUDA
 # events after warm-up over rotated operands; cuSPARSE's fastest CSR
 # algorithm on the same operands, in the same run).
 # (b) For every width of -w, the ORDER x ORDER band matrix of that width
 # (bench/gen band ORDER WIDTH; ORDER 8192 by default, so that the widths run
 # from 99.2% zeros to a dense matrix) and every n of -b,
-#   tcmul --device gpu --format bcsr --dense --bench --verify --tsv ...
+#   tcmul --device gpu --no-plan-cache --format bcsr --dense --bench --verify --tsv ...
 # which also times cuBLAS GEMM (fp16, fp32 accumulation) on the matrix
 # stored densely.
 # One TSV row per run: device, date, commit, matrix, order (original,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # brp.sh: the brp kernel (kernels/brp.cu, BRP-SpMM) against cuSPARSE.
 # For every matrix and every n, runs
-#   tcmul --device gpu --format brp --bench --verify --tsv --cols N --seed N MATRIX
+#   tcmul --device gpu --no-plan-cache --format brp --bench --verify --tsv --cols N --seed N MATRIX
 # (brp built from A with the paper's parameters, the fastest of its variants
 # timed with CUDA events after warm-up over rotated operands; then each of
 # its two parts alone; then cuSPARSE's fastest CSR algorithm on the same

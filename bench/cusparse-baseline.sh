@@ -1,7 +1,7 @@
 #!/bin/sh
 # cusparse-baseline.sh: the table every GPU kernel is measured against.
 # For every matrix and every n, runs
-#   tcmul --device gpu --format csr --bench --verify --tsv --cols N --seed N MATRIX
+#   tcmul --device gpu --no-plan-cache --format csr --bench --verify --tsv --cols N --seed N MATRIX
 # (cuSPARSE SpMM on CSR, fp32, the fastest of its CSR algorithms, timed with
 # CUDA events after warm-up over rotated operands) and collects one TSV row:
 # the device, date, commit, matrix, its shape, n, the fastest algorithm and

@@ -9,7 +9,7 @@
 # For every matrix (default: every .mtx.gz of $TC_SHARED_DATA, else
 # ../shared/data beside the source tree) and every n of -n (default the
 # paper's widths, 32, 128 and 512),
-#   tcmul --device gpu --format hrpb --bench --verify --tsv --cols N --seed N A
+#   tcmul --device gpu --no-plan-cache --format hrpb --bench --verify --tsv --cols N --seed N A
 # (hrpb built with TM = TK = 16; the fastest variant timed with CUDA events
 # after warm-up over rotated operands; cuSPARSE's fastest CSR algorithm on
 # the same operands, in the same run), and once per matrix

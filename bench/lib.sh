@@ -105,12 +105,16 @@ bench_report_values() {
 # named in the rows without the suffix) default to every .mtx.gz of
 # $TC_SHARED_DATA, else ../shared/data beside the tree). For
 # every matrix and n runs
-#   tcmul --device gpu OPTIONS --bench --verify --tsv --cols N --seed N MATRIX
+#   tcmul --device gpu --no-plan-cache OPTIONS --bench --verify --tsv --cols N --seed N MATRIX
 # (--dim N instead of --cols N when $BENCH_SIZE_OPT is --dim: attention)
 # ($TCMUL, else the build tree's tools/tcmul) and writes one TSV row: device,
 # date, commit, matrix, then one column per COLUMNS word "header=section.key"
 # (a figure of tcmul's report), then the exact command. Exits non-zero when
 # any run failed (its row is still written, with what the report held).
+# --no-plan-cache (SpMM: attention plans are not stored): a plan stored by
+# an earlier run is reused untuned, and its row then lacks every variant's
+# time (rstile.tsv at d0504f8: 220 of 256 rows, after an interrupted run
+# had filled the cache).
 bench_tcmul_sweep() {
     _tag=$1 _out=$2 _ns=$3 _opts=$4 _cols=$5
     shift 5
@@ -120,6 +124,8 @@ bench_tcmul_sweep() {
     [ $# -gt 0 ] || set -- "${TC_SHARED_DATA:-$here/../shared/data}"/*.mtx.gz
     _tcmul=${TCMUL:-${top_builddir:-.}/tools/tcmul}
     _sizeopt=${BENCH_SIZE_OPT:---cols}
+    _fresh=--no-plan-cache
+    [ "$_sizeopt" = --dim ] && _fresh=
     _commit=$(bench_commit)
     _date=$(bench_date)
     _tmp=$(mktemp)
@@ -133,7 +139,7 @@ bench_tcmul_sweep() {
         _name=${_name%.mtx}
         _name=${_name%.tcf.h5}
         for _n in $_ns; do
-            _args="--device gpu${_opts:+ $_opts} --bench --verify --tsv $_sizeopt $_n --seed $_n"
+            _args="--device gpu${_fresh:+ $_fresh}${_opts:+ $_opts} --bench --verify --tsv $_sizeopt $_n --seed $_n"
             # shellcheck disable=SC2086 # _args is a word list by design
             if ! "$_tcmul" $_args "$_m" > "$_tmp.row"; then
                 echo "$_tag: $_name, n=$_n failed" >&2

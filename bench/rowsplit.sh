@@ -15,7 +15,7 @@
 # cost S of -s (default 128, the format's default; a list sweeps it: what
 # seg trades is in man/tcf.h5.5). MATRIX operands (.mtx[.gz] or .tcf.h5)
 # replace the generated ones. For every converted matrix and n of -n runs
-#   tcmul --device gpu --format rowsplit --bench --verify --tsv --cols N --seed N A
+#   tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols N --seed N A
 # (the fastest variant timed with CUDA events after warm-up over rotated
 # operands; cuSPARSE's fastest CSR algorithm on the same operands, in the
 # same run) and writes one TSV row (bench/lib.sh's columns, then seg, the

@@ -4,7 +4,7 @@
 # it first runs
 #   tcreorder -q -m wjaccard -o NAME.tcf.h5 NAME.mtx.gz
 # then, for the original and the reordered matrix and every n,
-#   tcmul --device gpu --format rstile --bench --verify --tsv --cols N --seed N A
+#   tcmul --device gpu --no-plan-cache --format rstile --bench --verify --tsv --cols N --seed N A
 # (rstile built from A with its default, automatic threshold and split; the
 # fastest of its variants timed with CUDA events after warm-up over rotated
 # operands; each of its two parts alone; cuSPARSE's fastest CSR algorithm on

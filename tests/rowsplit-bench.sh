@@ -46,7 +46,7 @@ STUB
         "stand-in cora 16 8 $s16,stand-in cora 16 32 $s16,stand-in cora 64 8 $s64,stand-in cora 64 32 $s64," \
         "a row per seg and n, each timed on its own conversion ($s16 and $s64 segments)"
     is "$(awk -F '\t' 'NR == 2 { print $NF }' "$T/r.tsv")" \
-        "tcconv -f rowsplit -p seg=16 -o cora-seg16.tcf.h5 cora.tcf.h5 && tcmul --device gpu --format rowsplit --bench --verify --tsv --cols 8 --seed 8 cora-seg16.tcf.h5" \
+        "tcconv -f rowsplit -p seg=16 -o cora-seg16.tcf.h5 cora.tcf.h5 && tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols 8 --seed 8 cora-seg16.tcf.h5" \
         "the command starts with the conversion"
 fi
 

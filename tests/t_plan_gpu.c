@@ -92,6 +92,18 @@ static void check_unaligned(const tc_csr *a, tc_plan_opts *o, const float *B, co
     free(C);
 }
 
+/* Options for a GPU plan at n, planned at effort e, with no plan cache. */
+static tc_plan_opts gpu_opts(int32_t n, tc_effort e)
+{
+    tc_plan_opts o;
+    tc_plan_opts_init(&o);
+    o.n = n;
+    o.device = TC_DEVICE_GPU;
+    o.effort = e;
+    o.cache_dir = "";
+    return o;
+}
+
 /* One product of p on the host arrays, checked against float64. */
 static void execute_checked(tc_plan *p, const tc_csr *a, const float *B, int32_t n,
                             const char *what)
@@ -118,12 +130,7 @@ static void execute_checked(tc_plan *p, const tc_csr *a, const float *B, int32_t
 static void check_nonfinite_guard(const tc_csr *a, int32_t n)
 {
     float *B = malloc(sizeof *B * (size_t)a->cols * (size_t)n);
-    tc_plan_opts o;
-    tc_plan_opts_init(&o);
-    o.n = n;
-    o.device = TC_DEVICE_GPU;
-    o.effort = TC_EFFORT_ESTIMATE;
-    o.cache_dir = "";
+    tc_plan_opts o = gpu_opts(n, TC_EFFORT_ESTIMATE);
     for (int i = 0; i < tc_kernel_count(); i++) {
         const tc_kernel *k = tc_kernel_at(i);
         if (!k || !k->variant_spreads_nonfinite)
@@ -178,13 +185,8 @@ static void check_nonfinite_guard(const tc_csr *a, int32_t n)
    guard, and for a B stated within fp16's range pays nothing. */
 static void check_safeguard_ms(const tc_csr *a, int32_t n)
 {
-    tc_plan_opts o;
-    tc_plan_opts_init(&o);
-    o.n = n;
-    o.device = TC_DEVICE_GPU;
-    o.effort = TC_EFFORT_MEASURE;
+    tc_plan_opts o = gpu_opts(n, TC_EFFORT_MEASURE);
     o.format = "rstile";
-    o.cache_dir = "";
     o.iters = 20;
     const double ranges[2] = { 0, 1 };
     for (int r = 0; r < 2; r++) {
@@ -218,11 +220,7 @@ int main(void)
     float *B = malloc(sizeof *B * 2500 * ld);
     for (int64_t i = 0; i < 2500 * ld; i++)
         B[i] = i % 3 == 0 ? 1e6f : i % 3 == 1 ? 1e-7f : -2.5e5f;
-    tc_plan_opts o;
-    tc_plan_opts_init(&o);
-    o.n = n;
-    o.device = TC_DEVICE_GPU;
-    o.cache_dir = "";
+    tc_plan_opts o = gpu_opts(n, TC_EFFORT_DEFAULT);
     tc_plan_info info;
     const char *fp16[] = { "rstile", "bcsr", "bsb" };
     for (int f = 0; f < 3; f++) {

@@ -79,14 +79,19 @@ def test_gcn_example_refuses():
     assert r.returncode == 2 and "at least 2" in r.stderr
 
 
-def test_bench_python_sh_on_the_cpu(tmp_path):
-    out = tmp_path / "python.tsv"
-    rect = os.path.join(DATA, "mtx", "array-real-general.mtx")
+def bench_python_sh(out, *matrices):
+    """bench/python.sh on the CPU at n = 5, 2 epochs and 5 products: (the
+    finished process, the rows of OUT)."""
     r = subprocess.run(["sh", os.path.join(ROOT, "bench", "python.sh"), "-o", str(out), "-n",
-                        "5", "-d", "cpu", "-e", "2", "-i", "5", CORA, rect], env=env(),
+                        "5", "-d", "cpu", "-e", "2", "-i", "5"] + list(matrices), env=env(),
                        capture_output=True, text=True)
+    return r, list(csv.DictReader(open(out), delimiter="\t")) if out.exists() else []
+
+
+def test_bench_python_sh_on_the_cpu(tmp_path):
+    rect = os.path.join(DATA, "mtx", "array-real-general.mtx")
+    r, rows = bench_python_sh(tmp_path / "python.tsv", CORA, rect)
     assert r.returncode == 0, r.stderr
-    rows = list(csv.DictReader(open(out), delimiter="\t"))
     assert [row["matrix"] for row in rows] == ["cora", "array-real-general"]
     cora, small = rows
     assert cora["loss_agree"] == "True" and cora["n"] == "5"
@@ -99,13 +104,9 @@ def test_bench_python_sh_on_the_cpu(tmp_path):
 
 
 def test_bench_python_sh_names_a_bad_matrix(tmp_path):
-    out = tmp_path / "python.tsv"
     bad = os.path.join(DATA, "mtx", "bad-real.mtx")
-    r = subprocess.run(["sh", os.path.join(ROOT, "bench", "python.sh"), "-o", str(out), "-n",
-                        "5", "-d", "cpu", "-e", "2", "-i", "5", bad, CORA], env=env(),
-                       capture_output=True, text=True)
+    r, rows = bench_python_sh(tmp_path / "python.tsv", bad, CORA)
     assert r.returncode == 1
     assert "python.sh: bad-real.mtx: %s:3: expected a real value, found '1.5x'\n" % bad \
         in r.stderr, r.stderr
-    rows = list(csv.DictReader(open(out), delimiter="\t"))
     assert [row["matrix"] for row in rows] == ["cora"]

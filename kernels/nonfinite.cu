@@ -114,10 +114,11 @@ extern "C" tc_status tc_gpu_guard_new(tc_gpu *g, const tc_csr *a, tc_gpu_guard *
     if (!q)
         return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     tc_status st = tc_gpu_csr_upload(g, a, &q->a, err);
+    /* zeroed before any product, whichever stream that is on (the upload
+       waits for the copy) */
+    const unsigned zero[2] = { 0, 0 };
     if (st == TC_OK)
-        st = tc_gpu_alloc(g, 2 * sizeof *q->flags, (void **)&q->flags, err);
-    if (st == TC_OK)
-        st = TC_CUDA(err, cudaMemsetAsync(q->flags, 0, 2 * sizeof *q->flags, g->stream));
+        st = tc_gpu_upload_new(g, zero, sizeof zero, (void **)&q->flags, err);
     int per_sm = 0;
     if (st == TC_OK)
         st = TC_CUDA(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(

@@ -145,9 +145,9 @@ def main():
     if args.json:
         print(json.dumps(summary))
     else:
-        for i, (tl, tm, ol, om) in enumerate(zip(summary["losses_torch"], summary["epochs_ms_torch"],
-                                                 summary["losses_tcsparse"],
-                                                 summary["epochs_ms_tcsparse"]), 1):
+        rows = zip(summary["losses_torch"], summary["epochs_ms_torch"],
+                   summary["losses_tcsparse"], summary["epochs_ms_tcsparse"])
+        for i, (tl, tm, ol, om) in enumerate(rows, 1):
             print("epoch %2d  torch.sparse.mm %9.3f ms loss %.7f   tcsparse %9.3f ms loss %.7f"
                   % (i, tm, tl, om, ol))
         print("median epoch (after the first): torch.sparse.mm %.3f ms, tcsparse %.3f ms"

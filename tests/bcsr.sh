@@ -39,11 +39,11 @@ is "$(attrs "$T/hand8.tcf.h5")" "h=16 w=8 has_values=1 " "attributes: w=8"
 
 # --- reading back --------------------------------------------------------------
 "$TCSTAT" -f bcsr --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f bcsr reads the file"
-is "$(awk -F'\t' '$2 == "format.bcsr" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
+is "$(fmt_figures "$T/hand.tsv" format.bcsr)" \
     "bytes=2604 bytes_vs_csr=19.72727273 blocks=5 blocks_min=1 block_rows=2 empty_block_rows=0 blocks_per_block_row_mean=2.5 blocks_per_block_row_sd=0.5 blocks_per_block_row_max=3 fill=0.0046875 " \
     "tcstat -f bcsr: the paper's figures"
 "$TCSTAT" -f bcsr --tsv "$T/hand8.tcf.h5" > "$T/hand8.tsv"
-is "$(awk -F'\t' '$2 == "format.bcsr" && $3 ~ /^(blocks|fill|bytes)$/ { printf "%s=%s ", $3, $4 }' "$T/hand8.tsv")" \
+is "$(fmt_figures "$T/hand8.tsv" format.bcsr '^(blocks|fill|bytes)$')" \
     "bytes=2604 blocks=5 fill=0.009375 " "tcstat -f bcsr, stored 16x8: its own figures (float values)"
 run_fails 2 "tcconv: bcsr: w=12 is not a block width of the kernels (16 for FP16 m16n8k16, 8 for TF32 m16n8k8)" \
     "tcconv -f bcsr -p w=12: refused" -- "$TCCONV" -f bcsr -p w=12 "$T/hand.mtx" -o "$T/w12.tcf.h5"

@@ -70,11 +70,11 @@ is "$(datasets "$T/big.tcf.h5" | grep -c values)" 0 "pattern: no values, no res_
 # --- reading back: tcstat reads /formats/brp, checks that it decodes to
 # /matrix, and reports the stored format's figures -----------------------------
 "$TCSTAT" -f brp --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f brp reads the file"
-is "$(awk -F'\t' '$2 == "format.brp" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
+is "$(fmt_figures "$T/hand.tsv" format.brp)" \
     "bytes=296 bytes_vs_csr=1.233333333 groups=2 tc_nnz=16 tc_share=0.6666666667 residual_nnz=8 residual_rows=6 windows=3 windows_with_groups=2 " \
     "tcstat -f brp: the stored format's figures (h=4, w=4, g=2)"
 "$TCSTAT" -f brp --tsv "$T/hand.mtx" > "$T/hand-mtx.tsv"
-is "$(awk -F'\t' '$2 == "format.brp" && $3 ~ /groups|residual_nnz/ { printf "%s=%s ", $3, $4 }' "$T/hand-mtx.tsv")" \
+is "$(fmt_figures "$T/hand-mtx.tsv" format.brp 'groups|residual_nnz')" \
     "groups=0 residual_nnz=24 windows_with_groups=0 " \
     "tcstat -f brp on .mtx: built with the defaults (24 nonzeros, no group of 32)"
 "$TCSTAT" -f brp --tsv "$T/big.tcf.h5" > "$T/big.tsv"; ok $? "tcstat -f brp reads the pattern file"

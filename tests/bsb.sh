@@ -50,7 +50,7 @@ is "$(fmt_attrs bsb "$T/hand.tcf.h5" values has_values)$(fmt_attrs bsb "$T/handv
     "values=0 has_values=1 values=1 " "attributes: the parameter, has_values of /matrix"
 
 # --- reading back -------------------------------------------------------------
-figures() { "$TCSTAT" -f bsb --tsv "$1" | awk -F'\t' '$2 == "format.bsb" { printf "%s=%s ", $3, $4 }'; }
+figures() { "$TCSTAT" -f bsb --tsv "$1" > "$T/figures.tsv" && fmt_figures "$T/figures.tsv" format.bsb; }
 is "$(figures "$T/hand.tcf.h5")" \
     "bytes=168 bytes_vs_csr=0.8936170213 values=0 windows=2 empty_windows=0 blocks=3 tcb_per_window_max=2 tcb_per_window_mean=1.5 nnz_per_tcb=4.333333333 fill=0.03385416667 dummy_columns=13 table3_bytes=152 table3_vs_csr=0.8260869565 " \
     "tcstat -f bsb: the stored format's figures"

@@ -6,6 +6,10 @@
 #   fmt_datasets FORMAT FILE      "NAME TYPE LENGTH" for each dataset
 #   fmt_data FORMAT FILE DATASET  its values, ", " between them
 #   fmt_attrs FORMAT FILE NAME... "NAME=VALUE " for each attribute named
+#   fmt_figures TSV SECTION [KEYS]
+#                                 "KEY=VALUE " for each row of section
+#                                 SECTION of a tcstat --tsv report (KEYS:
+#                                 an awk regex the key must match)
 #   fmt_tampered FORMAT FILE NAME DATASET OFFSET BYTES MESSAGE
 #                                 tcstat and tcplot refuse a copy of FILE
 #                                 with BYTES written into DATASET
@@ -39,6 +43,10 @@ fmt_attrs() {
     for _a in "$@"; do
         printf '%s=%s ' "$_a" "$(h5dump -a "/formats/$_f/$_a" "$_file" | sed -n 's/^ *(0): //p')"
     done
+}
+
+fmt_figures() {
+    awk -F'\t' -v s="$2" -v k="${3:-.}" '$2 == s && $3 ~ k { printf "%s=%s ", $3, $4 }' "$1"
 }
 
 # fmt_patch FORMAT FILE DATASET BYTE-OFFSET OCTAL-BYTES: overwrites bytes of

@@ -42,10 +42,10 @@ is "$(fmt_data hrpb "$T/hand32.tcf.h5" blockedRowPtr) | $(fmt_data hrpb "$T/hand
 
 # --- reading back --------------------------------------------------------------
 "$TCSTAT" -f hrpb --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f hrpb reads the file"
-is "$(awk -F'\t' '$2 == "format.hrpb" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
+is "$(fmt_figures "$T/hand.tsv" format.hrpb)" \
     "bytes=240 bytes_vs_csr=1.818181818 panels=2 active_cols=6 blocks=2 bricks=2 beta=1 brick_density=0.046875 alpha=0.0625 oi=32 class=low empty_panels=0 blocks_per_panel_mean=1 blocks_per_panel_max=1 " \
     "tcstat -f hrpb: its figures"
-is "$(awk -F'\t' '$2 == "synergy" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
+is "$(fmt_figures "$T/hand.tsv" synergy)" \
     "panels=2 active_cols=6 blocks=2 bricks=2 beta=1 brick_density=0.046875 alpha=0.0625 oi=32 class=low " \
     "tcstat: the synergy section, the same figures without the format"
 "$TCSTAT" -f hrpb --tsv "$T/hand32.tcf.h5" > "$T/hand32.tsv"

@@ -27,7 +27,7 @@ is "$(fmt_attrs rowsplit "$T/hand.tcf.h5" seg has_values)" "seg=4 has_values=1 "
 
 # --- reading back --------------------------------------------------------------
 "$TCSTAT" -f rowsplit --tsv "$T/hand.tcf.h5" > "$T/hand.tsv"; ok $? "tcstat -f rowsplit reads the file"
-is "$(awk -F'\t' '$2 == "format.rowsplit" { printf "%s=%s ", $3, $4 }' "$T/hand.tsv")" \
+is "$(fmt_figures "$T/hand.tsv" format.rowsplit)" \
     "bytes=328 bytes_vs_csr=3.28 segments=5 split_rows=1 pieces=2 cost_mean=3.2 cost_max=4 fill=0.8 " \
     "tcstat -f rowsplit: segments, split rows, costs (bytes: 7*8 + 9*8 + 5*40)"
 "$TCCONV" -q -f rowsplit "$T/hand.mtx" -o "$T/default.tcf.h5"

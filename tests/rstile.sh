@@ -68,7 +68,7 @@ is "$(awk -F'\t' '$2 == "format.rstile" && $3 !~ /_t[0-9]$/ { printf "%s=%s ", $
 "$TCCONV" -q -f rstile -p threshold=2 "$T/hand.mtx" -o "$T/hand8.tcf.h5" &&
     "$TCSTAT" -f rstile --tsv "$T/hand8.tcf.h5" > "$T/hand8.tsv"
 ok $? "tcconv -f rstile -p threshold=2 (min_density 8.5), tcstat reads it"
-is "$(awk -F'\t' '$2 == "format.rstile" && $3 ~ /^(min_density|tc_windows|residual_windows|blocks|residual_rows|residual_nnz)$/ { printf "%s=%s ", $3, $4 }' "$T/hand8.tsv")" \
+is "$(fmt_figures "$T/hand8.tsv" format.rstile '^(min_density|tc_windows|residual_windows|blocks|residual_rows|residual_nnz)$')" \
     "min_density=8.5 tc_windows=1 residual_windows=1 blocks=2 residual_rows=4 residual_nnz=20 " \
     "min_density 8.5: window 1 (8 nonzeros per block) sent whole, row 19 of 16 with it; window 0 (8.5) kept"
 is "$(data "$T/hand8.tcf.h5" res_row_id)" "2, 16, 17, 19" "  res_row_id"

@@ -477,21 +477,17 @@ static tc_status bc_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
     (void)a;
-    if (!m || strcmp(tc_format_name(tc_fmt_format(m)), "bcsr") != 0)
-        return tc_error_set(err, TC_ERR_ARG, "bcsr kernel: the matrix is not in the bcsr format");
+    tc_kplan *base;
+    tc_status st = tc_kplan_new(g, m, "bcsr", o, sizeof(bc_plan), &base, err);
+    if (st != TC_OK)
+        return st;
     const tc_bcsr *b = (const tc_bcsr *)m;
-    bc_plan *p = (bc_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    p->base.gpu = g;
-    p->base.n = o->n;
-    p->base.rows = b->base.rows;
-    p->base.cols = b->base.cols;
+    bc_plan *p = (bc_plan *)base;
     p->w = b->w;
     p->nt = tiles_for(o->n);
     p->ldb16 = ceil_div(o->n, 8 * p->nt) * 8 * p->nt;
     p->warps = plan_warps(b);
-    tc_status st = upload(p, b, err);
+    st = upload(p, b, err);
     if (st != TC_OK) {
         bc_free(&p->base);
         return st;

@@ -216,19 +216,19 @@ static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                              const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
     (void)a;
-    if (!m || strcmp(tc_format_name(tc_fmt_format(m)), "brp") != 0)
-        return tc_error_set(err, TC_ERR_ARG, "brp kernel: the matrix is not in the brp format");
+    tc_kplan *base;
+    tc_status st = tc_kplan_new(g, m, "brp", o, sizeof(brp_plan), &base, err);
+    if (st != TC_OK)
+        return st;
     const tc_brp *b = (const tc_brp *)m;
-    if (b->h != BRP_H || b->w != BRP_W || b->f != 1 || b->g != BRP_G)
+    if (b->h != BRP_H || b->w != BRP_W || b->f != 1 || b->g != BRP_G) {
+        free(base);
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "brp kernel: built with h=%d w=%d f=%d g=%d; the GPU kernels take "
                             "h=16 w=8 f=1 g=4 only (the paper's; rebuild with the defaults)",
                             b->h, b->w, b->f, b->g);
-    brp_plan *p = (brp_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    p->base.gpu = g;
-    p->base.n = o->n;
+    }
+    brp_plan *p = (brp_plan *)base;
     p->ngroups = b->ngroups;
     p->nres_rows = b->nres_rows;
     p->nres_nnz = b->res_row_offset[b->nres_rows];
@@ -238,7 +238,7 @@ static tc_status brp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     p->base.part_nnz[PART_BLOCKS] = p->ngroups * GROUP_NNZ;
     p->base.part_nnz[PART_RESIDUAL] = p->nres_nnz;
     const int64_t nw = ceil_div(b->base.rows, BRP_H);
-    tc_status st = upload(p, b, err);
+    st = upload(p, b, err);
     int64_t *wg = st == TC_OK ? window_starts(p, b, nw, err) : NULL;
     if (st == TC_OK && !wg)
         st = TC_ERR_NOMEM;

@@ -658,20 +658,16 @@ static tc_status hr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
     (void)a;
-    if (!m || strcmp(tc_format_name(tc_fmt_format(m)), "hrpb") != 0)
-        return tc_error_set(err, TC_ERR_ARG, "hrpb kernel: the matrix is not in the hrpb format");
+    tc_kplan *base;
+    tc_status st = tc_kplan_new(g, m, "hrpb", o, sizeof(hr_plan), &base, err);
+    if (st != TC_OK)
+        return st;
     const tc_hrpb *h = (const tc_hrpb *)m;
-    hr_plan *p = (hr_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    p->base.gpu = g;
-    p->base.n = o->n;
-    p->base.rows = h->base.rows;
-    p->base.cols = h->base.cols;
+    hr_plan *p = (hr_plan *)base;
     p->tm = h->tm;
     p->tk = h->tk;
     p->tiles = (int)ceil_div(o->n, TN);
-    tc_status st = upload(p, h, err);
+    st = upload(p, h, err);
     if (st != TC_OK) {
         hr_free(&p->base);
         return st;

@@ -286,17 +286,12 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
     (void)a;
-    if (!m || strcmp(tc_format_name(tc_fmt_format(m)), "rstile") != 0)
-        return tc_error_set(err, TC_ERR_ARG,
-                            "rstile kernel: the matrix is not in the rstile format");
+    tc_kplan *base;
+    tc_status st = tc_kplan_new(g, m, "rstile", o, sizeof(rs_plan), &base, err);
+    if (st != TC_OK)
+        return st;
     const tc_rstile *r = (const tc_rstile *)m;
-    rs_plan *p = (rs_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    p->base.gpu = g;
-    p->base.n = o->n;
-    p->base.rows = r->base.rows;
-    p->base.cols = r->base.cols;
+    rs_plan *p = (rs_plan *)base;
     for (int v = 0; v < NVARIANTS; v++)
         p->nt[v] = variant_tiles(v, o->n, r->nblocks, tc_gpu_get_info(g)->sm_count);
     p->ldb16 = tc_panels(p, V_TC) * 8 * p->nt[V_TC];
@@ -306,7 +301,7 @@ static tc_status rs_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
         p->base.part_names[i] = part_names[i];
     p->base.part_nnz[PART_TC] = r->value_offset[r->nblocks];
     p->base.part_nnz[PART_RESIDUAL] = r->res_row_offset[r->nres_rows];
-    tc_status st = upload(p, r, err);
+    st = upload(p, r, err);
     for (int v = 0; v < NVARIANTS && st == TC_OK; v++)
         p->warps[v] = segment_warps(r, run_for(p, v));
     if (st == TC_OK)

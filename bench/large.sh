@@ -22,7 +22,7 @@
 # ORDER (tcreorder -m METHOD for a method), tcconv builds the
 # formats into the file, and for every N and PATH
 #   tcmul --device gpu --format PATH --order given --bench --verify --tsv
-#         --cols N --seed N FILE
+#         --cols N --seed N --no-plan-cache FILE
 # times the path and cuSPARSE in the same run; `tcstat -f PATHS --cols N`
 # (once for all paths) gives the traffic model's prediction, and ncu the
 # DRAM bytes of one
@@ -271,7 +271,8 @@ for spec in $matrices; do
         for n in $ns; do
             model "$mfile" "$n"
             for p in $paths; do
-                args="--device gpu --format $p --order given --bench --verify --tsv --cols $n --seed $n"
+                # --no-plan-cache: tuned afresh, as bench_tcmul_sweep's rows
+                args="--device gpu --format $p --order given --bench --verify --tsv --cols $n --seed $n --no-plan-cache"
                 if [ "$dry" -eq 1 ]; then
                     # shellcheck disable=SC2086 # args is a word list by design
                     show "$tcmul" $args "$mfile"

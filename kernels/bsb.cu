@@ -275,12 +275,13 @@ static tc_status valued_bsb(bsb_plan *p, const tc_fmt *m, const tc_csr *a, const
 static tc_status bsb_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                              const tc_gpu_operands *o, tc_kplan **out, tc_error *err)
 {
-    bsb_plan *p = (bsb_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    p->base.gpu = g;
+    tc_kplan *base;
+    tc_status st = tc_kplan_new(g, m, "bsb", o, sizeof(bsb_plan), &base, err);
+    if (st != TC_OK)
+        return st;
+    bsb_plan *p = (bsb_plan *)base;
     const tc_bsb *x = NULL;
-    tc_status st = valued_bsb(p, m, a, &x, err);
+    st = valued_bsb(p, m, a, &x, err);
     if (st == TC_OK)
         st = upload_arrays(p, x, a, err);
     p->nq = panel_chunks(o->n);

@@ -286,9 +286,9 @@ class Matrix(Resource):
                 from .torch import matmul
                 return matmul(self, x, convert)
             if plain and x.is_cuda:
-                plan, ptr = self._cuda_plan(x, torch)
-                if plan is not None:
-                    return plan.execute_cuda(x, ptr)
+                c = self._cuda_product(x, torch)
+                if c is not None:
+                    return c
         b = _operands.prepare(x, "X", self.shape[1], convert)
         # the plan of each (n, device) once found, without Matrix.plan's
         # key of every option: this lookup is on every product's path
@@ -298,22 +298,25 @@ class Matrix(Resource):
             self._products[(b.cols, b.cuda)] = plan
         return plan.execute_operand(b)
 
-    def _cuda_plan(self, x, torch):
-        """(plan, X's data_ptr) of an earlier product for a CUDA tensor X
-        when X is what a GPU model passes every step (packed, 16-byte
-        aligned, float32, 2-D, of the right height), else (None, None):
-        everything else, and the first product, take the general path
-        (_operands.prepare), which checks, converts or refuses, and makes
-        the plan. Each test here costs a few tenths of a microsecond on
-        every product (bench/python.sh), so they are the fewest that do."""
-        if (x.dtype is not torch.float32 or x.dim() != 2 or x.layout is not torch.strided
-                or not x.is_contiguous() or x.size(0) != self._shape[1]):
-            return None, None
+    def _cuda_product(self, x, torch):
+        """A @ X through an earlier product's plan when X, a CUDA tensor, is
+        what a GPU model passes every step (float32, A's width, packed rows,
+        16-byte aligned), else None: everything else, and the first product,
+        take the general path (_operands.prepare), which checks, converts or
+        refuses, and makes the plan. Each test here costs a tenth of a
+        microsecond or more on every product (bench/python.sh), so they are
+        the fewest that do: stride() == (n, 1) is a packed 2-D X."""
+        if x.layout is not torch.strided or x.dtype is not torch.float32:
+            return None
+        shape = x.shape
+        if len(shape) != 2 or shape[0] != self._shape[1]:
+            return None
+        n = shape[1]
+        plan = self._products.get((n, x.get_device()))
+        if plan is None or x.stride() != (n, 1):
+            return None
         ptr = x.data_ptr()
-        plan = self._products.get((x.size(1), x.get_device()))
-        if ptr % 16 or plan is None or plan._handle is None:
-            return None, None
-        return plan, ptr
+        return None if ptr % 16 else plan.execute_cuda(x, ptr, n)
 
     __matmul__ = matmul
 

@@ -183,19 +183,22 @@ class Plan(Resource):
 
     __call__ = execute
 
-    def execute_cuda(self, x, ptr):
-        """execute for what Matrix.matmul has already checked: x a packed,
-        16-byte aligned, float32, cols x n CUDA tensor on this plan's GPU,
-        ptr its data_ptr(). The per-product path of a GPU model, so it does
-        no more than allocate C and call (bench/python.sh counts what it
-        adds to tc_plan_execute). Its error buffer is the plan's own: like
-        the library's plan, a Plan multiplies in one thread at a time."""
-        n = x.shape[1]
+    def execute_cuda(self, x, ptr, n):
+        """execute for what Matrix._cuda_product has already checked: x a
+        packed, 16-byte aligned, float32, cols x n CUDA tensor on this plan's
+        GPU, ptr its data_ptr(); None when the plan is closed (the general
+        path then makes another). The per-product path of a GPU model, so it
+        does no more than allocate C and call (bench/python.sh counts what
+        it adds to tc_plan_execute). Its error buffer is the plan's own:
+        like the library's plan, a Plan multiplies in one thread at a time."""
+        handle = self._handle
+        if handle is None:
+            return None
         c = x.new_empty(self.rows, n)
         stream = self._stream_of_gpu
         if stream is None:
             stream = self._stream_of_gpu = _stream_getter()
-        status = lib.tc_plan_execute(self._handle, ptr, n, c.data_ptr(), n, stream(self.gpu),
+        status = lib.tc_plan_execute(handle, ptr, n, c.data_ptr(), n, stream(self.gpu),
                                      self._err_ref)
         if status:
             check(status, self._err)

@@ -70,14 +70,17 @@ def test_cuda_product_zero_copy_on_the_current_stream():
 
 def test_cuda_repeated_products_take_the_short_path():
     """After the first product, a packed float32 X of the same shape goes
-    straight to the plan (Matrix._cuda_plan); the result is the same, on
+    straight to the plan (Matrix._cuda_product); the result is the same, on
     the current stream, and a NaN/Inf of X reaches exactly the rows that
-    use its row. Anything else still takes the checked path."""
+    use its row. Anything else, and a closed plan, still takes the checked
+    path."""
     a = matrix()
     x = torch.randn(1138, 32, device="cuda")
     a @ x
     plan = a._products[(32, x.device.index)]
-    assert a._cuda_plan(x, torch) == (plan, x.data_ptr())
+    short = a._cuda_product(x, torch)
+    assert short is not None and short.shape == (1138, 32)
+    within(short.cpu().numpy(), csr_product(a, x.cpu().numpy()), plan.info.tolerance)
     x2 = torch.randn(1138, 32, device="cuda")
     x2[5, :] = float("inf")
     stream = torch.cuda.Stream()
@@ -92,7 +95,7 @@ def test_cuda_repeated_products_take_the_short_path():
     within(got[finite], want[finite], plan.info.tolerance)
     unaligned = torch.randn(1138 * 32 + 1, device="cuda")[1:].view(1138, 32)
     for other in (x2[:, :16], x2.t().contiguous().t(), x2.double(), x2[:1000], unaligned):
-        assert a._cuda_plan(other, torch) == (None, None)
+        assert a._cuda_product(other, torch) is None
     within((a @ unaligned).cpu().numpy(), csr_product(a, unaligned.cpu().numpy()),
            plan.info.tolerance)
     refused(lambda: a @ x[:1000], "has 1000 rows; 1138 were expected")
@@ -102,6 +105,10 @@ def test_cuda_repeated_products_take_the_short_path():
         assert "float32" in str(e), str(e)
     else:
         raise AssertionError("a float64 X was not refused")
+    plan.close()
+    assert a._cuda_product(x, torch) is None
+    within((a @ x).cpu().numpy(), csr_product(a, x.cpu().numpy()), plan.info.tolerance)
+    assert not a._products[(32, x.device.index)].closed
 
 
 def test_cuda_permuted_and_fp32_plans():

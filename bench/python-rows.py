@@ -19,8 +19,6 @@ import importlib.util
 import os
 import sys
 
-import torch
-
 import tcsparse
 
 HERE = os.path.dirname(os.path.abspath(__file__))

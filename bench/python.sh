@@ -8,8 +8,9 @@
 #   - the multiply alone (bench/python-spmm.py): torch.sparse.mm, tcsparse's
 #     A @ X, the same plan's tc_plan_execute called straight through ctypes,
 #     the library's own figure for the plan (tc_plan_bench, as tcmul
-#     --bench), and the Python layer's cost per call (A @ X less the raw
-#     call, microseconds; the target is at most 10).
+#     --bench), and the Python layer's cost per call (the fastest of 9
+#     rounds of A @ X less the fastest of the raw call's, microseconds; the
+#     target is at most 10).
 # bench/python-rows.py measures a matrix's rows in one process; each row's
 # command column has the two standalone commands for the same figures.
 #

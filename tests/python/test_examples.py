@@ -8,8 +8,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from conftest import DATA, ROOT
 
 CORA = os.path.join(DATA, "cora.mtx.gz")

@@ -80,13 +80,14 @@ static double used(const tc_reorder_outcome *o, const char *name)
 
 static void check_shapes(void)
 {
-    static const char *const params[] = { NULL, "tau=0.5", "tau=1,candidates=1", "w=8,h=7" };
+    static const char *const params[] = { NULL, "tau=0.5", "tau=1,candidates=1", "w=8,h=7",
+                                          "slice=1000", "slice=1" };
     for (size_t i = 0; i < sizeof fmt_shapes / sizeof fmt_shapes[0]; i++) {
         const fmt_shape *s = &fmt_shapes[i];
         tc_csr *a = tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
                                       s->pattern);
         int valid = 1, no_worse = 1;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 6; k++) {
             tc_reorder_outcome o;
             tc_perm *p = run(a, params[k], &o);
             valid &= p->n == a->rows;
@@ -94,7 +95,8 @@ static void check_shapes(void)
                 no_worse = blocks_after(a, p, 16) <= bcsr_blocks(a, 16);
             tc_perm_free(p);
         }
-        ok(valid, "%s: a permutation of the rows, swept and with tau, candidates, h, w given",
+        ok(valid, "%s: a permutation of the rows, swept and with tau, candidates, h, w, slice "
+           "given",
            s->name);
         ok(no_worse, "%s: the sweep's order has no more 16x16 blocks than the input's", s->name);
         tc_csr_free(a);
@@ -107,20 +109,26 @@ static void check_threads(void)
 {
     tc_csr *a = tap_random_matrix(20001, 3000, 5, 4444, 1234, 1);
     static const char *const threads[] = { "1", "2", "3", "8" };
-    tc_perm *one = NULL;
-    for (int i = 0; i < 4; i++) {
-        setenv("TC_THREADS", threads[i], 1);
-        tc_perm *p = run(a, NULL, NULL);
-        if (!one)
-            one = p;
-        else {
-            ok(!memcmp(one->new2old, p->new2old, (size_t)a->rows * sizeof *p->new2old),
-               "TC_THREADS=%s: the same order as one thread", threads[i]);
-            tc_perm_free(p);
+    /* the sweep's taus on threads; then 21 slices (the last of one row) of
+       every tau, in any order on the threads */
+    static const char *const params[] = { NULL, "slice=1000" };
+    for (int k = 0; k < 2; k++) {
+        tc_perm *one = NULL;
+        for (int i = 0; i < 4; i++) {
+            setenv("TC_THREADS", threads[i], 1);
+            tc_perm *p = run(a, params[k], NULL);
+            if (!one)
+                one = p;
+            else {
+                ok(!memcmp(one->new2old, p->new2old, (size_t)a->rows * sizeof *p->new2old),
+                   "%s TC_THREADS=%s: the same order as one thread",
+                   params[k] ? params[k] : "defaults", threads[i]);
+                tc_perm_free(p);
+            }
         }
+        tc_perm_free(one);
     }
     unsetenv("TC_THREADS");
-    tc_perm_free(one);
     tc_csr_free(a);
 }
 
@@ -189,10 +197,12 @@ static double distance(const tc_csr *a, const uint8_t *in, int64_t psize, int32_
 }
 
 /* With candidates unbounded, on a matrix without empty rows: the order is
-   the paper's greedy scan done the slow way, every later row tested
+   the paper's greedy scan done the slow way, every later row of the
+   seed's slice (`slice` rows from a multiple of it; 0: all rows) tested
    against the union in turn, up to h rows, then the full clusters before
-   the others. */
-static int follows_paper(const tc_csr *a, const tc_perm *p, double tau, int h, int w)
+   the others, in seed order. */
+static int follows_paper(const tc_csr *a, const tc_perm *p, double tau, int h, int w,
+                         int32_t slice)
 {
     int32_t ncols = (a->cols + w - 1) / w, at = 0;
     uint8_t *done = calloc((size_t)a->rows, 1), *in = calloc((size_t)ncols + 1, 1);
@@ -204,7 +214,9 @@ static int follows_paper(const tc_csr *a, const tc_perm *p, double tau, int h, i
         int32_t members[64], n = 0;
         int64_t psize = 0;
         memset(in, 0, (size_t)ncols);
-        for (int32_t r = seed; r < a->rows && n < h; r++) {
+        int32_t end = slice && a->rows - seed / slice * slice > slice ? (seed / slice + 1) * slice
+                                                                      : a->rows;
+        for (int32_t r = seed; r < end && n < h; r++) {
             if (done[r] || (r > seed && !(distance(a, in, psize, r, w) < tau)))
                 continue;
             done[r] = 1;
@@ -234,17 +246,26 @@ static void check_rule(void)
 {
     /* every row non-empty: 3 random columns */
     tc_csr *a = tap_random_matrix(1500, 600, 3, -1, -1, 1);
-    static const char *const params[] = { "tau=0.9", "tau=0.6", "tau=0.95,h=8,w=8" };
-    static const double taus[] = { 0.9, 0.6, 0.95 };
-    for (int i = 0; i < 3; i++) {
+    static const struct { const char *params; double tau; int hw; int32_t slice; } cases[] = {
+        { "tau=0.9", 0.9, 16, 0 },
+        { "tau=0.6", 0.6, 16, 0 },
+        { "tau=0.95,h=8,w=8", 0.95, 8, 0 },
+        /* 5 whole slices and one of 220 rows; rows cluster only within theirs */
+        { "tau=0.9,slice=256", 0.9, 16, 256 },
+        { "tau=0.6,slice=1499", 0.6, 16, 1499 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char p[64];
-        snprintf(p, sizeof p, "%s,candidates=1000000", params[i]);
+        snprintf(p, sizeof p, "%s,candidates=1000000", cases[i].params);
         tc_perm *perm = run(a, p, NULL);
-        int h = i == 2 ? 8 : 16, w = i == 2 ? 8 : 16;
-        ok(follows_paper(a, perm, taus[i], h, w), "%s: the paper's greedy scan, done the slow way",
-           params[i]);
+        ok(follows_paper(a, perm, cases[i].tau, cases[i].hw, cases[i].hw, cases[i].slice),
+           "%s: the paper's greedy scan, done the slow way", cases[i].params);
         tc_perm_free(perm);
     }
+    /* the same scan through slices is another order (the test can fail) */
+    tc_perm *whole = run(a, "tau=0.9,candidates=1000000", NULL);
+    ok(!follows_paper(a, whole, 0.9, 16, 16, 256), "slices of 256 rows: another order than one slice");
+    tc_perm_free(whole);
     tc_csr_free(a);
 }
 
@@ -341,6 +362,10 @@ static void check_refusals(void)
     tc_params_parse(&p, "candidates=2.5", &err);
     tc_reorder_run_outcome(JACCARD, a, &p, &perm, &o, NULL, &err);
     ok(perm == NULL, "candidates=2.5 refused (a whole number)");
+    p.n = 0;
+    tc_params_parse(&p, "slice=-1", &err);
+    tc_reorder_run_outcome(JACCARD, a, &p, &perm, &o, NULL, &err);
+    is_str(err.msg, "jaccard: slice=-1 is out of range [0, 2147483647]", "slice=-1 refused");
     tc_csr_free(a);
 }
 

@@ -50,6 +50,17 @@
       clusters of h rows first, in the order of their seeds, then the
       smaller ones in that order, then the empty rows, which belong to no
       block and would only push other rows across block rows.
+    - The rows are cut into slices of `slice` rows (131072 by default) and
+      a cluster takes rows of its seed's slice only, so that the slices of
+      every tau run on threads at once (the taus alone gave at most 5 of
+      16 CPUs work, the slowest tau setting the time: bench/NOTES.md,
+      "Reordering at scale"); the order does not depend on the thread
+      count. A cluster rarely reaches far past its seed: it examines at
+      most `candidates` rows, the first ones after the seed in its lists,
+      so only clusters near a slice's end change. Measured on R-MAT 2^18:
+      3491837 16x16 blocks in one slice, 3486823 in slices of 131072,
+      with 24% less CPU time. A matrix of at most `slice` rows (every
+      shared matrix) is one slice, the order of the paper's scan.
     - Without tau (tau = 0, which would merge nothing), the clustering is
       done for each tau of SWEEP, in threads, and the order with the fewest
       blocks is kept; the input order when none has fewer blocks than it
@@ -62,10 +73,12 @@
    each O(log |P|) heap steps plus O(|R|) for the distance: O(nnz log) plus
    O(rows * candidates) in the worst case, for each tau of the sweep. No
    array grows with rows * anything. Memory: the patterns and their index
-   (8 bytes a block column of a row), and per tau of the sweep 1 bit an
-   entry of the index, 13 bytes a row and 4 a block column. */
+   (8 bytes a block column of a row), per tau of the sweep 1 bit an entry
+   of the index and 13 bytes a row, and per thread 4 bytes a block column
+   of the matrix. */
 #include "config.h"
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "reorder.h"
@@ -82,6 +95,8 @@ static const tc_param_def jaccard_params[] = {
       1 },
     { "candidates", "most rows a cluster examines (bounds the time when many rows share a "
                     "block column)", 1024, 1, 1e9, 1 },
+    { "slice", "rows per slice: a slice's rows cluster only with each other, and the slices "
+               "run on threads at once; 0: one slice", 131072, 0, 2147483647, 1 },
 };
 #define NPARAMS ((int)(sizeof jaccard_params / sizeof jaccard_params[0]))
 
@@ -244,43 +259,64 @@ static void heap_replace_top(heap *h, const item *x)
         h->a[i] = y;
 }
 
-/* One clustering at one tau, and its scratch. */
+/* One clustering at one tau: what its slices share. Slice s holds rows
+   [s * slice, (s + 1) * slice); its rows cluster only with each other,
+   so the slices of every tau of the sweep run on threads at once. */
 typedef struct clustering {
     const patterns *p;
     double tau;
     int h;
     int64_t candidates;
+    int32_t slice;          /* rows per slice */
+    int32_t nslices;
     uint64_t *dead;         /* bit per index entry (and one past the end, never
-                               set): its row is clustered */
-    int32_t *stamp;         /* per block column: the seed of the cluster whose
-                               pattern has it (-1: none yet) */
+                               set): its row is clustered. A word may hold
+                               entries of two slices' rows, set from two
+                               threads: atomic */
     uint8_t *done;          /* per row: clustered */
-    heap cursors;           /* the lists walked for the current cluster */
-    heap waiting;           /* P's block columns without a cursor */
-    int64_t psize;          /* |P| of the current cluster */
-    int64_t walked;         /* P's block columns with a cursor (or none left) */
+    int32_t *members;       /* the clusters, in seed order; slice s's from
+                               position s * slice on */
+    int32_t *start;         /* where each cluster begins in members; slice s's
+                               from s * (slice + 1) on, ending with its end */
+    int32_t *nclusters;     /* per slice */
     int32_t *order;         /* the result, new to old */
     int64_t blocks;         /* its block count */
 } clustering;
 
-/* The first entry at or after e whose row is not clustered (the entry
-   past the last one at worst: its bit is never set). */
-static int64_t live_at(const uint64_t *dead, int64_t e)
+/* A thread's scratch for growing the clusters of one slice at a time. */
+typedef struct walk {
+    clustering *c;
+    int32_t hi;             /* the end of the slice's rows */
+    int32_t *stamp;         /* per block column: the seed of the cluster whose
+                               pattern has it (-1: none); back to -1 after
+                               each slice */
+    heap cursors;           /* the lists walked for the current cluster */
+    heap waiting;           /* P's block columns without a cursor */
+    int64_t psize;          /* |P| of the current cluster */
+    int64_t walked;         /* P's block columns with a cursor (or none left) */
+} walk;
+
+/* The first entry in [e, end) whose row is not clustered, else end. */
+static int64_t live_at(const uint64_t *dead, int64_t e, int64_t end)
 {
+    if (e >= end)
+        return end;
     int64_t word = e >> 6;
-    uint64_t live = ~dead[word] & (~(uint64_t)0 << (e & 63));
-    while (!live)
-        live = ~dead[++word];
-    return word * 64 + __builtin_ctzll(live);
+    uint64_t live = ~__atomic_load_n(&dead[word], __ATOMIC_RELAXED) & (~(uint64_t)0 << (e & 63));
+    while (!live && ++word * 64 < end)
+        live = ~__atomic_load_n(&dead[word], __ATOMIC_RELAXED);
+    int64_t at = live ? word * 64 + __builtin_ctzll(live) : end;
+    return at < end ? at : end;
 }
 
 /* A cursor on block column col's list, at its first live row after
-   `after` (none when there is no such row). */
-static tc_status add_cursor(clustering *c, int32_t col, int32_t after, tc_error *err)
+   `after` (none when the slice has no such row). */
+static tc_status add_cursor(walk *w, int32_t col, int32_t after, tc_error *err)
 {
-    const patterns *p = c->p;
-    int64_t end = p->lptr[col + 1], at = live_at(c->dead, list_find(p, col, after + 1));
-    return at < end ? heap_push(&c->cursors, (item){ p->lrow[at], at, end }, err) : TC_OK;
+    const patterns *p = w->c->p;
+    int64_t end = w->hi == p->rows ? p->lptr[col + 1] : list_find(p, col, w->hi);
+    int64_t at = live_at(w->c->dead, list_find(p, col, after + 1), end);
+    return at < end ? heap_push(&w->cursors, (item){ p->lrow[at], at, end }, err) : TC_OK;
 }
 
 /* How many of P's block columns a row closer than tau must share with P's
@@ -289,36 +325,36 @@ static tc_status add_cursor(clustering *c, int32_t col, int32_t after, tc_error 
    meets every set of |P| - ceil(t |P|) + 1 columns of P (prefix filtering,
    Bayardo et al., WWW 2007). Rounded up, so that a rounding error can only
    walk more. */
-static int64_t must_walk(const clustering *c)
+static int64_t must_walk(const walk *w)
 {
-    int64_t shared = (int64_t)ceil((1 - c->tau) * (double)c->psize - 1e-9);
-    int64_t n = c->psize - shared + 1;
-    return n < 1 ? 1 : n > c->psize ? c->psize : n;
+    int64_t shared = (int64_t)ceil((1 - w->c->tau) * (double)w->psize - 1e-9);
+    int64_t n = w->psize - shared + 1;
+    return n < 1 ? 1 : n > w->psize ? w->psize : n;
 }
 
 /* Row r joins the cluster of `seed`: it leaves the index, and its block
    columns new to P join P, waiting; then the rarest waiting ones get
    cursors past r until enough of P is walked (must_walk): rare columns
    have short lists, so few rows are examined in vain. */
-static tc_status take(clustering *c, int32_t seed, int32_t r, tc_error *err)
+static tc_status take(walk *w, int32_t seed, int32_t r, tc_error *err)
 {
-    const patterns *p = c->p;
+    const patterns *p = w->c->p;
     tc_status st = TC_OK;
-    c->done[r] = 1;
+    w->c->done[r] = 1;
     for (int64_t k = p->ptr[r]; k < p->ptr[r + 1] && st == TC_OK; k++) {
         int32_t col = p->idx[k];
         int64_t e = list_find(p, col, r);
-        c->dead[e >> 6] |= (uint64_t)1 << (e & 63);
-        if (c->stamp[col] == seed)
+        __atomic_fetch_or(&w->c->dead[e >> 6], (uint64_t)1 << (e & 63), __ATOMIC_RELAXED);
+        if (w->stamp[col] == seed)
             continue;
-        c->stamp[col] = seed;
-        c->psize++;
-        st = heap_push(&c->waiting, (item){ (int32_t)list_length(p, col), col, 0 }, err);
+        w->stamp[col] = seed;
+        w->psize++;
+        st = heap_push(&w->waiting, (item){ (int32_t)list_length(p, col), col, 0 }, err);
     }
-    for (; st == TC_OK && c->walked < must_walk(c) && c->waiting.n > 0; c->walked++) {
-        int32_t col = (int32_t)c->waiting.a[0].at;
-        heap_replace_top(&c->waiting, NULL);
-        st = add_cursor(c, col, r, err);
+    for (; st == TC_OK && w->walked < must_walk(w) && w->waiting.n > 0; w->walked++) {
+        int32_t col = (int32_t)w->waiting.a[0].at;
+        heap_replace_top(&w->waiting, NULL);
+        st = add_cursor(w, col, r, err);
     }
     return st;
 }
@@ -351,164 +387,204 @@ static int64_t shared_needed(double tau, int64_t np, int64_t nr)
 /* Whether row r, met in `seen` of the walked lists of P (so it has
    exactly `seen` of P's walked block columns), is closer than tau to the
    cluster of `seed`. What it shares with P is seen plus what it has of
-   P's columns not walked yet, the c->waiting.n columns of the waiting
+   P's columns not walked yet, the w->waiting.n columns of the waiting
    heap: decided by these bounds when they suffice, else by counting the
    block columns it shares with P, stopping as soon as the count reaches
    what is needed or can no longer reach it. */
-static int joins(const clustering *c, int32_t seed, int32_t r, int64_t seen)
+static int joins(const walk *w, int32_t seed, int32_t r, int64_t seen)
 {
-    const patterns *p = c->p;
-    int64_t nr = pattern_size(p, r), need = shared_needed(c->tau, c->psize, nr), i = 0;
-    int64_t unseen = nr - seen < c->waiting.n ? nr - seen : c->waiting.n;
-    if (need > nr || need > c->psize || seen + unseen < need)
+    const patterns *p = w->c->p;
+    int64_t nr = pattern_size(p, r), need = shared_needed(w->c->tau, w->psize, nr), i = 0;
+    int64_t unseen = nr - seen < w->waiting.n ? nr - seen : w->waiting.n;
+    if (need > nr || need > w->psize || seen + unseen < need)
         return 0;
     if (seen >= need)
         return 1;
     for (int64_t k = p->ptr[r], end = p->ptr[r + 1]; i < need && i + (end - k) >= need; k++)
-        i += c->stamp[p->idx[k]] == seed;
+        i += w->stamp[p->idx[k]] == seed;
     return i >= need;
 }
 
 /* Grows the cluster of `seed` (already taken) into members[0 ..), up to h
    rows, walking the lists of P's walked columns in increasing row; returns
    its size, or -1 when memory ran out. */
-static int64_t grow(clustering *c, int32_t seed, int32_t *members, tc_error *err)
+static int64_t grow(walk *w, int32_t seed, int32_t *members, tc_error *err)
 {
+    const clustering *c = w->c;
     int64_t size = 1, examined = 0;
     members[0] = seed;
-    while (size < c->h && examined < c->candidates && c->cursors.n > 0) {
-        int32_t r = c->cursors.a[0].key;
+    while (size < c->h && examined < c->candidates && w->cursors.n > 0) {
+        int32_t r = w->cursors.a[0].key;
         int64_t seen = 0;
         /* every cursor at r moves on: one per walked list that holds r */
-        while (c->cursors.n > 0 && c->cursors.a[0].key == r) {
-            item top = c->cursors.a[0];
-            top.at = live_at(c->dead, top.at + 1);
+        while (w->cursors.n > 0 && w->cursors.a[0].key == r) {
+            item top = w->cursors.a[0];
+            top.at = live_at(c->dead, top.at + 1, top.end);
             if (top.at < top.end)
                 top.key = c->p->lrow[top.at];
-            heap_replace_top(&c->cursors, top.at < top.end ? &top : NULL);
+            heap_replace_top(&w->cursors, top.at < top.end ? &top : NULL);
             seen++;
         }
         examined++;
-        if (!joins(c, seed, r, seen))
+        if (!joins(w, seed, r, seen))
             continue;
-        if (take(c, seed, r, err))
+        if (take(w, seed, r, err))
             return -1;
         members[size++] = r;
     }
     return size;
 }
 
-/* The whole clustering into c->order: full clusters, then the others,
-   then the empty rows (see the top of the file). `start` marks where each
-   cluster begins in the seed-order list `members`. */
-static tc_status cluster_all(clustering *c, int32_t *members, int32_t *start, tc_error *err)
+/* The clusters of slice s, seed by seed, into c->members and c->start;
+   w->stamp back to -1 after. */
+static tc_status cluster_slice(walk *w, int32_t s, tc_error *err)
 {
+    clustering *c = w->c;
     const patterns *p = c->p;
-    int64_t at = 0, nclusters = 0;
-    for (int32_t seed = 0; seed < p->rows; seed++) {
+    int32_t lo = s * c->slice;
+    int32_t *start = c->start + (int64_t)s * (c->slice + 1), at = lo, n = 0;
+    w->hi = p->rows - lo > c->slice ? lo + c->slice : p->rows;
+    tc_status st = TC_OK;
+    for (int32_t seed = lo; seed < w->hi && st == TC_OK; seed++) {
         if (c->done[seed] || pattern_size(p, seed) == 0)
             continue;
-        c->psize = c->walked = c->cursors.n = c->waiting.n = 0;
-        if (take(c, seed, seed, err))
-            return TC_ERR_NOMEM;
-        int64_t n = grow(c, seed, members + at, err);
-        if (n < 0)
-            return TC_ERR_NOMEM;
-        start[nclusters++] = (int32_t)at;
-        at += n;
+        w->psize = w->walked = w->cursors.n = w->waiting.n = 0;
+        int64_t size = take(w, seed, seed, err) ? -1 : grow(w, seed, c->members + at, err);
+        if (size < 0)
+            st = TC_ERR_NOMEM;
+        start[n++] = at;
+        at += (int32_t)(size < 0 ? 0 : size);
     }
-    start[nclusters] = (int32_t)at;
+    start[n] = at;
+    c->nclusters[s] = n;
+    for (int64_t k = p->ptr[lo]; k < p->ptr[w->hi]; k++)
+        w->stamp[p->idx[k]] = -1;
+    return st;
+}
+
+/* c->order from the clusters of every slice (see the top of the file:
+   full clusters, then the others, then the empty rows), and its block
+   count, with stamp as scratch. */
+static void lay_out(clustering *c, int32_t *stamp)
+{
+    const patterns *p = c->p;
     int64_t k = 0;
     for (int pass = 0; pass < 2; pass++)
-        for (int64_t i = 0; i < nclusters; i++) {
-            int32_t n = start[i + 1] - start[i];
-            if ((n == c->h) == (pass == 0))
-                for (int32_t j = 0; j < n; j++)
-                    c->order[k++] = members[start[i] + j];
+        for (int32_t s = 0; s < c->nslices; s++) {
+            const int32_t *start = c->start + (int64_t)s * (c->slice + 1);
+            for (int32_t i = 0; i < c->nclusters[s]; i++) {
+                int32_t n = start[i + 1] - start[i];
+                if ((n == c->h) == (pass == 0))
+                    for (int32_t j = 0; j < n; j++)
+                        c->order[k++] = c->members[start[i] + j];
+            }
         }
     for (int32_t r = 0; r < p->rows; r++)
         if (pattern_size(p, r) == 0)
             c->order[k++] = r;
-    return TC_OK;
+    c->blocks = count_blocks(p, c->order, c->h, stamp);
 }
 
 static void clustering_free(clustering *c)
 {
     free(c->dead);
-    free(c->stamp);
     free(c->done);
-    free(c->cursors.a);
-    free(c->waiting.a);
+    free(c->members);
+    free(c->start);
+    free(c->nclusters);
     free(c->order);
 }
 
-/* Clusters at c->tau and counts the blocks of the order. */
-static tc_status clustering_run(clustering *c, tc_error *err)
+static tc_status clustering_alloc(clustering *c, tc_error *err)
 {
     const patterns *p = c->p;
-    int64_t n = p->ptr[p->rows];
-    c->dead = tc_calloc_array(n / 64 + 1, sizeof *c->dead, err);
-    c->stamp = tc_malloc_array(p->ncols, sizeof *c->stamp, err);
+    c->nslices = p->rows ? (int32_t)(((int64_t)p->rows + c->slice - 1) / c->slice) : 0;
+    c->dead = tc_calloc_array(p->ptr[p->rows] / 64 + 1, sizeof *c->dead, err);
     c->done = tc_calloc_array(p->rows, 1, err);
+    c->members = tc_malloc_array(p->rows, sizeof *c->members, err);
+    c->start = tc_malloc_array((int64_t)c->nslices * (c->slice + 1), sizeof *c->start, err);
+    c->nclusters = tc_calloc_array(c->nslices, sizeof *c->nclusters, err);
     c->order = tc_malloc_array(p->rows, sizeof *c->order, err);
-    int32_t *members = tc_malloc_array(p->rows, sizeof *members, err);
-    int32_t *start = tc_malloc_array((int64_t)p->rows + 1, sizeof *start, err);
-    tc_status st = c->dead && c->stamp && c->done && c->order && members && start
-                   ? TC_OK : TC_ERR_NOMEM;
-    if (st == TC_OK) {
-        for (int32_t col = 0; col < p->ncols; col++)
-            c->stamp[col] = -1;
-        st = cluster_all(c, members, start, err);
-    }
-    if (st == TC_OK)
-        c->blocks = count_blocks(p, c->order, c->h, c->stamp);
-    free(members);
-    free(start);
-    return st == TC_ERR_NOMEM ? tc_error_set(err, st, "jaccard: out of memory") : st;
+    return c->dead && c->done && c->members && (c->start || !c->nslices) &&
+           (c->nclusters || !c->nslices) && c->order ? TC_OK : TC_ERR_NOMEM;
 }
 
-/* ----------------------------------------------------------------- sweep */
+/* ------------------------------------------------------------- threads */
 
-/* The clusterings of the sweep shared out over threads: job k runs the
-   taus k, k + n, ... */
-typedef struct sweep_job {
+/* The clusterings of the runs, shared out over threads: every (run,
+   slice) is a job, taken in turn from `next`; then each run's layout. A
+   job's result does not depend on which thread runs it, or when. */
+typedef struct cluster_worker {
     clustering *runs;
-    int first, step;
+    int nruns;
+    int64_t njobs;
+    _Atomic int64_t *next, *finished;
+    walk w;
     tc_status st;
     tc_error err;
-    const tc_progress *prog;    /* job 0 only: it runs on the calling thread */
-} sweep_job;
+    const tc_progress *prog;    /* worker 0 only: it runs on the calling thread */
+} cluster_worker;
 
-static void *sweep_worker(void *arg)
+static void *cluster_jobs(void *arg)
 {
-    sweep_job *j = arg;
-    for (int i = j->first; i < NSWEEP && j->st == TC_OK; i += j->step) {
-        j->st = clustering_run(&j->runs[i], &j->err);
-        tc_progress_report(j->prog, i + 1, NSWEEP);
+    cluster_worker *k = arg;
+    for (int64_t j; k->st == TC_OK && (j = atomic_fetch_add(k->next, 1)) < k->njobs;) {
+        clustering *c = &k->runs[j % k->nruns];
+        k->w.c = c;
+        k->st = cluster_slice(&k->w, (int32_t)(j / k->nruns), &k->err);
+        int64_t finished = atomic_fetch_add(k->finished, 1) + 1;
+        tc_progress_report(k->prog, finished, k->njobs);
     }
     return NULL;
 }
 
-/* Runs every tau of SWEEP; returns the index of the fewest blocks (the
-   smaller tau on a tie). */
-static tc_status sweep(clustering *runs, const tc_progress *prog, int *best, tc_error *err)
+static void *lay_out_runs(void *arg)
 {
+    cluster_worker *k = arg;
+    for (int64_t j; (j = atomic_fetch_add(k->next, 1)) < k->nruns;)
+        lay_out(&k->runs[j], k->w.stamp);
+    return NULL;
+}
+
+/* Clusters every run (each with its arrays allocated) and lays each out. */
+static tc_status cluster_runs(clustering *runs, int nruns, const tc_progress *prog,
+                              tc_error *err)
+{
+    const patterns *p = runs[0].p;
+    int64_t njobs = (int64_t)nruns * runs[0].nslices;
     int n = tc_default_threads();
-    n = n > NSWEEP ? NSWEEP : n < 1 ? 1 : n;
-    sweep_job jobs[NSWEEP];
-    for (int k = 0; k < n; k++)
-        jobs[k] = (sweep_job){ .runs = runs, .first = k, .step = n, .prog = k ? NULL : prog };
-    tc_run_jobs(sweep_worker, jobs, sizeof jobs[0], n);
-    for (int k = 0; k < n; k++)
-        if (jobs[k].st) {
-            *err = jobs[k].err;
-            return jobs[k].st;
+    n = njobs < n ? (int)njobs : n;
+    n = n < 1 ? 1 : n > TC_MAX_JOBS ? TC_MAX_JOBS : n;
+    cluster_worker *wk = tc_calloc_array(n, sizeof *wk, err);
+    _Atomic int64_t next = 0, finished = 0;
+    tc_status st = wk ? TC_OK : TC_ERR_NOMEM;
+    for (int i = 0; i < n && st == TC_OK; i++) {
+        wk[i] = (cluster_worker){ .runs = runs, .nruns = nruns, .njobs = njobs, .next = &next,
+                                  .finished = &finished, .prog = i ? NULL : prog };
+        wk[i].w.stamp = tc_malloc_array(p->ncols, sizeof *wk[i].w.stamp, err);
+        if (!wk[i].w.stamp)
+            st = TC_ERR_NOMEM;
+        for (int32_t col = 0; col < p->ncols && st == TC_OK; col++)
+            wk[i].w.stamp[col] = -1;
+    }
+    if (st == TC_OK)
+        tc_run_jobs(cluster_jobs, wk, sizeof wk[0], n);
+    for (int i = 0; i < n && st == TC_OK; i++)
+        if (wk[i].st) {
+            *err = wk[i].err;
+            st = wk[i].st;
         }
-    *best = 0;
-    for (int i = 1; i < NSWEEP; i++)
-        if (runs[i].blocks < runs[*best].blocks)
-            *best = i;
-    return TC_OK;
+    if (st == TC_OK) {
+        next = 0;
+        tc_run_jobs(lay_out_runs, wk, sizeof wk[0], n < nruns ? n : nruns);
+    }
+    for (int i = 0; wk && i < n; i++) {
+        free(wk[i].w.stamp);
+        free(wk[i].w.cursors.a);
+        free(wk[i].w.waiting.a);
+    }
+    free(wk);
+    return st == TC_ERR_NOMEM ? tc_error_set(err, st, "jaccard: out of memory") : st;
 }
 
 /* ------------------------------------------------------------------- run */
@@ -553,6 +629,7 @@ static tc_status jaccard_run(const tc_csr *a, const tc_params *prm, int32_t *new
     double tau = tc_reorder_param(m, prm, "tau");
     int h = (int)tc_reorder_param(m, prm, "h"), w = (int)tc_reorder_param(m, prm, "w");
     int64_t candidates = (int64_t)tc_reorder_param(m, prm, "candidates");
+    int64_t rows_per_slice = (int64_t)tc_reorder_param(m, prm, "slice");
     patterns p;
     tc_status st = patterns_build(a, w, &p, err);
     if (st) {
@@ -561,13 +638,26 @@ static tc_status jaccard_run(const tc_csr *a, const tc_params *prm, int32_t *new
     }
     clustering runs[NSWEEP];
     int nruns = tau > 0 ? 1 : NSWEEP, best = 0;
+    int32_t slice = rows_per_slice == 0 || rows_per_slice > a->rows ? a->rows
+                                                                     : (int32_t)rows_per_slice;
     for (int i = 0; i < nruns; i++)
         runs[i] = (clustering){ .p = &p, .tau = tau > 0 ? tau : SWEEP[i], .h = h,
-                                .candidates = candidates };
-    st = tau > 0 ? clustering_run(&runs[0], err) : sweep(runs, prog, &best, err);
-    int64_t before = 0;
+                                .candidates = candidates, .slice = slice ? slice : 1 };
+    for (int i = 0; i < nruns && st == TC_OK; i++)
+        st = clustering_alloc(&runs[i], err) ? tc_error_set(err, TC_ERR_NOMEM,
+                                                            "jaccard: out of memory") : TC_OK;
     if (st == TC_OK)
-        before = count_blocks(&p, NULL, h, runs[best].stamp);
+        st = cluster_runs(runs, nruns, prog, err);
+    for (int i = 1; i < nruns && st == TC_OK; i++)
+        if (runs[i].blocks < runs[best].blocks)
+            best = i;
+    int64_t before = 0;
+    int32_t *stamp = st == TC_OK ? tc_malloc_array(p.ncols, sizeof *stamp, err) : NULL;
+    if (st == TC_OK && !stamp)
+        st = tc_error_set(err, TC_ERR_NOMEM, "jaccard: out of memory");
+    if (st == TC_OK)
+        before = count_blocks(&p, NULL, h, stamp);
+    free(stamp);
     if (st == TC_OK && tau > 0) {
         memcpy(new2old, runs[0].order, (size_t)a->rows * sizeof *new2old);
         if (runs[0].blocks > before)

@@ -319,16 +319,25 @@ const char *tc_h5grp_path(const tc_h5grp *g)
 /* Datasets                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* The chunk length, in elements, of a dataset of g of n elements of size
+   bytes: 0 (contiguous) unless g->compress and the dataset is 1-D and
+   large. */
+static hsize_t chunk_length(const tc_h5grp *g, int rank, hsize_t n, size_t size)
+{
+    if (!g->compress || rank != 1 || n * size <= COMPRESS_MIN_BYTES)
+        return 0;
+    return CHUNK_BYTES / size < n ? CHUNK_BYTES / size : n;
+}
+
 /* Creates dataset `name` of g with its full extent: chunked, shuffled and
-   deflated when g->compress and the dataset is 1-D and large; contiguous
-   otherwise. */
+   deflated when chunk_length says so; contiguous otherwise. */
 static tc_status dataset_create(tc_h5grp *g, const char *name, hid_t ft, int rank,
                                 const hsize_t *dims, const char *what, hid_t *out,
                                 tc_error *err)
 {
     tc_status st = TC_OK;
     size_t size = H5Tget_size(ft);
-    hsize_t n = rank == 1 ? dims[0] : dims[0] * dims[1];
+    hsize_t n = rank == 1 ? dims[0] : dims[0] * dims[1], chunk = chunk_length(g, rank, n, size);
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     *out = -1;
@@ -337,8 +346,7 @@ static tc_status dataset_create(tc_h5grp *g, const char *name, hid_t ft, int ran
         st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot set up", what);
         goto out;
     }
-    if (g->compress && rank == 1 && n * size > COMPRESS_MIN_BYTES) {
-        hsize_t chunk = CHUNK_BYTES / size < n ? CHUNK_BYTES / size : n;
+    if (chunk) {
         if (H5Pset_chunk(dcpl, 1, &chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
             H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0) {
             st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot set up compression", what);
@@ -361,8 +369,15 @@ tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int r
     tc_h5grp_member(g, name, what, sizeof what);
     hsize_t n = rank == 1 ? dims[0] : dims[0] * dims[1];
     hid_t ds;
+    size_t size = H5Tget_size(ft);
+    hsize_t chunk = chunk_length(g, rank, n, size);
     tc_status st = dataset_create(g, name, ft, rank, dims, what, &ds, err);
-    if (st == TC_OK && n > 0 && H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    if (st != TC_OK || n == 0)
+        ;
+    else if (chunk && H5Tequal(mt, ft) > 0)     /* the bytes in memory are the file's */
+        st = tc_h5ds_write_deflated(ds, data, (int64_t)n, size, (int64_t)chunk, DEFLATE_LEVEL,
+                                    what, err);
+    else if (H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
         st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot write", what);
     tc_h5_close(ds);
     return st;

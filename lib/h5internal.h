@@ -70,6 +70,12 @@ tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int r
    the caller closes *ds. */
 tc_status tc_h5ds_create_1d(tc_h5grp *g, const char *name, tc_dtype t, int64_t n, hid_t *ds,
                             tc_error *err);
+/* Writes all n elements of esize bytes at data into ds, a 1-D dataset of
+   chunks of `chunk` elements with the shuffle and deflate (at level)
+   filters, whose file type is the bytes at data: each chunk filtered on
+   threads, stored raw (h5deflate.c). */
+tc_status tc_h5ds_write_deflated(hid_t ds, const void *data, int64_t n, size_t esize,
+                                 int64_t chunk, int level, const char *what, tc_error *err);
 /* Writes elements at .. at + count - 1 of ds from data (memory type t). */
 tc_status tc_h5ds_write_at(tc_h5grp *g, const char *name, hid_t ds, tc_dtype t, int64_t at,
                            int64_t count, const void *data, tc_error *err);

@@ -228,6 +228,57 @@ static void test_compression(void)
     tc_tcf_free(f);
 }
 
+/* Dataset path of file read through HDF5's own filter pipeline, as type
+   mt, into buf (n elements). */
+static int read_through_hdf5(const char *file, const char *path, hid_t mt, void *buf)
+{
+    hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    herr_t r = H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    H5Dclose(d);
+    H5Fclose(f);
+    return r >= 0;
+}
+
+/* Chunks shuffled and deflated on threads, stored raw (lib/h5deflate.c):
+   HDF5's own filters read them back, the last, partial chunk too, and the
+   file's bytes do not depend on the thread count. */
+static void test_threaded_compression(void)
+{
+    /* indices: 2 chunks of 262144 entries, the second partial; data: 3
+       chunks of 131072 */
+    tc_csr *m = random_csr(30000, 30000, 300001, TC_FIELD_REAL, 0);
+    tc_tcf *f = tcf_of(m);
+    const char *one = in_dir("one.tcf.h5"), *three = in_dir("three.tcf.h5");
+    tc_error err;
+    setenv("TC_THREADS", "1", 1);
+    tc_status st = tc_h5_write(one, f, NULL, &err);
+    setenv("TC_THREADS", "3", 1);
+    if (st == TC_OK)
+        st = tc_h5_write(three, f, NULL, &err);
+    unsetenv("TC_THREADS");
+    if (!ok(st == TC_OK, "%" PRId64 " nonzeros written on 1 and on 3 threads", m->nnz))
+        diag("%s", err.msg);
+    ok(same_bytes(one, three), "the same bytes");
+    H5D_layout_t layout;
+    int nf;
+    storage_of(three, "/matrix/data", &layout, &nf);
+    ok(layout == H5D_CHUNKED && nf == 2, "chunked, shuffle + deflate");
+    int32_t *idx = malloc((size_t)m->nnz * sizeof *idx);
+    double *val = malloc((size_t)m->nnz * sizeof *val);
+    ok(read_through_hdf5(three, "/matrix/indices", H5T_NATIVE_INT32, idx) &&
+       !memcmp(idx, m->colidx, (size_t)m->nnz * sizeof *idx), "HDF5 inflates the indices");
+    ok(read_through_hdf5(three, "/matrix/data", H5T_NATIVE_DOUBLE, val) &&
+       !memcmp(val, m->val, (size_t)m->nnz * sizeof *val), "HDF5 inflates the values");
+    free(idx);
+    free(val);
+    tc_tcf *g = NULL;
+    ok(tc_h5_read(three, 1, &g, &err) == TC_OK && tc_csr_equal(m, g->matrix),
+       "read back: the same matrix");
+    tc_tcf_free(g);
+    tc_tcf_free(f);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Formats and the h5group.h helpers                                         */
 /* ------------------------------------------------------------------------ */
@@ -574,6 +625,7 @@ int main(void)
     test_provenance();
     test_reproducible();
     test_compression();
+    test_threaded_compression();
     test_formats();
     test_atomic();
     test_dense();

@@ -52,8 +52,9 @@ static void usage(void)
 "      --json               report as JSON\n"
 "Input:\n"
 TOOL_INPUT_HELP
-"  -t, --threads N          threads for the methods that use them and for the\n"
-"                           report (default: $TC_THREADS, else all CPUs)\n"
+"  -t, --threads N          threads for the methods that use them, the report\n"
+"                           and compressing the output (default: $TC_THREADS,\n"
+"                           else all CPUs)\n"
 "  -q, --quiet              no report text, no warnings, no progress bar\n"
 "  -v, --verbose            say what was written; show HDF5's own errors\n"
 "  -h, --help               show this help and exit\n"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include "tap.h"
 #include "tcsparse.h"
@@ -277,6 +278,56 @@ static void test_threaded_compression(void)
        "read back: the same matrix");
     tc_tcf_free(g);
     tc_tcf_free(f);
+}
+
+/* Replaces chunk k of dataset path of file by size raw bytes. */
+static void put_raw_chunk(const char *file, const char *path, hsize_t k, hsize_t chunk,
+                          const void *bytes, size_t size)
+{
+    hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    hsize_t offset = k * chunk;
+    H5Dwrite_chunk(d, H5P_DEFAULT, 0, &offset, size, bytes);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
+/* The chunks are inflated on threads a batch at a time before HDF5 reads
+   them (lib/h5chunks.c): a bad one is refused, and the first bad one in
+   the file's order is named, whatever the thread count. */
+static void test_bad_chunks_on_threads(void)
+{
+    /* /matrix/indices: 13 chunks of 262144 entries */
+    tc_tcf *f = tcf_of(random_csr(100000, 100000, 3300000, TC_FIELD_PATTERN, 0));
+    const char *path = in_dir("badchunks.tcf.h5");
+    tc_error err;
+    int written = tc_h5_write(path, f, NULL, &err) == TC_OK;
+    tc_tcf_free(f);
+    if (!ok(written, "3.3M nonzeros written"))
+        diag("%s", err.msg);
+    static unsigned char junk[100];
+    memset(junk, 0xab, sizeof junk);
+    unsigned char shortz[64];
+    uLongf len = sizeof shortz;
+    compress2(shortz, &len, junk, 10, 1);      /* a valid stream of 10 bytes */
+    put_raw_chunk(path, "/matrix/indices", 11, 262144, shortz, len);
+    put_raw_chunk(path, "/matrix/indices", 9, 262144, junk, sizeof junk);
+    static const char *const threads[] = { "1", "3", "16" };
+    for (int i = 0; i < 3; i++) {
+        setenv("TC_THREADS", threads[i], 1);
+        tc_tcf *g = NULL;
+        ok(tc_h5_read(path, 1, &g, &err) == TC_ERR_FORMAT && !g,
+           "TC_THREADS=%s: chunks 9 and 11 bad: refused", threads[i]);
+        ok(strstr(err.msg, "/matrix/indices: chunk 9: not a valid deflate stream") != NULL,
+           "  chunk 9 named first: %s", err.msg);
+    }
+    put_raw_chunk(path, "/matrix/indices", 9, 262144, shortz, len);
+    setenv("TC_THREADS", "3", 1);
+    tc_tcf *g = NULL;
+    ok(tc_h5_read(path, 1, &g, &err) == TC_ERR_FORMAT &&
+       strstr(err.msg, "chunk 9: inflates to 10 bytes, not 1048576") != NULL,
+       "a chunk that inflates short: %s", err.msg);
+    unsetenv("TC_THREADS");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -626,6 +677,7 @@ int main(void)
     test_reproducible();
     test_compression();
     test_threaded_compression();
+    test_bad_chunks_on_threads();
     test_formats();
     test_atomic();
     test_dense();

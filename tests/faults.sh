@@ -37,12 +37,12 @@ full() {
 mkdir "$T/d"
 D=$T/d
 full "tcconv to .tcf.h5" "$D/c.tcf.h5" \
-    "tcconv: $D/c.tcf.h5: cannot finish writing: *" \
+    "tcconv: $D/c.tcf.h5: /matrix/*: cannot write chunk *" \
     "$TCCONV" -q "$M" -o "$D/c.tcf.h5"
 full "tcconv to .mtx" "$D/c.mtx" "tcconv: $D/c.mtx: cannot write" "$TCCONV" -q "$M" -o "$D/c.mtx"
 full "tcconv to .mtx.gz" "$D/c.mtx.gz" "tcconv: $D/c.mtx.gz: cannot write" \
     "$TCCONV" -q "$M" -o "$D/c.mtx.gz"
-full "tcreorder" "$D/r.tcf.h5" "tcreorder: $D/r.tcf.h5: cannot finish writing: *" \
+full "tcreorder" "$D/r.tcf.h5" "tcreorder: $D/r.tcf.h5: /matrix/*: cannot write chunk *" \
     "$TCREORDER" -q -m rcm "$M" -o "$D/r.tcf.h5"
 full "tcreorder --perm-out" "$D/p.txt" "tcreorder: $D/p.txt: write failed" \
     "$TCREORDER" -q -m rcm "$M2" --perm-out "$D/p.txt"

@@ -27,8 +27,10 @@
 #include "threads.h"
 
 /* Chunks per thread in a batch: enough that a slow chunk does not leave
-   the others idle, few enough that a batch's raw bytes stay small. */
+   the others idle, few enough that a batch's raw bytes stay small; and at
+   most MAX_BATCH chunks on a machine of many CPUs. */
 #define CHUNKS_PER_THREAD 4
+#define MAX_BATCH 256
 
 /* Inflates the size bytes at in into out (room for want bytes and one
    more): the bytes it gives, or -1 when the stream is malformed. */
@@ -172,8 +174,10 @@ tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_er
     /* the chunks are read in the dataset's order (HDF5 is not for threads)
        and inflated a batch at a time on threads */
     int threads = tc_default_threads();
+    threads = (hsize_t)threads > n ? (int)n : threads;
     threads = threads < 1 ? 1 : threads > TC_MAX_JOBS ? TC_MAX_JOBS : threads;
     int64_t per_batch = (int64_t)threads * CHUNKS_PER_THREAD;
+    per_batch = per_batch < MAX_BATCH ? per_batch : MAX_BATCH;
     inflate_batch b = { .want = want };
     inflate_worker wk[TC_MAX_JOBS] = { { 0 } };
     if (st == TC_OK) {

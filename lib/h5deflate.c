@@ -26,8 +26,10 @@
 #include "threads.h"
 
 /* Chunks per thread in a batch: enough that a slow chunk does not leave
-   the others idle, few enough that a batch's output is small. */
+   the others idle, few enough that a batch's output is small; and at most
+   MAX_BATCH chunks (of about 1 MiB) on a machine of many CPUs. */
 #define CHUNKS_PER_THREAD 4
+#define MAX_BATCH 256
 
 typedef struct deflate_batch {
     const unsigned char *data;  /* the dataset's bytes */
@@ -82,7 +84,10 @@ tc_status tc_h5ds_write_deflated(hid_t ds, const void *data, int64_t n, size_t e
 {
     int threads = tc_default_threads();
     threads = threads < 1 ? 1 : threads > TC_MAX_JOBS ? TC_MAX_JOBS : threads;
-    int64_t nchunks = (n + chunk - 1) / chunk, per_batch = (int64_t)threads * CHUNKS_PER_THREAD;
+    int64_t nchunks = (n + chunk - 1) / chunk;
+    threads = threads > nchunks ? (int)nchunks : threads;
+    int64_t per_batch = (int64_t)threads * CHUNKS_PER_THREAD;
+    per_batch = per_batch < MAX_BATCH ? per_batch : MAX_BATCH;
     per_batch = per_batch < nchunks ? per_batch : nchunks;
     deflate_batch b = { .data = data, .nbytes = n * (int64_t)esize, .esize = esize,
                         .cbytes = (size_t)chunk * esize, .level = level };

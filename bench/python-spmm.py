@@ -98,6 +98,7 @@ def measure(args, a):
                per_call_ms(raw, args.warmup, args.iters, device)) for _ in range(ROUNDS)]
     py_ms = statistics.median(r[0] for r in rounds)
     raw_ms = statistics.median(r[1] for r in rounds)
+    overhead_us = (min(r[0] for r in rounds) - min(r[1] for r in rounds)) * 1e3
     if err.status:
         raise tcsparse.Error(err.status, err.msg.decode())
 
@@ -111,7 +112,7 @@ def measure(args, a):
         "plan": "%s/%s/%s/%s order" % (info.format, info.variant, info.precision, info.order),
         "torch_ms": torch_ms, "py_ms": py_ms, "raw_ms": raw_ms,
         "c_bench_ms": bench.get("plan_ms", bench["median_ms"]),
-        "overhead_us": (min(r[0] for r in rounds) - min(r[1] for r in rounds)) * 1e3, "rel_fro": rel, "verify": passed}
+        "overhead_us": overhead_us, "rel_fro": rel, "verify": passed}
 
 
 def main():

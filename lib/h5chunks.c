@@ -173,9 +173,7 @@ tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_er
         st = tc_h5_fail(err, TC_ERR_FORMAT, "%s: cannot read its chunk index", what);
     /* the chunks are read in the dataset's order (HDF5 is not for threads)
        and inflated a batch at a time on threads */
-    int threads = tc_default_threads();
-    threads = (hsize_t)threads > n ? (int)n : threads;
-    threads = threads < 1 ? 1 : threads > TC_MAX_JOBS ? TC_MAX_JOBS : threads;
+    int threads = tc_threads_for((int64_t)n);
     int64_t per_batch = (int64_t)threads * CHUNKS_PER_THREAD;
     per_batch = per_batch < MAX_BATCH ? per_batch : MAX_BATCH;
     inflate_batch b = { .want = want };

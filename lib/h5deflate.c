@@ -82,10 +82,8 @@ static void *deflate_chunks(void *arg)
 tc_status tc_h5ds_write_deflated(hid_t ds, const void *data, int64_t n, size_t esize,
                                  int64_t chunk, int level, const char *what, tc_error *err)
 {
-    int threads = tc_default_threads();
-    threads = threads < 1 ? 1 : threads > TC_MAX_JOBS ? TC_MAX_JOBS : threads;
     int64_t nchunks = (n + chunk - 1) / chunk;
-    threads = threads > nchunks ? (int)nchunks : threads;
+    int threads = tc_threads_for(nchunks);
     int64_t per_batch = (int64_t)threads * CHUNKS_PER_THREAD;
     per_batch = per_batch < MAX_BATCH ? per_batch : MAX_BATCH;
     per_batch = per_batch < nchunks ? per_batch : nchunks;

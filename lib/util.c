@@ -61,6 +61,13 @@ void tc_progress_report(const tc_progress *p, int64_t done, int64_t total)
         p->fn(p->ctx, done, total);
 }
 
+int tc_threads_for(int64_t jobs)
+{
+    int64_t n = tc_default_threads();
+    n = jobs < n ? jobs : n;
+    return n < 1 ? 1 : n > TC_MAX_JOBS ? TC_MAX_JOBS : (int)n;
+}
+
 void tc_run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
 {
     pthread_t tid[TC_MAX_JOBS];

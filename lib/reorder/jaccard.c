@@ -552,9 +552,7 @@ static tc_status cluster_runs(clustering *runs, int nruns, const tc_progress *pr
 {
     const patterns *p = runs[0].p;
     int64_t njobs = (int64_t)nruns * runs[0].nslices;
-    int n = tc_default_threads();
-    n = njobs < n ? (int)njobs : n;
-    n = n < 1 ? 1 : n > TC_MAX_JOBS ? TC_MAX_JOBS : n;
+    int n = tc_threads_for(njobs);
     cluster_worker *wk = tc_calloc_array(n, sizeof *wk, err);
     _Atomic int64_t next = 0, finished = 0;
     tc_status st = wk ? TC_OK : TC_ERR_NOMEM;

@@ -20,6 +20,7 @@
 #include "tap.h"
 #include "tcsparse.h"
 #include "h5group.h"
+#include "h5internal.h"
 #include "formats.h"
 #include "h5test.h"
 
@@ -277,6 +278,147 @@ static void test_threaded_compression(void)
     ok(tc_h5_read(three, 1, &g, &err) == TC_OK && tc_csr_equal(m, g->matrix),
        "read back: the same matrix");
     tc_tcf_free(g);
+    tc_tcf_free(f);
+}
+
+/* How test_threaded_read's datasets are filtered. */
+enum { SHUFFLE_DEFLATE, DEFLATE_ONLY, DEFLATE_SHUFFLE };
+
+/* Dataset /x of file, written by HDF5 itself: the n int32 of data in
+   chunks of `chunk`, filtered as `order` says; with `first_only`, only the
+   first chunk is written (the others are never allocated). */
+static void write_filtered(const char *file, int order, const int32_t *data, hsize_t n,
+                           hsize_t chunk, int first_only)
+{
+    hid_t f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(p, 1, &chunk);
+    if (order == SHUFFLE_DEFLATE)
+        H5Pset_shuffle(p);
+    H5Pset_deflate(p, 4);
+    if (order == DEFLATE_SHUFFLE)
+        H5Pset_shuffle(p);
+    hid_t d = H5Dcreate2(f, "/x", H5T_STD_I32LE, sp, H5P_DEFAULT, p, H5P_DEFAULT);
+    if (first_only) {
+        hsize_t zero = 0;
+        hid_t ms = H5Screate_simple(1, &chunk, NULL);
+        H5Sselect_hyperslab(sp, H5S_SELECT_SET, &zero, NULL, &chunk, NULL);
+        H5Dwrite(d, H5T_NATIVE_INT32, ms, sp, H5P_DEFAULT, data);
+        H5Sclose(ms);
+    } else {
+        H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    }
+    H5Dclose(d);
+    H5Pclose(p);
+    H5Sclose(sp);
+    H5Fclose(f);
+}
+
+/* /x of file through tc_h5ds_read_chunks as mt into buf; *stored: its
+   chunks kept without deflate. */
+static tc_status read_direct(const char *file, const char *path, hid_t mt, void *buf,
+                             int *done, int *stored, tc_error *err)
+{
+    hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    hsize_t fsize = 0, nchunks = 0;
+    H5Fget_filesize(f, &fsize);
+    hid_t sp = H5Dget_space(d);
+    H5Dget_num_chunks(d, sp, &nchunks);
+    *stored = 0;
+    for (hsize_t i = 0; i < nchunks; i++) {
+        hsize_t off, size;
+        unsigned mask = 0;
+        haddr_t addr;
+        H5Dget_chunk_info(d, sp, i, &off, &mask, &addr, &size);
+        *stored += mask != 0;
+    }
+    H5Sclose(sp);
+    tc_status st = tc_h5ds_read_chunks(d, mt, buf, path, fsize, done, err);
+    H5Dclose(d);
+    H5Fclose(f);
+    return st;
+}
+
+/* A whole read of a deflated 1-D dataset inflates and unshuffles its
+   chunks on threads into the array (lib/h5chunks.c), the same values as
+   HDF5's own pipeline, the last, partial chunk too; HDF5 keeps what that
+   does not take. */
+static void test_threaded_read(void)
+{
+    enum { N = 3 * 4096 + 7, CHUNK = 4096 };
+    static int32_t data[N], got[N], want[N];
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < N; i++)
+        data[i] = (int32_t)(i * 2654435761u) >> (i % 7);
+    const char *file = in_dir("filtered.h5");
+    static const char *const threads[] = { "1", "3", "16" };
+    static const char *const orders[] = { "shuffle + deflate", "deflate" };
+    tc_error err;
+    int done, stored;
+    for (int o = SHUFFLE_DEFLATE; o <= DEFLATE_ONLY; o++) {
+        write_filtered(file, o, data, N, CHUNK, 0);
+        for (int t = 0; t < 3; t++) {
+            setenv("TC_THREADS", threads[t], 1);
+            memset(got, 0x5a, sizeof got);
+            ok(read_direct(file, "/x", H5T_NATIVE_INT32, got, &done, &stored, &err) == TC_OK &&
+               done && !memcmp(got, data, sizeof got),
+               "%s, TC_THREADS=%s: read on threads, 4 chunks, the last partial", orders[o],
+               threads[t]);
+        }
+        unsetenv("TC_THREADS");
+    }
+    /* a chunk kept as it is, shuffled but not deflated (deflate's bit in
+       its mask), as a writer does when deflate cannot shrink it */
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        data[i] = (int32_t)x;
+    }
+    write_filtered(file, SHUFFLE_DEFLATE, data, N, CHUNK, 0);
+    static unsigned char shuffled[CHUNK * 4];
+    const unsigned char *plain = (const unsigned char *)(data + CHUNK);
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < CHUNK; i++)
+            shuffled[j * CHUNK + i] = plain[i * 4 + j];
+    hid_t h = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = H5Dopen2(h, "/x", H5P_DEFAULT);
+    hsize_t at = CHUNK;
+    H5Dwrite_chunk(d, H5P_DEFAULT, 1u << 1, &at, sizeof shuffled, shuffled);
+    H5Dclose(d);
+    H5Fclose(h);
+    memset(got, 0x5a, sizeof got);
+    tc_status st = read_direct(file, "/x", H5T_NATIVE_INT32, got, &done, &stored, &err);
+    ok(st == TC_OK && done && !memcmp(got, data, sizeof got) && stored == 1 &&
+       read_through_hdf5(file, "/x", H5T_NATIVE_INT32, want) && !memcmp(want, data, sizeof want),
+       "a chunk stored without deflate (%d): read on threads, as HDF5 reads it", stored);
+    /* what HDF5 reads instead */
+    ok(read_direct(file, "/x", H5T_NATIVE_INT64, got, &done, &stored, &err) == TC_OK && !done,
+       "another type (int64 from int32): left to HDF5");
+    write_filtered(file, DEFLATE_SHUFFLE, data, N, CHUNK, 0);
+    ok(read_direct(file, "/x", H5T_NATIVE_INT32, got, &done, &stored, &err) == TC_OK && !done &&
+       read_through_hdf5(file, "/x", H5T_NATIVE_INT32, want) && !memcmp(want, data, sizeof want),
+       "shuffle after deflate: left to HDF5, which reads it");
+    write_filtered(file, SHUFFLE_DEFLATE, data, N, CHUNK, 1);
+    ok(read_direct(file, "/x", H5T_NATIVE_INT32, got, &done, &stored, &err) == TC_OK && !done,
+       "chunks never written (fill values): left to HDF5");
+    /* a matrix as tcsparse writes it: int64 row pointers, int32 columns,
+       float64 values, each read on threads */
+    tc_csr *m = random_csr(30000, 30000, 300001, TC_FIELD_REAL, 0);
+    tc_tcf *f = tcf_of(m);
+    const char *mfile = in_dir("direct.tcf.h5");
+    int written = tc_h5_write(mfile, f, NULL, &err) == TC_OK;
+    int32_t *idx = malloc((size_t)m->nnz * sizeof *idx);
+    double *val = malloc((size_t)m->nnz * sizeof *val);
+    ok(written && read_direct(mfile, "/matrix/indices", H5T_NATIVE_INT32, idx, &done, &stored,
+                              &err) == TC_OK &&
+       done && !memcmp(idx, m->colidx, (size_t)m->nnz * sizeof *idx),
+       "a matrix's column indices read on threads");
+    ok(read_direct(mfile, "/matrix/data", H5T_NATIVE_DOUBLE, val, &done, &stored, &err) ==
+           TC_OK && done && !memcmp(val, m->val, (size_t)m->nnz * sizeof *val),
+       "and its values");
+    free(idx);
+    free(val);
     tc_tcf_free(f);
 }
 
@@ -677,6 +819,7 @@ int main(void)
     test_reproducible();
     test_compression();
     test_threaded_compression();
+    test_threaded_read();
     test_bad_chunks_on_threads();
     test_formats();
     test_atomic();

@@ -184,13 +184,14 @@ tc_status tc_format_stats_report(const tc_fmt *m, const tc_csr *a, tc_report *r,
 }
 
 tc_status tc_format_traffic_report(const tc_fmt *m, const tc_csr *a, int32_t n,
-                                   int64_t l2_bytes, int32_t inflight_rows, tc_report *r,
-                                   tc_error *err)
+                                   int64_t l2_bytes, int32_t inflight_rows,
+                                   int32_t b_elem_bytes, tc_report *r, tc_error *err)
 {
     tc_traffic_params p;
     tc_traffic_defaults(&p, n, tc_fmt_bytes(m));
     p.l2_bytes = l2_bytes;
     p.inflight_rows = inflight_rows;
+    p.b_elem_bytes = b_elem_bytes;
     if (m->kind->window_shape)
         m->kind->window_shape(m, &p.window_rows, &p.col_unit);
     tc_traffic t;
@@ -207,11 +208,15 @@ tc_status tc_format_traffic_report(const tc_fmt *m, const tc_csr *a, int32_t n,
            (st = tc_report_int(r, section, "l2_bytes", l2_bytes, NULL)) ||
            (st = tc_report_int(r, section, "inflight_rows", inflight_rows,
                                "rows of A whose windows run at once")) ||
+           (st = tc_report_int(r, section, "b_elem_bytes", b_elem_bytes,
+                               "an element of B as gathered: 4 float32, 2 fp16")) ||
            (st = tc_report_int(r, section, "a_bytes", t.a_bytes,
                                "the format's arrays, read once")) ||
+           (st = tc_report_int(r, section, "b_convert_bytes", t.b_convert_bytes,
+                               "fp16: B converted once, read in float32, written")) ||
            (st = tc_report_int(r, section, "b_gathered_bytes",
                                t.b_gathered_bytes,
-                               "B rows the windows gather, float32, once per window")) ||
+                               "B rows the windows gather, once per window")) ||
            (st = tc_report_int(r, section, "b_bytes", t.b_bytes,
                                "of them, read from DRAM (not held in L2)")) ||
            (st = tc_report_num(r, section, "b_hit_rate",

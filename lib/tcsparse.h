@@ -538,36 +538,43 @@ typedef struct tc_traffic_params {
     int64_t a_bytes;            /* A's bytes in the format, read once */
     int64_t l2_bytes;           /* the L2 cache */
     int32_t inflight_rows;      /* rows of A whose windows run at once */
+    int32_t b_elem_bytes;       /* an element of B as the kernel gathers it:
+                                   4 (float32), or 2 (fp16, which a pass
+                                   converts from float32 first) */
 } tc_traffic_params;
 
 /* One row at a time (window_rows = col_unit = 1, a CSR kernel's), an
-   H100's L2 and concurrency. */
+   H100's L2 and concurrency, B gathered in float32. */
 void tc_traffic_defaults(tc_traffic_params *p, int32_t n, int64_t a_bytes);
 
 typedef struct tc_traffic {
-    int64_t unit_bytes;         /* col_unit rows of B in float32 (the last
-                                   unit may hold fewer rows) */
+    int64_t unit_bytes;         /* col_unit rows of B at b_elem_bytes (the
+                                   last unit may hold fewer rows) */
     int64_t b_gathers;          /* units the windows gather, each counted
                                    once per window */
     int64_t b_misses;           /* of them, those read from DRAM */
     int64_t b_gathered_bytes;   /* the bytes of the b_gathers */
     int64_t a_bytes, b_bytes, c_bytes;  /* b_bytes: of the b_misses */
-    int64_t dram_bytes;         /* a_bytes + b_bytes + c_bytes */
+    int64_t b_convert_bytes;    /* fp16 B: the conversion pass, which reads
+                                   B in float32 and writes it in fp16 */
+    int64_t dram_bytes;         /* a_bytes + b_convert_bytes + b_bytes +
+                                   c_bytes */
 } tc_traffic;
 
 /* The predicted DRAM bytes of one product: the windows of window_rows
    rows in row order, each gathering the units of B its nonzeros name, an
    LRU of units in l2_bytes, and a unit gathered by a window that runs at
-   the same time as this one (within inflight_rows) shared. O(nnz) time,
+   the same time as this one (within inflight_rows) shared; B's elements
+   at b_elem_bytes, plus the conversion pass for fp16. O(nnz) time,
    O(cols / col_unit) memory. TC_ERR_ARG for parameters out of range. */
 tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_traffic *out,
                              tc_error *err);
 /* The model for format m (built from a): its window shape and bytes, at
-   n columns, l2_bytes and inflight_rows; appended to r under
-   "traffic.NAME". */
+   n columns, l2_bytes, inflight_rows and b_elem_bytes; appended to r
+   under "traffic.NAME". */
 tc_status tc_format_traffic_report(const tc_fmt *m, const tc_csr *a, int32_t n,
-                                   int64_t l2_bytes, int32_t inflight_rows, tc_report *r,
-                                   tc_error *err);
+                                   int64_t l2_bytes, int32_t inflight_rows,
+                                   int32_t b_elem_bytes, tc_report *r, tc_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Reorderings (lib/reorder/, registry in lib/reorder/reorder.c)             */

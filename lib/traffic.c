@@ -16,6 +16,13 @@
  * the windows that run at once share what any of them fetched, whether or
  * not it would still be in the LRU. One pass over A's nonzeros, with
  * memory for a few integers per unit of B.
+ *
+ * B's elements count at the bytes the kernel gathers: 4 for float32, 2 for
+ * the fp16 variants that convert B first (rstile's and bcsr's "tc", bsb),
+ * whose conversion pass reads B in float32 and writes it in fp16 once per
+ * product. Checked against ncu on the H100 (bench/NOTES.md, "First
+ * measurements"): without the pass and the halved gathers, the model was
+ * 0.6-0.8 of the bytes those variants move at n = 128.
  */
 #include <config.h>
 
@@ -43,6 +50,7 @@ void tc_traffic_defaults(tc_traffic_params *p, int32_t n, int64_t a_bytes)
     p->a_bytes = a_bytes;
     p->l2_bytes = TC_TRAFFIC_L2_BYTES;
     p->inflight_rows = TC_TRAFFIC_INFLIGHT_ROWS;
+    p->b_elem_bytes = 4;
 }
 
 /* One unit of B: the window that last gathered it, and its place in the
@@ -104,6 +112,9 @@ static tc_status check_params(const tc_csr *a, const tc_traffic_params *p, tc_er
         return tc_error_set(err, TC_ERR_ARG, "traffic model: n, window_rows, col_unit and "
                                              "inflight_rows must be at least 1, a_bytes and "
                                              "l2_bytes at least 0");
+    if (p->b_elem_bytes != 4 && p->b_elem_bytes != 2)
+        return tc_error_set(err, TC_ERR_ARG, "traffic model: b_elem_bytes is %d, not 4 "
+                                             "(float32) or 2 (fp16)", (int)p->b_elem_bytes);
     if ((int64_t)a->cols / p->col_unit + 1 >= INT32_MAX)
         return tc_error_set(err, TC_ERR_ARG, "traffic model: more units of B than int32 holds");
     return TC_OK;
@@ -116,7 +127,8 @@ tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_tra
     if (st)
         return st;
     const int32_t units = (int32_t)(((int64_t)a->cols + p->col_unit - 1) / p->col_unit);
-    const int64_t unit_bytes = (int64_t)p->col_unit * p->n * (int64_t)sizeof(float);
+    const int64_t row_bytes = (int64_t)p->n * p->b_elem_bytes;
+    const int64_t unit_bytes = (int64_t)p->col_unit * row_bytes;
     /* windows in flight at once, at least the one running */
     const int64_t inflight = p->inflight_rows / p->window_rows > 1
                                  ? p->inflight_rows / p->window_rows : 1;
@@ -128,7 +140,6 @@ tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_tra
         return TC_ERR_NOMEM;
     for (int32_t x = 0; x <= units; x++)
         l.u[x] = (unit){ .last = -1, .prev = units, .next = units, .held = 0 };
-    const int64_t row_bytes = (int64_t)p->n * (int64_t)sizeof(float);
     /* the last unit may hold fewer than col_unit rows of B */
     const int64_t last_bytes = ((int64_t)a->cols - ((int64_t)units - 1) * p->col_unit) * row_bytes;
     int64_t gathers = 0, misses = 0, gathered_bytes = 0, miss_bytes = 0;
@@ -163,7 +174,10 @@ tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_tra
     out->a_bytes = p->a_bytes;
     out->b_bytes = miss_bytes;
     out->c_bytes = (int64_t)a->rows * p->n * (int64_t)sizeof(float);
-    out->dram_bytes = out->a_bytes + out->b_bytes + out->c_bytes;
+    out->b_convert_bytes = p->b_elem_bytes == 2
+                               ? (int64_t)a->cols * p->n * (int64_t)(sizeof(float) + 2)
+                               : 0;
+    out->dram_bytes = out->a_bytes + out->b_convert_bytes + out->b_bytes + out->c_bytes;
     free(l.u);
     return TC_OK;
 }

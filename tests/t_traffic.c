@@ -155,6 +155,53 @@ static void at_scale(void)
     tc_csr_free(a);
 }
 
+/* The fp16 variants: B converted once (read in float32, written in fp16),
+   then gathered at 2 bytes an element, so L2 holds twice the rows. */
+static void half_b(void)
+{
+    static const int32_t lists[] = { 0, 1, -1, 2, 3, -1, 0, 1, -1 };
+    tc_csr *a = from_rows(3, 4, lists);
+    tc_traffic_params p;
+    tc_traffic_defaults(&p, 1, 1000);
+    p.l2_bytes = 8;
+    p.inflight_rows = 1;
+    p.b_elem_bytes = 2;
+    tc_traffic t;
+    tc_error err;
+    if (tc_traffic_predict(a, &p, &t, &err))
+        tap_bail(err.msg);
+    is_int(t.b_misses, 4, "fp16, L2 of 8 bytes: 4 rows of B fit, read once (float32: 6 misses)");
+    is_int(t.b_bytes, 4 * 2, "  2 bytes a row of B at n = 1");
+    is_int(t.b_convert_bytes, 4 * (4 + 2), "  the conversion: B read in float32, written in fp16");
+    is_int(t.dram_bytes, 1000 + 24 + 8 + 12, "  dram_bytes: A + conversion + B + C (float32)");
+    tc_csr_free(a);
+
+    a = band(5000, 20);
+    tc_traffic_defaults(&p, 32, 1000);
+    p.window_rows = 16;
+    p.b_elem_bytes = 2;
+    if (tc_traffic_predict(a, &p, &t, &err))
+        tap_bail(err.msg);
+    is_int(t.dram_bytes, 1000 + (int64_t)5000 * 32 * (6 + 2) + (int64_t)5000 * 32 * 4,
+           "band in fp16: A, the conversion, B once at 2 bytes, C");
+    tc_csr_free(a);
+
+    /* the random matrix of at_scale with the same L2, a fifth of fp16 B */
+    a = tap_random_matrix(20000, 20000, 16, -1, -1, 1);
+    if (!a)
+        tap_bail("random matrix");
+    tc_traffic_defaults(&p, 32, 1000);
+    p.window_rows = 16;
+    p.l2_bytes = 20000 * 32 * 4 / 10;
+    p.inflight_rows = 16;
+    p.b_elem_bytes = 2;
+    if (tc_traffic_predict(a, &p, &t, &err))
+        tap_bail(err.msg);
+    const double miss = (double)t.b_misses / (double)t.b_gathers;
+    ok(miss > 0.75 && miss < 0.85, "random in fp16, L2 a fifth of B: %.3f miss", miss);
+    tc_csr_free(a);
+}
+
 static void bad_params(void)
 {
     static const int32_t lists[] = { 0, -1 };
@@ -169,6 +216,10 @@ static void bad_params(void)
     ok(tc_traffic_predict(a, &p, &t, &err) == TC_ERR_ARG, "col_unit = 0: TC_ERR_ARG");
     tc_traffic_defaults(&p, 4, -1);
     ok(tc_traffic_predict(a, &p, &t, &err) == TC_ERR_ARG, "a_bytes < 0: TC_ERR_ARG");
+    tc_traffic_defaults(&p, 4, 0);
+    p.b_elem_bytes = 3;
+    ok(tc_traffic_predict(a, &p, &t, &err) == TC_ERR_ARG, "b_elem_bytes = 3: TC_ERR_ARG (%s)",
+       err.msg);
     tc_csr_free(a);
     /* only the shape is read before the units are counted */
     tc_csr wide = { .rows = 0, .cols = INT32_MAX };
@@ -186,6 +237,7 @@ int main(void)
     floor_bytes();
     by_hand();
     at_scale();
+    half_b();
     bad_params();
     return done_testing();
 }

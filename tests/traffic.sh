@@ -6,7 +6,8 @@
 # the bytes gathered and those read from DRAM agree exactly for each
 # format's window shape (csr row by row, rstile and hrpb 16-row windows of
 # single columns, bcsr 16-row windows of aligned 16-column units), with one
-# window at a time and with 64 rows in flight.
+# window at a time and with 64 rows in flight; and with --b-half (B in
+# fp16 after a conversion pass) for three of them.
 . "${top_srcdir:-.}/tests/lib.sh"
 TCSTAT=$TOOLS/tcstat
 PY=$(python_with numpy scipy)
@@ -33,11 +34,11 @@ import scipy.io
 a = scipy.io.mmread(sys.argv[1]).tocsr()
 a.sum_duplicates()
 a.sort_indices()
-n, window, unit, l2, inflight = (int(x) for x in sys.argv[2:7])
+n, window, unit, l2, inflight, elem = (int(x) for x in sys.argv[2:8])
 rows, cols = a.shape
 units = (cols + unit - 1) // unit
-unit_bytes = unit * n * 4
-last_bytes = (cols - (units - 1) * unit) * n * 4
+unit_bytes = unit * n * elem
+last_bytes = (cols - (units - 1) * unit) * n * elem
 capacity = min(l2 // unit_bytes, units)
 at_once = max(inflight // window, 1)
 lru = collections.OrderedDict()
@@ -70,7 +71,7 @@ for inflight in 1 64; do
     for f in csr rstile hrpb bcsr; do
         shape="$(tsv_value traffic.$f window_rows "$T/t.tsv") $(tsv_value traffic.$f col_unit "$T/t.tsv")"
         # shellcheck disable=SC2086 # shape is two numbers
-        want=$("$PY" "$T/model.py" "$T/a.mtx" 128 $shape 1048576 $inflight)
+        want=$("$PY" "$T/model.py" "$T/a.mtx" 128 $shape 1048576 $inflight 4)
         is "$(tsv_value traffic.$f b_gathered_bytes "$T/t.tsv") $(tsv_value traffic.$f b_bytes "$T/t.tsv")" \
             "$want" "  $f (windows of $shape), $inflight rows in flight: as the Python model"
     done
@@ -78,4 +79,24 @@ done
 # The case is one where L2 matters: B overflows it and is read more than once.
 awk -v b="$(tsv_value traffic.csr b_bytes "$T/t.tsv")" 'BEGIN { exit !(b > 3001 * 512) }'
 ok $? "B is read more than once from DRAM: the LRU's evictions are exercised"
+
+# --b-half: B gathered at 2 bytes an element (750 KB, inside the 1 MiB
+# L2), after a conversion that reads it in float32 and writes it in fp16
+"$TCSTAT" -f csr,rstile,bcsr --cols 128 --l2 1 --inflight 64 --b-half --tsv "$T/a.mtx" \
+    > "$T/h.tsv"
+ok $? "tcstat -f csr,rstile,bcsr --cols 128 --l2 1 --inflight 64 --b-half"
+for f in csr rstile bcsr; do
+    shape="$(tsv_value traffic.$f window_rows "$T/h.tsv") $(tsv_value traffic.$f col_unit "$T/h.tsv")"
+    # shellcheck disable=SC2086 # shape is two numbers
+    want=$("$PY" "$T/model.py" "$T/a.mtx" 128 $shape 1048576 64 2)
+    is "$(tsv_value traffic.$f b_gathered_bytes "$T/h.tsv") $(tsv_value traffic.$f b_bytes "$T/h.tsv")" \
+        "$want" "  $f in fp16: as the Python model"
+    is "$(tsv_value traffic.$f b_convert_bytes "$T/h.tsv")" $((3001 * 128 * 6)) \
+        "  $f: the conversion, 3001 x 128 read in float32 and written in fp16"
+    is "$(tsv_value traffic.$f dram_bytes "$T/h.tsv")" \
+        "$(($(tsv_value traffic.$f a_bytes "$T/h.tsv") + 3001 * 128 * 6 + $(tsv_value traffic.$f b_bytes "$T/h.tsv") + 5000 * 128 * 4))" \
+        "  $f: dram_bytes = A + conversion + B + C (float32)"
+done
+"$TCSTAT" --b-half "$T/a.mtx" > /dev/null 2> "$T/err"
+is "$? $(head -n 1 "$T/err")" "2 tcstat: --b-half: only with --format" "--b-half without --format: usage error"
 done_testing

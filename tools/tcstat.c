@@ -44,6 +44,9 @@ TOOL_INPUT_HELP
 "                           (default 50, an H100's)\n"
 "      --inflight ROWS      --format: rows of A whose windows run at once\n"
 "                           (default 8448: 132 SMs x 4 blocks x 16 rows)\n"
+"      --b-half             --format: the traffic of a kernel that converts B to\n"
+"                           fp16 first and gathers 2 bytes an element (rstile's\n"
+"                           and bcsr's variant tc, bsb); default: float32 B\n"
 "      --accuracy P         --advise: only paths whose tolerance is at most\n"
 "                           precision P's (fp32, tf32 or fp16)\n"
 "  -t, --threads N          threads to count with (default: $TC_THREADS, else\n"
@@ -62,7 +65,7 @@ TOOL_INPUT_HELP
         tool_name, tool_name, tool_name, tool_name, tool_name, tool_name);
 }
 
-enum { OPT_TSV = 256, OPT_JSON, OPT_ADVISE, OPT_ACCURACY, OPT_L2, OPT_INFLIGHT };
+enum { OPT_TSV = 256, OPT_JSON, OPT_ADVISE, OPT_ACCURACY, OPT_L2, OPT_INFLIGHT, OPT_B_HALF };
 
 /* --advise without --cols: the n the model advises for. 32 is the
    narrowest B the benchmarks time, where tensor cores gain least over
@@ -76,6 +79,7 @@ typedef struct options {
     int advise;
     long cols;              /* 0: not given */
     long l2_mib, inflight;  /* 0: not given */
+    int b_half;             /* --b-half */
     const char *accuracy;
     const char *output;
     tool_out_style style;
@@ -98,16 +102,17 @@ static void parse_block(const char *s, int *h, int *w)
 }
 
 /* --cols belongs to --advise and to the traffic model of --format,
-   --accuracy to --advise, --l2 and --inflight to the traffic model, and -f
-   and --block to the statistics --advise replaces. */
+   --accuracy to --advise, --l2, --inflight and --b-half to the traffic
+   model, and -f and --block to the statistics --advise replaces. */
 static void check_advise_options(options *o, int block_given)
 {
     if (!o->advise && o->accuracy)
         tool_usage_error("--accuracy: only with --advise");
     if (!o->advise && !o->nformats && o->cols)
         tool_usage_error("--cols: only with --advise or --format");
-    if (!o->nformats && (o->l2_mib || o->inflight))
-        tool_usage_error("%s: only with --format", o->l2_mib ? "--l2" : "--inflight");
+    if (!o->nformats && (o->l2_mib || o->inflight || o->b_half))
+        tool_usage_error("%s: only with --format",
+                         o->l2_mib ? "--l2" : o->inflight ? "--inflight" : "--b-half");
     if (o->advise && (o->nformats || block_given))
         tool_usage_error("--advise: %s does not apply (the model ranks every format)",
                          o->nformats ? "--format" : "--block");
@@ -132,6 +137,7 @@ static void parse_args(int argc, char **argv, options *o)
         { "accuracy", required_argument, NULL, OPT_ACCURACY },
         { "l2", required_argument, NULL, OPT_L2 },
         { "inflight", required_argument, NULL, OPT_INFLIGHT },
+        { "b-half", no_argument, NULL, OPT_B_HALF },
         TOOL_COMMON_LONGOPTS
     };
     memset(o, 0, sizeof *o);
@@ -158,6 +164,7 @@ static void parse_args(int argc, char **argv, options *o)
         case OPT_INFLIGHT:
             o->inflight = tool_parse_long("--inflight", optarg, 1, INT32_MAX);
             break;
+        case OPT_B_HALF: o->b_half = 1; break;
         default: tool_common_option(c, argv, usage);
         }
     }
@@ -189,7 +196,7 @@ static tc_status format_figures(const options *o, const tc_fmt *f, const tc_csr 
 {
     tc_status st = tc_format_stats_report(f, a, r, err);
     return st ? st : tc_format_traffic_report(f, a, (int32_t)o->cols, (int64_t)o->l2_mib << 20,
-                                              (int32_t)o->inflight, r, err);
+                                              (int32_t)o->inflight, o->b_half ? 2 : 4, r, err);
 }
 
 /* The figures of format f for m: the copy stored in the .tcf.h5 when there

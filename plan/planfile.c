@@ -28,8 +28,6 @@
 
 #include "plan_internal.h"
 
-#define PLAN_MAGIC "tcsparse-plan 1"
-
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     h ^= v * 0x9E3779B97F4A7C15ull;

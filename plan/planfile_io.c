@@ -14,7 +14,10 @@
 
 #include "plan_internal.h"
 
-#define PLAN_MAGIC "tcsparse-plan 1"
+/* the first line: the prefix, then the layout's version */
+#define PLAN_PREFIX "tcsparse-plan "
+#define PLAN_MAGIC PLAN_PREFIX "1"
+#define PLAN_PREFIX_LEN (sizeof PLAN_PREFIX - 1)
 #define PLAN_MAX_BYTES 65536
 
 typedef struct field {
@@ -99,9 +102,10 @@ static tc_status parse(char *buf, size_t len, const char *path, tc_stored_plan *
             return tc_error_set(err, TC_ERR_PARSE, "%s:%d: a NUL byte: not a plan file", path,
                                 line);
         if (line == 1 && strcmp(at, PLAN_MAGIC) != 0)
-            return strncmp(at, "tcsparse-plan ", 14) == 0
+            return strncmp(at, PLAN_PREFIX, PLAN_PREFIX_LEN) == 0
                        ? tc_error_set(err, TC_ERR_PARSE, "%s:1: plan file version '%.20s', this "
-                                      "library reads '%s'", path, at + 14, PLAN_MAGIC + 14)
+                                      "library reads '%s'", path, at + PLAN_PREFIX_LEN,
+                                      &PLAN_MAGIC[PLAN_PREFIX_LEN])
                        : tc_error_set(err, TC_ERR_PARSE, "%s:1: not a tcsparse plan file "
                                       "(expected '%s')", path, PLAN_MAGIC);
         if (line > 1)

@@ -36,12 +36,6 @@
 #include "h5internal.h"
 #include "threads.h"
 
-/* Chunks per thread in a batch: enough that a slow chunk does not leave
-   the others idle, few enough that a batch's raw bytes stay small; and at
-   most MAX_BATCH chunks on a machine of many CPUs. */
-#define CHUNKS_PER_THREAD 4
-#define MAX_BATCH 256
-
 /* Inflates the size bytes at in into out (room for want bytes and one
    more): the bytes it gives, or -1 when the stream is malformed. */
 static int64_t inflated_size(const unsigned char *in, size_t size, unsigned char *out,
@@ -100,22 +94,16 @@ typedef struct chunk_dest {
     int shuffled;
 } chunk_dest;
 
-/* HDF5's shuffle undone: byte j of element i is at j * chunk + i of the
-   (whole) chunk; the elements of the chunk that starts at element start
-   that lie inside the dataset go to their place in d->buf. */
+/* The elements of the chunk that starts at element start that lie inside
+   the dataset, to their place in d->buf, unshuffled. */
 static void place_chunk(const chunk_dest *d, int64_t start, const unsigned char *in)
 {
     const int64_t count = d->n - start < d->chunk ? d->n - start : d->chunk;
     unsigned char *out = d->buf + start * (int64_t)d->esize;
-    if (!d->shuffled || d->esize == 1) {
+    if (!d->shuffled || d->esize == 1)
         memcpy(out, in, (size_t)count * d->esize);
-        return;
-    }
-    for (size_t j = 0; j < d->esize; j++) {
-        const unsigned char *plane = in + j * (size_t)d->chunk;
-        for (int64_t i = 0; i < count; i++)
-            out[(size_t)i * d->esize + j] = plane[i];
-    }
+    else
+        tc_h5_shuffle(in, out, (size_t)count, d->esize, (size_t)d->chunk, 1);
 }
 
 /* Chunks read raw, waiting to be inflated on threads, a batch at a time. */
@@ -224,9 +212,8 @@ static tc_status walk_chunks(hid_t ds, hid_t space, hsize_t n, unsigned deflate,
 {
     /* the chunks are read in the dataset's order (HDF5 is not for threads)
        and inflated a batch at a time on threads */
-    int threads = tc_threads_for((int64_t)n);
-    int64_t per_batch = (int64_t)threads * CHUNKS_PER_THREAD;
-    per_batch = per_batch < MAX_BATCH ? per_batch : MAX_BATCH;
+    int threads;
+    const int64_t per_batch = tc_h5_chunk_batch((int64_t)n, &threads);
     inflate_batch b = { .want = want, .dest = dest };
     inflate_worker wk[TC_MAX_JOBS] = { { 0 } };
     unsigned char *seen = dest ? calloc((size_t)n, 1) : NULL;
@@ -341,8 +328,8 @@ static tc_status chunk_layout(hid_t ds, const char *what, unsigned *deflate, int
 
 tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_error *err)
 {
-    unsigned deflate;
-    int shuffle, rank;
+    unsigned deflate = 0;
+    int shuffle = 0, rank = 0;
     hsize_t cdims[H5S_MAX_RANK], n = 0;
     int64_t want = 0;
     tc_status st = chunk_layout(ds, what, &deflate, &shuffle, &rank, cdims, &want, err);
@@ -361,8 +348,8 @@ tc_status tc_h5ds_read_chunks(hid_t ds, hid_t mem_type, void *buf, const char *w
                               uint64_t fsize, int *done, tc_error *err)
 {
     *done = 0;
-    unsigned deflate;
-    int shuffle, rank;
+    unsigned deflate = 0;
+    int shuffle = 0, rank = 0;
     hsize_t cdims[H5S_MAX_RANK], n = 0, dim = 0;
     int64_t want = 0;
     tc_status st = chunk_layout(ds, what, &deflate, &shuffle, &rank, cdims, &want, err);

@@ -25,12 +25,6 @@
 #include "h5internal.h"
 #include "threads.h"
 
-/* Chunks per thread in a batch: enough that a slow chunk does not leave
-   the others idle, few enough that a batch's output is small; and at most
-   MAX_BATCH chunks (of about 1 MiB) on a machine of many CPUs. */
-#define CHUNKS_PER_THREAD 4
-#define MAX_BATCH 256
-
 typedef struct deflate_batch {
     const unsigned char *data;  /* the dataset's bytes */
     int64_t nbytes;             /* of data */
@@ -48,14 +42,6 @@ typedef struct deflate_worker {
     unsigned char *plain, *shuffled;    /* a chunk, padded; the same shuffled */
 } deflate_worker;
 
-/* HDF5's shuffle filter: byte j of element i to position j * n + i. */
-static void shuffle(const unsigned char *in, unsigned char *out, size_t n, size_t esize)
-{
-    for (size_t j = 0; j < esize; j++)
-        for (size_t i = 0; i < n; i++)
-            out[j * n + i] = in[i * esize + j];
-}
-
 static void *deflate_chunks(void *arg)
 {
     deflate_worker *w = arg;
@@ -70,7 +56,8 @@ static void *deflate_chunks(void *arg)
             in = w->plain;
         }
         if (b->esize > 1) {
-            shuffle(in, w->shuffled, b->cbytes / b->esize, b->esize);
+            const size_t count = b->cbytes / b->esize;
+            tc_h5_shuffle(in, w->shuffled, count, b->esize, count, 0);
             in = w->shuffled;
         }
         uLongf len = compressBound(b->cbytes);
@@ -83,10 +70,8 @@ tc_status tc_h5ds_write_deflated(hid_t ds, const void *data, int64_t n, size_t e
                                  int64_t chunk, int level, const char *what, tc_error *err)
 {
     int64_t nchunks = (n + chunk - 1) / chunk;
-    int threads = tc_threads_for(nchunks);
-    int64_t per_batch = (int64_t)threads * CHUNKS_PER_THREAD;
-    per_batch = per_batch < MAX_BATCH ? per_batch : MAX_BATCH;
-    per_batch = per_batch < nchunks ? per_batch : nchunks;
+    int threads;
+    const int64_t per_batch = tc_h5_chunk_batch(nchunks, &threads);
     deflate_batch b = { .data = data, .nbytes = n * (int64_t)esize, .esize = esize,
                         .cbytes = (size_t)chunk * esize, .level = level };
     deflate_worker wk[TC_MAX_JOBS];

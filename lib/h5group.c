@@ -330,10 +330,11 @@ static hsize_t chunk_length(const tc_h5grp *g, int rank, hsize_t n, size_t size)
 }
 
 /* Creates dataset `name` of g with its full extent: chunked, shuffled and
-   deflated when chunk_length says so; contiguous otherwise. */
+   deflated when chunk_length says so (its length in *chunk_out, if not
+   NULL; 0: contiguous); contiguous otherwise. */
 static tc_status dataset_create(tc_h5grp *g, const char *name, hid_t ft, int rank,
                                 const hsize_t *dims, const char *what, hid_t *out,
-                                tc_error *err)
+                                hsize_t *chunk_out, tc_error *err)
 {
     tc_status st = TC_OK;
     size_t size = H5Tget_size(ft);
@@ -341,6 +342,8 @@ static tc_status dataset_create(tc_h5grp *g, const char *name, hid_t ft, int ran
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     *out = -1;
+    if (chunk_out)
+        *chunk_out = chunk;
     if (space < 0 || dcpl < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 ||
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0) {
         st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot set up", what);
@@ -369,14 +372,13 @@ tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int r
     tc_h5grp_member(g, name, what, sizeof what);
     hsize_t n = rank == 1 ? dims[0] : dims[0] * dims[1];
     hid_t ds;
-    size_t size = H5Tget_size(ft);
-    hsize_t chunk = chunk_length(g, rank, n, size);
-    tc_status st = dataset_create(g, name, ft, rank, dims, what, &ds, err);
+    hsize_t chunk;
+    tc_status st = dataset_create(g, name, ft, rank, dims, what, &ds, &chunk, err);
     if (st != TC_OK || n == 0)
         ;
     else if (chunk && H5Tequal(mt, ft) > 0)     /* the bytes in memory are the file's */
-        st = tc_h5ds_write_deflated(ds, data, (int64_t)n, size, (int64_t)chunk, DEFLATE_LEVEL,
-                                    what, err);
+        st = tc_h5ds_write_deflated(ds, data, (int64_t)n, H5Tget_size(ft), (int64_t)chunk,
+                                    DEFLATE_LEVEL, what, err);
     else if (H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
         st = tc_h5_fail(err, TC_ERR_IO, "%s: cannot write", what);
     tc_h5_close(ds);
@@ -391,7 +393,7 @@ tc_status tc_h5ds_create_1d(tc_h5grp *g, const char *name, tc_dtype t, int64_t n
     if (n < 0)
         return tc_error_set(err, TC_ERR_ARG, "%s: negative length %" PRId64, what, n);
     hsize_t dim = (hsize_t)n;
-    return dataset_create(g, name, dtype_file(t), 1, &dim, what, ds, err);
+    return dataset_create(g, name, dtype_file(t), 1, &dim, what, ds, NULL, err);
 }
 
 tc_status tc_h5ds_write_at(tc_h5grp *g, const char *name, hid_t ds, tc_dtype t, int64_t at,

@@ -70,6 +70,17 @@ tc_status tc_h5ds_write(tc_h5grp *g, const char *name, hid_t mt, hid_t ft, int r
    the caller closes *ds. */
 tc_status tc_h5ds_create_1d(tc_h5grp *g, const char *name, tc_dtype t, int64_t n, hid_t *ds,
                             tc_error *err);
+/* HDF5's shuffle filter (h5filters.c), for count elements of esize
+   bytes: byte j of element i of the plain bytes is byte j * stride + i of
+   the shuffled ones. undo 0: from plain to shuffled; 1: from shuffled to
+   plain. A whole chunk has stride = count; an edge chunk's elements
+   inside the dataset are the first count of its stride. */
+void tc_h5_shuffle(const unsigned char *from, unsigned char *to, size_t count, size_t esize,
+                   size_t stride, int undo);
+/* Chunks a batch over the threads holds (at least 1, at most nchunks when
+   that is positive), and in *threads the threads to run it on: the
+   threaded deflate and inflate of h5deflate.c and h5chunks.c. */
+int64_t tc_h5_chunk_batch(int64_t nchunks, int *threads);
 /* Writes all n elements of esize bytes at data into ds, a 1-D dataset of
    chunks of `chunk` elements with the shuffle and deflate (at level)
    filters, whose file type is the bytes at data: each chunk filtered on

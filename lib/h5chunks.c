@@ -20,9 +20,10 @@
  * HDF5's pipeline's, one chunk after another on the reading thread (on a
  * large compressed matrix, most of a tool's read: bench/NOTES.md,
  * "Reordering at scale"). What it does not take (other ranks, a type to
- * convert, shuffle after deflate, chunks never written and so HDF5's fill
- * values) is checked by tc_h5ds_check_chunks, which costs one more
- * inflate of each chunk (tcf.h5(5), SECURITY), and then read by HDF5.
+ * convert, chunks never written and so HDF5's fill values) is checked by
+ * tc_h5ds_check_chunks, which costs one more inflate of each chunk
+ * (tcf.h5(5), SECURITY), and then read by HDF5; a dataset shuffled after
+ * deflate fails that check (its stored chunks are no deflate streams).
  */
 #include "config.h"
 

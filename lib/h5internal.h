@@ -109,9 +109,9 @@ tc_status tc_h5ds_extent(const tc_h5grp *g, const char *name, hid_t ds, int rank
 tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_error *err);
 /* All of a 1-D deflated dataset whose file type is mem_type into buf (n
    elements), each chunk checked as tc_h5ds_check_chunks does, inflated and
-   unshuffled on threads; *done 0 (and TC_OK) where HDF5 must read it
-   instead: not chunked and deflated, another rank or type, shuffle after
-   deflate, chunks never written. */
+   unshuffled on threads; *done 0 (and TC_OK) where it does not: not
+   chunked and deflated, another rank or type, shuffle after deflate
+   (which tc_h5ds_check_chunks then refuses), chunks never written. */
 tc_status tc_h5ds_read_chunks(hid_t ds, hid_t mem_type, void *buf, const char *what,
                               uint64_t fsize, int *done, tc_error *err);
 /* Reads all of ds into buf (already sized from tc_h5ds_extent) as type t,

@@ -12,8 +12,9 @@
 #   bipartite 71000 20000 26         1.6M, Pareto user degrees, Zipf items
 #   bipartite 500000 100000 22       10.0M
 # and converts each with `tcconv -f rowsplit -p seg=S` for every segment
-# cost S of -s (default 128, the format's default; a list sweeps it: what
-# seg trades is in man/tcf.h5.5). MATRIX operands (.mtx[.gz] or .tcf.h5)
+# cost S of -s (a list sweeps it: what seg trades is in man/tcf.h5.5); the
+# word `default`, which is -s's default, converts without -p, so that the
+# format picks seg from the matrix (its seg column then says `default`). MATRIX operands (.mtx[.gz] or .tcf.h5)
 # replace the generated ones. For every converted matrix and n of -n runs
 #   tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols N --seed N A
 # (the fastest variant timed with CUDA events after warm-up over rotated
@@ -27,7 +28,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 out=$here/bench/results/rowsplit.tsv
 ns="32 128"
-segs=128
+segs=default
 while getopts o:n:s: opt; do
     case $opt in
     o) out=$OPTARG ;;
@@ -62,8 +63,11 @@ for m in "$@"; do
     name=${name%.mtx}
     name=${name%.tcf.h5}
     for s in $segs; do
-        "$tcconv" -q -f rowsplit -p "seg=$s" -o "$tmp/conv/$name-seg$s.tcf.h5" "$m" ||
-            { echo "rowsplit: $name: tcconv -p seg=$s failed" >&2; status=1; }
+        p="-p seg=$s"
+        [ "$s" = default ] && p=
+        # shellcheck disable=SC2086 # p is the option and its value, or nothing
+        "$tcconv" -q -f rowsplit $p -o "$tmp/conv/$name-seg$s.tcf.h5" "$m" ||
+            { echo "rowsplit: $name: tcconv $p failed" >&2; status=1; }
     done
 done
 
@@ -81,10 +85,11 @@ columns="$BENCH_SPMM_COLUMNS
 awk -F '\t' -v OFS='\t' '
     NR == 1 { $4 = $4 OFS "seg"; print; next }
     {
-        s = $4; sub(/.*-seg/, "", s); sub(/-seg[0-9]+$/, "", $4)
+        s = $4; sub(/.*-seg/, "", s); sub(/-seg([0-9]+|default)$/, "", $4)
         made = $4; gsub(/-/, " ", made)
         $NF = (made ~ /^(random|bipartite) / ? "gen -o " $4 ".tcf.h5 " made " && " : "") \
-              "tcconv -f rowsplit -p seg=" s " -o " $4 "-seg" s ".tcf.h5 " $4 ".tcf.h5 && " $NF
+              "tcconv -f rowsplit " (s == "default" ? "" : "-p seg=" s " ") "-o " $4 "-seg" s \
+              ".tcf.h5 " $4 ".tcf.h5 && " $NF
         $4 = $4 OFS s
         print
     }' "$tmp/all.tsv" > "$tmp/out.tsv"

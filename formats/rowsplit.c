@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +17,27 @@ extern const tc_format tc_format_rowsplit;
 
 static const tc_param_def rowsplit_params[] = {
     { "seg", "most cost of a segment, its nonzeros plus the rows of C it writes: larger means "
-             "fewer segments and split rows, smaller more even work among the lanes",
+             "fewer segments and split rows, smaller more even work among the lanes (not given: "
+             "128, or 1.3 times the mean cost of a row where that is more)",
       128, TC_ROWSPLIT_SEG_MIN, 65536, 1 },
 };
+
+/* seg when the caller gives none: 128, or 1.3 times the mean cost of a row
+   (its nonzeros + 1) where that is more, at most the parameter's maximum.
+   A row is cut only when it costs clearly more than the rows around it:
+   cutting rows of about the typical cost in two doubles the segments and
+   makes every row pay the workspace (fence, atomic, second pass) while
+   evening out nothing (bench/NOTES.md, "rowsplit": a dense random graph
+   whose rows cost 133 ran 0.84x cuSPARSE cut at 128 and 1.09x whole, while
+   on power-law graphs 128 beat 256, whose larger segments left the GPU
+   under a wave). */
+static int32_t default_seg(const tc_csr *a)
+{
+    const double floor = rowsplit_params[0].def, cap = rowsplit_params[0].max;
+    const double mean = a->rows ? 1.0 + (double)a->nnz / a->rows : 1.0;
+    const double s = ceil(1.3 * mean);
+    return (int32_t)(s > cap ? cap : s > floor ? s : floor);
+}
 #define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
 
 static void rowsplit_free(tc_fmt *m)
@@ -47,6 +66,8 @@ static tc_status rowsplit_build(const tc_csr *a, const tc_params *p, tc_fmt **ou
     if (!r)
         return TC_ERR_NOMEM;
     tc_fmt_init(&r->base, &tc_format_rowsplit, a, p);
+    if (tc_params_get(p, "seg", -1) < 0)
+        r->base.params.kv[0].value = default_seg(a);       /* stored with the file */
     r->seg = (int32_t)tc_params_get(&r->base.params, "seg", rowsplit_params[0].def);
     tc_status st = tc_csr_copy(a, &r->a, err);
     if (st == TC_OK)

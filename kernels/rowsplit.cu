@@ -59,17 +59,18 @@ enum { V_VEC4, V_SCALAR, NVARIANTS };
 static const char *const variant_names[NVARIANTS] = { "vec4", "scalar" };
 static const unsigned char variant_spreads[NVARIANTS] = { 0, 0 };
 
-/* Threads per thread block: 256 holds 8 segments at n = 128 and 32 at
-   n = 32; more gives the scheduler fewer, larger blocks to balance. */
-#define BLOCK_THREADS 256
-/* Thread blocks per SM the registers must allow (launch bounds): 4 of 256
+/* Threads per thread block: 128 holds 4 segments at n = 128 and 16 at
+   n = 32. Smaller blocks spread a graph that fills the GPU less than a
+   wave or two more evenly over the SMs: 256 -> 128 gained 1-3% on all 16
+   rows of the generated graphs (H100, bench/NOTES.md, "rowsplit"). */
+#define BLOCK_THREADS 128
+/* Thread blocks per SM the registers must allow (launch bounds): 8 of 128
    threads caps a thread at 64 registers, half of an SM's 2048 threads
-   resident to hide the latency of the gathers of B. nvcc -Xptxas -v
-   (sm_80, sm_90): no spills with 1 column a lane, 8 to 12 bytes in some
-   of the float4 instances (n = 8, 32, 64); 5 blocks (48 registers) spill
-   far more. 3 blocks (85 registers) would spill nothing at a quarter less
-   occupancy: a thing to time. */
-#define MIN_BLOCKS_PER_SM 4
+   resident to hide the latency of the gathers of B. nvcc -Xptxas -v:
+   no spills on sm_90, 8 bytes in the float4 instances on sm_80. Fewer
+   blocks with more registers (more
+   loads in flight per lane) lost on 14 and 15 of 16 rows (H100, NOTES). */
+#define MIN_BLOCKS_PER_SM 8
 /* Loads of B rows each lane has in flight: more hides more of the L2 and
    DRAM latency, but a row with fewer nonzeros than UNROLL left runs the
    one-by-one tail, and registers grow by V + 2 per step. */
@@ -177,6 +178,18 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
     w.row_end = tile.shfl(w.ends, w.r - w.rbase);
 }
 
+/* Bytes from row 0 of B to row c: one mul.wide.s32. Written as C
+   ((int64_t)c * n), nvcc hoists the widening of n out of the loop and
+   emits a 64 x 64-bit multiply per gather (several IMADs), in a loop whose
+   speed follows its instructions per nonzero (bench/NOTES.md, "rowsplit").
+   Row bytes fit 32 bits: select refuses an n past that. */
+static __device__ __forceinline__ int64_t row_offset(int32_t c, int32_t row_bytes)
+{
+    int64_t off;
+    asm("mul.wide.s32 %0, %1, %2;" : "=l"(off) : "r"(c), "r"(row_bytes));
+    return off;
+}
+
 /* The segment's nonzeros times B, for this lane's V columns
    from col0 (active: inside n), row by row: L column indices and values
    loaded at a time, coalesced, whatever rows they belong to, and UNROLL
@@ -192,6 +205,10 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     const int32_t *col = a.col + g.nz0;
     const float *val = a.val ? a.val + g.nz0 : NULL;
     const int32_t len = (int32_t)(g.nz1 - g.nz0);
+    /* this lane's columns of B's row 0, as bytes: a gather adds one
+       32 x 32 -> 64-bit product to it (row_offset) */
+    const char *Bl = reinterpret_cast<const char *>(a.B + col0);
+    const int32_t row_bytes = a.n * (int32_t)sizeof(float);
     for (int32_t k0 = 0; k0 < len; k0 += L) {
         const int m = min(L, len - k0);
         int32_t c = 0;
@@ -213,7 +230,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
 #pragma unroll
             for (int u = 0; u < UNROLL; u++)
                 if (active)
-                    b[u].load(a.B + (int64_t)cj[u] * a.n + col0);
+                    b[u].load(reinterpret_cast<const float *>(Bl + row_offset(cj[u], row_bytes)));
 #pragma unroll
             for (int u = 0; u < UNROLL; u++) {
                 while (k0 + j + u == w.row_end)
@@ -227,7 +244,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
             const float vj = tile.shfl(v, j);
             lanevec<V> b;
             if (active)
-                b.load(a.B + (int64_t)cj * a.n + col0);
+                b.load(reinterpret_cast<const float *>(Bl + row_offset(cj, row_bytes)));
             while (k0 + j == w.row_end)
                 flush_row<L, V>(a, g, w, col0, active, acc, tile);
             if (active)
@@ -324,17 +341,25 @@ static int64_t panels(int32_t n, int v)
     return (n + w - 1) / w;
 }
 
+typedef void (*rsp_kernel_fn)(rsp_args);
+
 template <int V>
-static void launch_v(const rsp_args &a, int lanes, dim3 grid, cudaStream_t s)
+static rsp_kernel_fn kernel_lanes(int lanes)
 {
     switch (lanes) {
-    case 1: rowsplit_kernel<1, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    case 2: rowsplit_kernel<2, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    case 4: rowsplit_kernel<4, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    case 8: rowsplit_kernel<8, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    case 16: rowsplit_kernel<16, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
-    default: rowsplit_kernel<32, V><<<grid, BLOCK_THREADS, 0, s>>>(a); break;
+    case 1: return rowsplit_kernel<1, V>;
+    case 2: return rowsplit_kernel<2, V>;
+    case 4: return rowsplit_kernel<4, V>;
+    case 8: return rowsplit_kernel<8, V>;
+    case 16: return rowsplit_kernel<16, V>;
+    default: return rowsplit_kernel<32, V>;
     }
+}
+
+/* The instance variant v runs at n. */
+static rsp_kernel_fn kernel_of(int32_t n, int v)
+{
+    return v == V_VEC4 ? kernel_lanes<4>(tile_lanes(n, v)) : kernel_lanes<1>(tile_lanes(n, v));
 }
 
 static int64_t grid_x(const rsp_plan *p, int v)
@@ -351,10 +376,7 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
     if (p->nseg == 0)
         return TC_OK;
-    if (v == V_VEC4)
-        launch_v<4>(a, tile_lanes(base->n, v), grid, base->gpu->stream);
-    else
-        launch_v<1>(a, tile_lanes(base->n, v), grid, base->gpu->stream);
+    kernel_of(base->n, v)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rowsplit_kernel");
 }
 
@@ -426,8 +448,8 @@ static tc_status rsp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     return TC_OK;
 }
 
-/* "vec4" needs n % 4 == 0 (16-byte rows of B); either needs its grid to
-   fit one launch. */
+/* "vec4" needs n % 4 == 0 (16-byte rows of B); either needs a row of B to
+   fit 2^31 bytes and its grid one launch. */
 static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
 {
     rsp_plan *p = (rsp_plan *)base;
@@ -435,6 +457,10 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel vec4: needs n a multiple of 4 (float4 rows of B), "
                             "n is %d", (int)base->n);
+    if ((int64_t)base->n * (int64_t)sizeof(float) > INT32_MAX)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rowsplit kernel %s: a row of B of %d floats is more than 2^31 "
+                            "bytes (row_offset)", variant_names[v], (int)base->n);
     if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel %s: %lld x %lld thread blocks is more than one "

@@ -48,6 +48,14 @@ STUB
     is "$(awk -F '\t' 'NR == 2 { print $NF }' "$T/r.tsv")" \
         "tcconv -f rowsplit -p seg=16 -o cora-seg16.tcf.h5 cora.tcf.h5 && tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols 8 --seed 8 cora-seg16.tcf.h5" \
         "the command starts with the conversion"
+    TCMUL=$T/bin/tcmul TCCONV=$TOOLS/tcconv sh "$SCRIPT" -o "$T/d.tsv" -n 8 "$DATA/cora.mtx.gz" \
+        2> "$T/err"
+    ok $? "bench/rowsplit.sh without -s"
+    "$TOOLS/tcconv" -q -f rowsplit "$DATA/cora.mtx.gz" -o "$T/cd.tcf.h5"
+    sd=$("$TOOLS/tcstat" -f rowsplit --tsv "$T/cd.tcf.h5" | awk -F '\t' '$3 == "segments" { print $4 }')
+    is "$(awk -F '\t' -v OFS=' ' 'NR > 1 { print $5, $17, $NF }' "$T/d.tsv")" \
+        "default $sd tcconv -f rowsplit -o cora-segdefault.tcf.h5 cora.tcf.h5 && tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols 8 --seed 8 cora-segdefault.tcf.h5" \
+        "without -s: the format's own seg (no -p), seg column 'default'"
 fi
 
 done_testing

@@ -147,6 +147,53 @@ static void check_by_hand(void)
     tc_csr_free(a);
 }
 
+/* seg not given: 128, or 1.3 times the mean cost of a row where that is
+   more. Rows of 200 (cost 201): seg = ceil(261.3) = 262, no row cut; the
+   same row of 200 among nine of one nonzero (mean cost 21.9): seg 128, the
+   long row cut in ceil(200 / 127) = 2. Asked for, seg is kept. */
+static tc_csr *rows_of(int32_t rows, const int32_t *len)
+{
+    int64_t n = 0;
+    for (int32_t i = 0; i < rows; i++)
+        n += len[i];
+    int32_t *ri = malloc((size_t)n * sizeof *ri), *ci = malloc((size_t)n * sizeof *ci);
+    double *v = malloc((size_t)n * sizeof *v);
+    int64_t k = 0;
+    for (int32_t i = 0; i < rows; i++)
+        for (int32_t j = 0; j < len[i]; j++, k++) {
+            ri[k] = i;
+            ci[k] = j;
+            v[k] = 1 + j;
+        }
+    tc_csr *a = from_coo(rows, 200, n, ri, ci, v);
+    free(ri);
+    free(ci);
+    free(v);
+    return a;
+}
+
+static void check_default_seg(void)
+{
+    static const int32_t even[3] = { 200, 200, 200 },
+                         one_long[10] = { 1, 1, 1, 1, 200, 1, 1, 1, 1, 1 };
+    tc_csr *a = rows_of(3, even);
+    tc_rowsplit *m = build(a, NULL);
+    ok(m->seg == 262 && m->nseg == 3 && tc_params_get(&m->base.params, "seg", 0) == 262,
+       "default seg, rows of 200: 262 (1.3 x 201), stored; 3 whole rows");
+    tc_fmt_free(&m->base);
+    m = build(a, "seg=128");
+    ok(m->seg == 128 && m->nseg == 6, "seg=128 asked for, rows of 200: kept, each row in 2");
+    tc_fmt_free(&m->base);
+    tc_csr_free(a);
+    a = rows_of(10, one_long);
+    m = build(a, NULL);
+    ok(m->seg == 128 && m->nseg == 4 && m->seg_row[1] == 4 && m->seg_row[2] == 4,
+       "default seg, one row of 200 among rows of 1: 128, that row in 2 pieces");
+    ok(follows_rules(a, m), "  and the cut follows the rules");
+    tc_fmt_free(&m->base);
+    tc_csr_free(a);
+}
+
 /* ------------------------------------------------------ figures */
 
 static void check_stats(void)
@@ -248,6 +295,7 @@ int main(void)
     if (!ROWSPLIT)
         bail("no format rowsplit");
     check_by_hand();
+    check_default_seg();
     check_stats();
     for_each_shape(check_matrix);
     check_bad_files();

@@ -48,6 +48,7 @@
 #include "segments.h"
 #include "bcsr.h"
 #include "mma.cuh"
+#include "rowaddr.cuh"
 
 #define BH TC_BCSR_H_ROWS       /* block rows (the MMA's m) */
 #define BK 16                   /* "tc": block columns (the MMA's k) */
@@ -75,7 +76,7 @@ typedef struct bc_args {
     const float *row_scale;     /* per row of A */
     const float *B;
     const __half *B16;          /* "tc": B in fp16, ldb16 halves per row */
-    int64_t ldb16;
+    int32_t ldb16;              /* bc_select: at most INT32_MAX */
     float *C;
     int32_t rows, cols, n;
 } bc_args;
@@ -105,7 +106,8 @@ static __device__ __forceinline__ void fetch(const bc_args &a, stage<NT> *st, in
         const int k = i / NT, c = i % NT;
         const int64_t row = (int64_t)J * BK + k;
         const bool in = row < a.cols;
-        const __half *src = a.B16 + (in ? row * a.ldb16 : 0) + (int64_t)panel * 8 * NT + 8 * c;
+        const __half *src =
+            a.B16 + (in ? tc_row_elems((int32_t)row, a.ldb16) : 0) + panel * 8 * NT + 8 * c;
         tc_cp_async16(&st->b[k * NT + (c ^ tc_swz<NT>(k))], src, in);
     }
     tc_cp_async_commit();
@@ -287,7 +289,7 @@ static bc_args args_for(const bc_plan *p, int v, const float *B, float *C)
     a.row_scale = p->row_scale;
     a.B = B;
     a.B16 = p->B16;
-    a.ldb16 = p->ldb16;
+    a.ldb16 = (int32_t)p->ldb16;        /* bc_select: it fits */
     a.C = C;
     a.rows = p->base.rows;
     a.cols = p->base.cols;
@@ -511,6 +513,10 @@ static tc_status bc_select(tc_kplan *base, int v, tc_error *err)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "bcsr kernel %s: %lld thread blocks is more than one launch takes",
                             variant_names[v], (long long)(p->nseg * a.panels));
+    if (p->ldb16 > INT32_MAX)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "bcsr kernel %s: a row of the fp16 B of %lld halves is more than "
+                            "2^31 - 1", variant_names[v], (long long)p->ldb16);
     base->variant = v;
     return TC_OK;
 }

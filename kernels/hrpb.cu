@@ -112,6 +112,7 @@
 #include "segments.h"
 #include "hrpb.h"
 #include "mma.cuh"
+#include "rowaddr.cuh"
 
 #define TM TC_SEG_ROWS          /* panel rows: one brick row */
 #define TK 16                   /* compacted columns per block */
@@ -204,14 +205,14 @@ static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, st
             const int32_t col = __shfl_sync(0xffffffffu, m.col, k);
             const bool in = col != TC_HRPB_DUMMY_COL && tile0 + c < a.n;
             tc_cp_async16(&st->b[k * B_PITCH + c],
-                          a.B + (in ? (int64_t)col * a.n + tile0 + c : 0), in);
+                          a.B + (in ? tc_row_elems(col, a.n) + tile0 + c : 0), in);
         }
     } else {
 #pragma unroll
         for (int k = 0; k < TK; k++) {
             const int32_t col = __shfl_sync(0xffffffffu, m.col, k);
             const bool in = col != TC_HRPB_DUMMY_COL && tile0 + lane < a.n;
-            st->b[k * B_PITCH + lane] = in ? __ldg(a.B + (int64_t)col * a.n + tile0 + lane) : 0.0f;
+            st->b[k * B_PITCH + lane] = in ? __ldg(a.B + tc_row_elems(col, a.n) + tile0 + lane) : 0.0f;
         }
     }
     tc_cp_async_commit();
@@ -336,7 +337,7 @@ static __device__ void cuda_range(const hr_args &a, int64_t lo, int64_t hi, int3
 #pragma unroll
             for (int j = 0; j < TC_BRICK_K; j++) {
                 const int32_t col = a.activeCols[b * TK + TC_BRICK_K * bc + j];
-                x[j] = in && col != TC_HRPB_DUMMY_COL ? a.B[(int64_t)col * a.n + c] : 0.0f;
+                x[j] = in && col != TC_HRPB_DUMMY_COL ? a.B[tc_row_elems(col, a.n) + c] : 0.0f;
             }
 #pragma unroll
             for (int r = 0; r < TM; r++)

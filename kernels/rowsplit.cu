@@ -51,6 +51,7 @@
 #include <cooperative_groups.h>
 
 #include "gpu_internal.h"
+#include "rowaddr.cuh"
 #include "rowsplit.h"
 
 namespace cg = cooperative_groups;
@@ -178,18 +179,6 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
     w.row_end = tile.shfl(w.ends, w.r - w.rbase);
 }
 
-/* Bytes from row 0 of B to row c: one mul.wide.s32. Written as C
-   ((int64_t)c * n), nvcc hoists the widening of n out of the loop and
-   emits a 64 x 64-bit multiply per gather (several IMADs), in a loop whose
-   speed follows its instructions per nonzero (bench/NOTES.md, "rowsplit").
-   Row bytes fit 32 bits: select refuses an n past that. */
-static __device__ __forceinline__ int64_t row_offset(int32_t c, int32_t row_bytes)
-{
-    int64_t off;
-    asm("mul.wide.s32 %0, %1, %2;" : "=l"(off) : "r"(c), "r"(row_bytes));
-    return off;
-}
-
 /* The segment's nonzeros times B, for this lane's V columns
    from col0 (active: inside n), row by row: L column indices and values
    loaded at a time, coalesced, whatever rows they belong to, and UNROLL
@@ -205,10 +194,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     const int32_t *col = a.col + g.nz0;
     const float *val = a.val ? a.val + g.nz0 : NULL;
     const int32_t len = (int32_t)(g.nz1 - g.nz0);
-    /* this lane's columns of B's row 0, as bytes: a gather adds one
-       32 x 32 -> 64-bit product to it (row_offset) */
-    const char *Bl = reinterpret_cast<const char *>(a.B + col0);
-    const int32_t row_bytes = a.n * (int32_t)sizeof(float);
+    const float *Bl = a.B + col0;      /* this lane's columns of B's row 0 */
     for (int32_t k0 = 0; k0 < len; k0 += L) {
         const int m = min(L, len - k0);
         int32_t c = 0;
@@ -230,7 +216,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
 #pragma unroll
             for (int u = 0; u < UNROLL; u++)
                 if (active)
-                    b[u].load(reinterpret_cast<const float *>(Bl + row_offset(cj[u], row_bytes)));
+                    b[u].load(Bl + tc_row_elems(cj[u], a.n));
 #pragma unroll
             for (int u = 0; u < UNROLL; u++) {
                 while (k0 + j + u == w.row_end)
@@ -244,7 +230,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
             const float vj = tile.shfl(v, j);
             lanevec<V> b;
             if (active)
-                b.load(reinterpret_cast<const float *>(Bl + row_offset(cj, row_bytes)));
+                b.load(Bl + tc_row_elems(cj, a.n));
             while (k0 + j == w.row_end)
                 flush_row<L, V>(a, g, w, col0, active, acc, tile);
             if (active)
@@ -448,8 +434,8 @@ static tc_status rsp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     return TC_OK;
 }
 
-/* "vec4" needs n % 4 == 0 (16-byte rows of B); either needs a row of B to
-   fit 2^31 bytes and its grid one launch. */
+/* "vec4" needs n % 4 == 0 (16-byte rows of B); either needs its grid to
+   fit one launch. */
 static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
 {
     rsp_plan *p = (rsp_plan *)base;
@@ -457,10 +443,6 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel vec4: needs n a multiple of 4 (float4 rows of B), "
                             "n is %d", (int)base->n);
-    if ((int64_t)base->n * (int64_t)sizeof(float) > INT32_MAX)
-        return tc_error_set(err, TC_ERR_UNSUPPORTED,
-                            "rowsplit kernel %s: a row of B of %d floats is more than 2^31 "
-                            "bytes (row_offset)", variant_names[v], (int)base->n);
     if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel %s: %lld x %lld thread blocks is more than one "

@@ -326,6 +326,10 @@ static tc_status rs_select(tc_kplan *base, int v, tc_error *err)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rstile kernel %s: %lld thread blocks is more than one launch takes",
                             variant_names[v], (long long)grid);
+    if (p->ldb16 > INT32_MAX)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rstile kernel %s: a row of the fp16 B of %lld halves is more than "
+                            "2^31 - 1", variant_names[v], (long long)p->ldb16);
     base->variant = v;
     return TC_OK;
 }

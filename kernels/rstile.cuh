@@ -18,6 +18,7 @@
 #include "gpu_internal.h"
 #include "rstile_layout.h"
 #include "mma.cuh"
+#include "rowaddr.cuh"
 #include "segments.h"
 #include "items.cuh"
 
@@ -59,7 +60,7 @@ typedef struct rs_args {
     int chunks;                 /* residual threads per row */
     const float *B;
     const __half *B16;          /* "tc": B in fp16, ldb16 halves per row */
-    int64_t ldb16;
+    int32_t ldb16;              /* rs_select: at most INT32_MAX */
     float *C;
     int32_t rows, n;
 } rs_args;

@@ -116,7 +116,7 @@ static __device__ __forceinline__ void res_mul(const rs_item_args &a, const res_
 #pragma unroll
         for (int q = 0; q < 8; q++) {
             const int32_t c = __shfl_sync(0xffffffffu, m.col, j + q);
-            b[q] = j + q < m.count && in ? __ldg(a.B + (int64_t)c * a.n + c0 + lane) : 0.0f;
+            b[q] = j + q < m.count && in ? __ldg(a.B + tc_row_elems(c, a.n) + c0 + lane) : 0.0f;
         }
 #pragma unroll
         for (int q = 0; q < 8; q++) {

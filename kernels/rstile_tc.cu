@@ -87,7 +87,7 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT, F32> *s
     const int c = lane / L;
     if (F32 && lane < BCOLS * L) {
         const int32_t c0 = panel * 8 * NT;
-        const float *row = a.B + (m.col >= 0 ? (int64_t)m.col * a.n : 0) + c0;
+        const float *row = a.B + (m.col >= 0 ? tc_row_elems(m.col, a.n) : 0) + c0;
         const bool aligned = a.n % 4 == 0;
 #pragma unroll
         for (int q = lane % L; q < data_chunks<NT, F32>(); q += L) {
@@ -104,8 +104,8 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT, F32> *s
             }
         }
     } else if (!F32 && lane < BCOLS * L) {
-        const __half *row = a.B16 + (m.col >= 0 ? (int64_t)m.col * a.ldb16 : 0) +
-                            (int64_t)panel * 8 * NT;
+        const __half *row = a.B16 + (m.col >= 0 ? tc_row_elems(m.col, a.ldb16) : 0) +
+                            panel * 8 * NT;
 #pragma unroll
         for (int q = lane % L; q < NT; q += L)
             tc_cp_async16(&st->b[c * NT + (q ^ tc_swz<NT>(c))], row + 8 * q, m.col >= 0);
@@ -187,8 +187,8 @@ static __device__ __forceinline__ uint32_t b_frag_f32(const rs_args &a, int32_t 
                                                       int32_t col1, int32_t c)
 {
     const bool in = c < a.n;
-    const float x = in && col0 >= 0 ? a.B[(int64_t)col0 * a.n + c] : 0.0f;
-    const float y = in && col1 >= 0 ? a.B[(int64_t)col1 * a.n + c] : 0.0f;
+    const float x = in && col0 >= 0 ? a.B[tc_row_elems(col0, a.n) + c] : 0.0f;
+    const float y = in && col1 >= 0 ? a.B[tc_row_elems(col1, a.n) + c] : 0.0f;
     return pack_half2(__float2half_rn(x), __float2half_rn(y));
 }
 
@@ -263,7 +263,7 @@ static __device__ void cuda_range(const rs_args &a, int64_t lo, int64_t hi, int 
         float b[BCOLS];
         for (int k = 0; k < BCOLS; k++) {
             const int32_t col = a.col[blk * BCOLS + k];
-            b[k] = col >= 0 && c < a.n ? a.B[(int64_t)col * a.n + c] : 0.0f;
+            b[k] = col >= 0 && c < a.n ? a.B[tc_row_elems(col, a.n) + c] : 0.0f;
         }
         for (int h = 0; h < 2; h++) {
             const uint64_t w = a.bitmap[2 * blk + h];
@@ -287,16 +287,16 @@ static __device__ void cuda_range(const rs_args &a, int64_t lo, int64_t hi, int 
 /* W columns of C from column c0 of row col of B: 8 halves of the fp16 B
    (HALF) or 4 floats of the float32 B, those at n and beyond zero. */
 template <int HALF>
-static __device__ __forceinline__ uint4 res_b_chunk(const rs_args &a, int64_t col, int32_t c0,
+static __device__ __forceinline__ uint4 res_b_chunk(const rs_args &a, int32_t col, int32_t c0,
                                                     bool vec)
 {
     if (HALF)
-        return __ldg((const uint4 *)(a.B16 + col * a.ldb16 + c0));
+        return __ldg((const uint4 *)(a.B16 + tc_row_elems(col, a.ldb16) + c0));
     if (vec)
-        return __ldg((const uint4 *)(a.B + col * a.n + c0));
+        return __ldg((const uint4 *)(a.B + tc_row_elems(col, a.n) + c0));
     uint32_t f[4];
     for (int j = 0; j < 4; j++)
-        f[j] = c0 + j < a.n ? __float_as_uint(__ldg(a.B + col * a.n + c0 + j)) : 0u;
+        f[j] = c0 + j < a.n ? __float_as_uint(__ldg(a.B + tc_row_elems(col, a.n) + c0 + j)) : 0u;
     return make_uint4(f[0], f[1], f[2], f[3]);
 }
 
@@ -351,7 +351,7 @@ template <int HALF> static __device__ void residual_thread(const rs_args &a, int
         for (int q = 0; q < RES_BATCH; q++)
             res_b_fma<HALF>(v[q], raw[q], acc);
     }
-    float *dst = a.C + (int64_t)a.res_row[r] * a.n + c0;
+    float *dst = a.C + tc_row_elems(a.res_row[r], a.n) + c0;
     for (int j = 0; j < W; j++)
         if (c0 + j < a.n)
             dst[j] = acc[j];
@@ -537,7 +537,7 @@ rs_args rs_args_for(const rs_plan *p, int v, int parts, const float *B, float *C
     a.res_threads = (parts >> PART_RESIDUAL) & 1 ? p->nres_rows * a.chunks : 0;
     a.B = B;
     a.B16 = p->B16;
-    a.ldb16 = p->ldb16;
+    a.ldb16 = (int32_t)p->ldb16;        /* rs_select: it fits */
     a.C = C;
     a.rows = p->base.rows;
     a.n = p->base.n;

@@ -12,7 +12,9 @@ sections of `tcstat --advise --tsv`):
 format on the measured rows. Measurements are read from
 
   * the per-format benchmark files (bench/results/rstile.tsv, hrpb.tsv,
-    brp.tsv, bcsr.tsv: columns matrix, [order,] n, median_ms, cusparse_ms), or
+    brp.tsv, bcsr.tsv, rowsplit.tsv: columns matrix, [order,] n, median_ms,
+    cusparse_ms; a file with a seg column, rowsplit's, only its rows of the
+    format's own seg, "default", which is what the planner builds), or
   * a long file (bench/results/auto.tsv or any file with columns matrix, n,
     order, format, ms, cusparse_ms; format csr is cuSPARSE itself),
 
@@ -60,17 +62,16 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-FORMAT_FILES = ["rstile", "hrpb", "brp", "bcsr"]
+FORMAT_FILES = ["rstile", "hrpb", "brp", "bcsr", "rowsplit"]
 # Formats the planner should rank before any measurement of them can be
 # fitted: format -> (coefficients, why). header() writes them to
 # tc_model_priors, for as long as the fit has no row of their own.
 # rowsplit: a CUDA-core kernel that gathers the rows of B as cuSPARSE's
-# CSR SpMM does, so the tensor-core block figures the fitted rows read say
-# nothing of it; until bench/rowsplit.sh's or auto.sh's measurements on
-# the shared matrices are fitted, it is predicted at parity (ln 1 = 0):
-# the timed efforts try it where every tensor-core format is predicted to
-# lose, and the estimate, which needs TC_MODEL_ESTIMATE_MARGIN, never
-# picks it unmeasured.
+# CSR SpMM does. Where no measurement of it on the shared matrices is
+# given (bench/rowsplit.sh's, in rowsplit.tsv, or auto.sh's), it is
+# predicted at parity (ln 1 = 0): the timed efforts try it where every
+# tensor-core format is predicted to lose, and the estimate, which needs
+# TC_MODEL_ESTIMATE_MARGIN, never picks it unmeasured.
 PRIORS = {
     "rowsplit": ([0.0] * 8, "parity with cuSPARSE: a CUDA-core path, not fitted yet"),
 }
@@ -108,7 +109,7 @@ def load_measurements(paths, names):
                                                           ", ".join(missing)))
         fmt = None if long else os.path.basename(path).split(".")[0]
         for r in rows:
-            if r["matrix"] not in names:
+            if r["matrix"] not in names or r.get("seg", "default") != "default":
                 continue
             f = r["format"] if long else fmt
             ms = float(r["ms"] if long else r["median_ms"])

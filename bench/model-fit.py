@@ -35,7 +35,9 @@ For each (matrix, n) measured, the candidates are those measured in the
 given order and in the reorderings the model tries, plus cuSPARSE at 1:
 hit rate (the model's first choice is the measured fastest), cost of its
 mistakes (measured time of its first choice over the best's: geometric
-mean and worst), and how often the best is in its top 2 and top 3.
+mean and worst), how often the best is in its top 2 and top 3, and the
+measured speedup over cuSPARSE of what ESTIMATE would run (the first
+choice where predicted at least plan/model.h's margin, else cuSPARSE).
 
 --header FILE writes plan/model_coef.h: the coefficients fitted on every
 matrix, the priors (PRIORS below) of formats not measured yet, the
@@ -218,17 +220,33 @@ def fixed_ranking(meas, matrices):
     return {k: math.exp(sum(v) / len(v)) for k, v in logs.items()}
 
 
+def estimate_margin():
+    """plan/model.h's TC_MODEL_ESTIMATE_MARGIN: the prediction over cuSPARSE
+    below which ESTIMATE, the level that times nothing, keeps cuSPARSE."""
+    text = open(os.path.join(TOP, "plan", "model.h")).read()
+    m = re.search(r"#define TC_MODEL_ESTIMATE_MARGIN ([0-9.]+)", text)
+    if not m:
+        die("plan/model.h: no TC_MODEL_ESTIMATE_MARGIN")
+    return float(m.group(1))
+
+
 def score(meas, feats, orders, coef_of, matrices, fixed=None):
-    """Per n and over all: [groups, hits, cost list, top2, top3]. The model's
-    ranking, or with `fixed` that one ranking for every matrix."""
+    """Per n and over all: [groups, hits, cost list, top2, top3, chosen
+    list]. The model's ranking, or with `fixed` that one ranking for every
+    matrix; chosen is the measured speedup over cuSPARSE of what ESTIMATE
+    would run: the first choice if predicted at least the margin, else
+    cuSPARSE."""
+    margin = estimate_margin()
     res = {}
     for (m, n), cands in sorted(groups(meas, orders).items()):
         if m not in matrices:
             continue
         coef = coef_of(m) if coef_of else None
-        ranked = sorted(cands, key=lambda c: -(1.0 if c[1] == "csr" else
-                                               fixed.get(c[:2], 0) if fixed else
-                                               predict(coef, c[1], feats[(m, c[0])], n)))
+        def predicted(c):
+            return (1.0 if c[1] == "csr" else fixed.get(c[:2], 0) if fixed else
+                    predict(coef, c[1], feats[(m, c[0])], n))
+        ranked = sorted(cands, key=lambda c: -predicted(c))
+        chosen_speedup = ranked[0][2] if predicted(ranked[0]) >= margin else 1.0
         best = max(c[2] for c in cands)
         pos = [i for i, c in enumerate(ranked) if c[2] == best][0]
         cost = best / ranked[0][2]
@@ -237,25 +255,27 @@ def score(meas, feats, orders, coef_of, matrices, fixed=None):
             res["worst"] = (cost, "%s at n = %d: chose %s %s, the best was %s %s" % (
                 m, n, ranked[0][0], ranked[0][1], chosen[0], chosen[1]))
         for key in (n, "all"):
-            r = res.setdefault(key, [0, 0, [], 0, 0])
+            r = res.setdefault(key, [0, 0, [], 0, 0, []])
             r[0] += 1
             r[1] += pos == 0
             r[2].append(best / ranked[0][2])
             r[3] += pos < 2
             r[4] += pos < 3
+            r[5].append(chosen_speedup)
     return res
 
 
 def table(title, res):
     lines = ["**%s**" % title, "",
-             "| n | (matrix, n) measured | hit rate | cost: geomean | cost: worst | best in top 2 | best in top 3 |",
-             "|---|---|---|---|---|---|---|"]
+             "| n | (matrix, n) measured | hit rate | cost: geomean | cost: worst | best in top 2 | "
+             "best in top 3 | estimate over cuSPARSE: geomean |",
+             "|---|---|---|---|---|---|---|---|"]
     worst = res.pop("worst", None)
     for key in sorted(res, key=lambda k: (k == "all", k if k != "all" else 0)):
-        g, hits, cost, t2, t3 = res[key]
-        lines.append("| %s | %d | %.0f%% | %.3f | %.2f | %.0f%% | %.0f%% |" % (
+        g, hits, cost, t2, t3, chosen = res[key]
+        lines.append("| %s | %d | %.0f%% | %.3f | %.2f | %.0f%% | %.0f%% | %.3f |" % (
             key, g, 100 * hits / g, math.exp(sum(map(math.log, cost)) / g), max(cost),
-            100 * t2 / g, 100 * t3 / g))
+            100 * t2 / g, 100 * t3 / g, math.exp(sum(map(math.log, chosen)) / g)))
     if worst:
         lines += ["", "Worst mistake (%.2fx): %s." % worst]
     return "\n".join(lines) + "\n"

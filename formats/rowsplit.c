@@ -22,6 +22,8 @@ static const tc_param_def rowsplit_params[] = {
       128, TC_ROWSPLIT_SEG_MIN, 65536, 1 },
 };
 
+#define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
+
 /* seg when the caller gives none: 128, or 1.3 times the mean cost of a row
    (its nonzeros + 1) where that is more, at most the parameter's maximum.
    A row is cut only when it costs clearly more than the rows around it:
@@ -33,12 +35,11 @@ static const tc_param_def rowsplit_params[] = {
    under a wave). */
 static int32_t default_seg(const tc_csr *a)
 {
-    const double floor = rowsplit_params[0].def, cap = rowsplit_params[0].max;
+    const double least = rowsplit_params[0].def, cap = rowsplit_params[0].max;
     const double mean = a->rows ? 1.0 + (double)a->nnz / a->rows : 1.0;
     const double s = ceil(1.3 * mean);
-    return (int32_t)(s > cap ? cap : s > floor ? s : floor);
+    return (int32_t)(s > cap ? cap : s > least ? s : least);
 }
-#define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
 
 static void rowsplit_free(tc_fmt *m)
 {

@@ -69,8 +69,8 @@ static const unsigned char variant_spreads[NVARIANTS] = { 0, 0 };
    threads caps a thread at 64 registers, half of an SM's 2048 threads
    resident to hide the latency of the gathers of B. nvcc -Xptxas -v:
    no spills on sm_90, 8 bytes in the float4 instances on sm_80. Fewer
-   blocks with more registers (more
-   loads in flight per lane) lost on 14 and 15 of 16 rows (H100, NOTES). */
+   blocks with more registers (more loads in flight per lane) lost on 14
+   and 15 of 16 rows (H100, NOTES). */
 #define MIN_BLOCKS_PER_SM 8
 /* Loads of B rows each lane has in flight: more hides more of the L2 and
    DRAM latency, but a row with fewer nonzeros than UNROLL left runs the

@@ -192,6 +192,11 @@ static void check_default_seg(void)
     ok(follows_rules(a, m), "  and the cut follows the rules");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
+    a = rows_of(0, NULL);
+    m = build(a, NULL);
+    ok(m->seg == 128 && m->nseg == 0, "default seg, no rows: 128, no segments");
+    tc_fmt_free(&m->base);
+    tc_csr_free(a);
 }
 
 /* ------------------------------------------------------ figures */

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TC_GPU_API_VERSION 3
+#define TC_GPU_API_VERSION 4
 #define TC_GPU_API_SYMBOL "tc_gpu_api_get"
 
 typedef struct tc_gpu_api {
@@ -81,7 +81,7 @@ typedef struct tc_gpu_api {
                                 tc_error *err);
     tc_status (*kernel_select)(tc_kplan *p, int v, tc_error *err);
     tc_status (*kernel_tune)(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                             int finite_b, tc_error *err);
+                             int finite_b, const char *accuracy, tc_error *err);
     tc_status (*kernel_run)(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error *err);
     tc_status (*kernel_time)(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
                              tc_gpu_timing *t, tc_error *err);

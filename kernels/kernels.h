@@ -173,12 +173,15 @@ typedef struct tc_kplan {
 #define TC_VARIANT_UNSUPPORTED (-2.0)   /* cannot multiply this matrix */
 #define TC_VARIANT_SKIPPED (-3.0)       /* B is not all finite and the variant
                                            spreads NaN/Inf (see below) */
+#define TC_VARIANT_INEXACT (-4.0)       /* less exact than the accuracy the
+                                           caller asked for (variant_precision) */
 
 struct tc_kernel {
     const char *format;         /* the tensor-core format it multiplies (the
                                    formats registry's name); --format picks it */
     const char *description;
-    const char *precision;      /* "fp32", "tf32", "fp16": tc_tolerance() */
+    const char *precision;      /* "fp32", "tf32", "fp16": tc_tolerance(); with
+                                   variant_precision, its most exact variant's */
     int nvariants;              /* 1..TC_KERNEL_MAX_VARIANTS */
     /* in order of preference: a plan that times nothing (effort estimate)
        runs the first that takes the matrix, so the variant that wins most
@@ -207,7 +210,19 @@ struct tc_kernel {
        them in fewer launches). For timing only: C then holds one part's
        contribution, not the product. NULL when no plan has parts. */
     tc_status (*run_part)(tc_kplan *p, int part, const float *B, float *C, tc_error *err);
+    /* Each variant's precision where they differ (none more exact than
+       `precision`), NULL when every variant has `precision`: the planner
+       reports and checks the variant it runs (tc_kernel_variant_precision),
+       and tuning leaves out those less exact than the accuracy asked for. */
+    const char *const *variant_precision;
 };
+
+/* Variant v's precision. */
+static inline const char *tc_kernel_variant_precision(const tc_kernel *k, int v)
+{
+    return k->variant_precision && v >= 0 && v < k->nvariants ? k->variant_precision[v]
+                                                               : k->precision;
+}
 
 /* The kernels, in format registry order (0 and NULL without the GPU
    library). */
@@ -233,9 +248,11 @@ tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, cons
 tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err);
 /* Times every variant (tc_gpu_time over o) and selects the fastest; fills
    p->variant_ms. With finite_b 0 (B holds a NaN or Inf), variants that
-   spread them are skipped. Fails when no variant can run. */
+   spread them are skipped; with an accuracy ("fp32", "tf32", "fp16"; NULL
+   for any), variants less exact than it (TC_VARIANT_INEXACT). Fails when
+   no variant can run. */
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                         int finite_b, tc_error *err);
+                         int finite_b, const char *accuracy, tc_error *err);
 /* One run on set `set` of o, without waiting. */
 tc_status tc_kernel_run(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error *err);
 /* tc_gpu_time of the selected variant over the sets of o. */

@@ -93,11 +93,16 @@ tc_status tc_kernel_time_part(tc_kplan *p, const tc_gpu_operands *o, int part, i
 }
 
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                         int finite_b, tc_error *err)
+                         int finite_b, const char *accuracy, tc_error *err)
 {
     const tc_kernel *k = p->kind;
     int best = -1;
     for (int v = 0; v < k->nvariants; v++) {
+        if (accuracy &&
+            tc_tolerance(tc_kernel_variant_precision(k, v)) > tc_tolerance(accuracy)) {
+            p->variant_ms[v] = TC_VARIANT_INEXACT;
+            continue;
+        }
         if (!finite_b && k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v]) {
             p->variant_ms[v] = TC_VARIANT_SKIPPED;
             continue;

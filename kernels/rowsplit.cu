@@ -27,9 +27,9 @@
  * C is written once per element, nothing zeroes it first, and the sums do
  * not depend on the order the pieces ran in.
  *
- * Precision: fp32, exact non-finite pattern: only the matrix's own
- * nonzeros are multiplied (no padding), so a NaN or Inf of B reaches the
- * rows that use that row of B and no other.
+ * Precision: fp32 ("half": B in fp16), exact non-finite pattern: only the
+ * matrix's own nonzeros are multiplied (no padding), so a NaN or Inf of B
+ * reaches the rows that use that row of B and no other.
  *
  * Variants (timed by tc_kernel_tune):
  *   "vec4"    V = 4: one 16-byte load per lane and nonzero; n a multiple of
@@ -40,6 +40,18 @@
  *             four segments, which may win where segments' costs differ
  *             much, fill well below 1) for four times the load
  *             instructions; the fallback for n % 4 != 0.
+ *   "half"    vec4's lanes, each gathering 8 bytes (4 halves) of a row of
+ *             B converted to fp16 once per run (tc_gpu_to_half, as
+ *             rstile's "tc"); A's values and the sums stay fp32. Half the
+ *             bytes a gather: where the kernel is at L2's bandwidth (a
+ *             random graph at n = 128: 1.05 -> 1.42x cuSPARSE) it wins;
+ *             where the conversion pass is a large share of a short
+ *             product (a 1.6M-nonzero graph at n = 32) it loses (H100,
+ *             bench/NOTES.md, "B gathered in fp16"). Its precision is fp16
+ *             (variant_precision): tuning leaves it out under --accuracy
+ *             fp32, and the plan's fp16 safeguards (B's range) apply when
+ *             it runs. Listed last, so that a plan that times nothing runs
+ *             an fp32 variant.
  *
  * Tuning: UNROLL and BLOCK_THREADS below, and the format's parameter seg
  * (the cost of a segment: tcconv -p seg=N), are what to change first.
@@ -49,6 +61,7 @@
 #include <string.h>
 
 #include <cooperative_groups.h>
+#include <cuda_fp16.h>
 
 #include "gpu_internal.h"
 #include "rowaddr.cuh"
@@ -56,9 +69,10 @@
 
 namespace cg = cooperative_groups;
 
-enum { V_VEC4, V_SCALAR, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "vec4", "scalar" };
-static const unsigned char variant_spreads[NVARIANTS] = { 0, 0 };
+enum { V_VEC4, V_SCALAR, V_HALF, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "vec4", "scalar", "half" };
+static const unsigned char variant_spreads[NVARIANTS] = { 0, 0, 0 };
+static const char *const variant_precision[NVARIANTS] = { "fp32", "fp32", "fp16" };
 
 /* Threads per thread block: 128 holds 4 segments at n = 128 and 16 at
    n = 32. Smaller blocks spread a graph that fills the GPU less than a
@@ -85,6 +99,8 @@ typedef struct rsp_args {
     const int32_t *col;
     const float *val;           /* NULL for a pattern matrix (values 1) */
     const float *B;
+    const __half *B16;          /* "half": B in fp16, ld16 halves a row */
+    int32_t ld16;
     float *C;
     float *part;                /* nslots rows of n: split rows' pieces */
     int *arrived;               /* per split row and panel: pieces done */
@@ -98,6 +114,14 @@ template <> struct lanevec<4> {
     __device__ void zero() { x = make_float4(0.f, 0.f, 0.f, 0.f); }
     __device__ void load(const float *p) { x = __ldg(reinterpret_cast<const float4 *>(p)); }
     __device__ void load_cg(const float *p) { x = __ldcg(reinterpret_cast<const float4 *>(p)); }
+    /* four halves (8 bytes) of the fp16 B, as floats */
+    __device__ void load(const __half *p)
+    {
+        const uint2 raw = __ldg(reinterpret_cast<const uint2 *>(p));
+        const float2 lo = __half22float2(*reinterpret_cast<const __half2 *>(&raw.x));
+        const float2 hi = __half22float2(*reinterpret_cast<const __half2 *>(&raw.y));
+        x = make_float4(lo.x, lo.y, hi.x, hi.y);
+    }
     __device__ void fma(float v, const lanevec &b)
     {
         x.x = fmaf(v, b.x.x, x.x);
@@ -184,7 +208,7 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
    loaded at a time, coalesced, whatever rows they belong to, and UNROLL
    rows of B gathered at once; a row is stored as soon as its last
    nonzero is in (empty rows as zeros on the way). */
-template <int L, int V>
+template <int L, int V, bool H>
 static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit_seg &g,
                                             int32_t col0, bool active, rsp_rows &w,
                                             lanevec<V> &acc,
@@ -195,6 +219,8 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     const float *val = a.val ? a.val + g.nz0 : NULL;
     const int32_t len = (int32_t)(g.nz1 - g.nz0);
     const float *Bl = a.B + col0;      /* this lane's columns of B's row 0 */
+    const __half *Bh = H ? a.B16 + col0 : NULL;
+    const int32_t ld = H ? a.ld16 : a.n;
     for (int32_t k0 = 0; k0 < len; k0 += L) {
         const int m = min(L, len - k0);
         int32_t c = 0;
@@ -216,7 +242,12 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
 #pragma unroll
             for (int u = 0; u < UNROLL; u++)
                 if (active)
-                    b[u].load(Bl + tc_row_elems(cj[u], a.n));
+                {
+                    if constexpr (H)
+                        b[u].load(Bh + tc_row_elems(cj[u], ld));
+                    else
+                        b[u].load(Bl + tc_row_elems(cj[u], ld));
+                }
 #pragma unroll
             for (int u = 0; u < UNROLL; u++) {
                 while (k0 + j + u == w.row_end)
@@ -230,7 +261,12 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
             const float vj = tile.shfl(v, j);
             lanevec<V> b;
             if (active)
-                b.load(Bl + tc_row_elems(cj, a.n));
+            {
+                if constexpr (H)
+                    b.load(Bh + tc_row_elems(cj, ld));
+                else
+                    b.load(Bl + tc_row_elems(cj, ld));
+            }
             while (k0 + j == w.row_end)
                 flush_row<L, V>(a, g, w, col0, active, acc, tile);
             if (active)
@@ -271,7 +307,7 @@ static __device__ __forceinline__ void finish_piece(const rsp_args &a,
         *counter = 0;
 }
 
-template <int L, int V>
+template <int L, int V, bool H>
 __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_kernel(rsp_args a)
 {
     const cg::thread_block_tile<L> tile = cg::tiled_partition<L>(cg::this_thread_block());
@@ -284,7 +320,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_ker
     rsp_rows w = rows_start<L>(a, g, tile);
     lanevec<V> acc;
     acc.zero();
-    walk<L, V>(a, g, col0, active, w, acc, tile);
+    walk<L, V, H>(a, g, col0, active, w, acc, tile);
     if (g.slot >= 0)
         finish_piece<L, V>(a, tile, g, col0, active, acc);
     else
@@ -303,12 +339,15 @@ typedef struct rsp_plan {
     float *val;
     float *part;
     int *arrived;
+    __half *B16;                /* "half": B converted each run; allocated when
+                                   the variant is first selected */
+    int64_t ld16;               /* its row length: n rounded up to 8 */
 } rsp_plan;
 
 /* Columns per lane of variant v. */
 static int lane_cols(int v)
 {
-    return v == V_VEC4 ? 4 : 1;
+    return v == V_SCALAR ? 1 : 4;
 }
 
 /* Lanes per segment: the least power of two covering n / V, at most 32. */
@@ -329,23 +368,25 @@ static int64_t panels(int32_t n, int v)
 
 typedef void (*rsp_kernel_fn)(rsp_args);
 
-template <int V>
+template <int V, bool H>
 static rsp_kernel_fn kernel_lanes(int lanes)
 {
     switch (lanes) {
-    case 1: return rowsplit_kernel<1, V>;
-    case 2: return rowsplit_kernel<2, V>;
-    case 4: return rowsplit_kernel<4, V>;
-    case 8: return rowsplit_kernel<8, V>;
-    case 16: return rowsplit_kernel<16, V>;
-    default: return rowsplit_kernel<32, V>;
+    case 1: return rowsplit_kernel<1, V, H>;
+    case 2: return rowsplit_kernel<2, V, H>;
+    case 4: return rowsplit_kernel<4, V, H>;
+    case 8: return rowsplit_kernel<8, V, H>;
+    case 16: return rowsplit_kernel<16, V, H>;
+    default: return rowsplit_kernel<32, V, H>;
     }
 }
 
 /* The instance variant v runs at n. */
 static rsp_kernel_fn kernel_of(int32_t n, int v)
 {
-    return v == V_VEC4 ? kernel_lanes<4>(tile_lanes(n, v)) : kernel_lanes<1>(tile_lanes(n, v));
+    const int lanes = tile_lanes(n, v);
+    return v == V_VEC4 ? kernel_lanes<4, false>(lanes) : v == V_HALF ? kernel_lanes<4, true>(lanes)
+                                                                     : kernel_lanes<1, false>(lanes);
 }
 
 static int64_t grid_x(const rsp_plan *p, int v)
@@ -357,11 +398,17 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
 {
     rsp_plan *p = (rsp_plan *)base;
     const int v = base->variant;
-    const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->col, p->val, B, C,
+    const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->col, p->val, B, p->B16,
+                        (int32_t)p->ld16 /* rsp_select: it fits */, C,
                         p->part, p->arrived, base->n };
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
     if (p->nseg == 0)
         return TC_OK;
+    if (v == V_HALF) {
+        tc_status st = tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n, p->ld16, err);
+        if (st != TC_OK)
+            return st;
+    }
     kernel_of(base->n, v)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rowsplit_kernel");
 }
@@ -378,6 +425,7 @@ static void rsp_free(tc_kplan *base)
     tc_gpu_free(g, p->val);
     tc_gpu_free(g, p->part);
     tc_gpu_free(g, p->arrived);
+    tc_gpu_free(g, p->B16);
     free(p);
 }
 
@@ -425,6 +473,7 @@ static tc_status rsp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
         return st;
     rsp_plan *p = (rsp_plan *)base;
     p->base.a_bytes = tc_fmt_bytes(m);
+    p->ld16 = ((int64_t)o->n + 7) / 8 * 8;
     st = upload(p, (const tc_rowsplit *)m, err);
     if (st != TC_OK) {
         rsp_free(&p->base);
@@ -434,28 +483,40 @@ static tc_status rsp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     return TC_OK;
 }
 
-/* "vec4" needs n % 4 == 0 (16-byte rows of B); either needs its grid to
-   fit one launch. */
+/* "vec4" and "half" need n % 4 == 0 (16- and 8-byte pieces of a row of
+   B); every variant needs its grid to fit one launch, "half" its B16 (only
+   allocated for such n) one conversion launch. */
 static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
 {
     rsp_plan *p = (rsp_plan *)base;
-    if (v == V_VEC4 && base->n % 4 != 0)
+    if (v != V_SCALAR && base->n % 4 != 0)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
-                            "rowsplit kernel vec4: needs n a multiple of 4 (float4 rows of B), "
-                            "n is %d", (int)base->n);
-    if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535)
+                            "rowsplit kernel %s: needs n a multiple of 4 (%s), n is %d",
+                            variant_names[v],
+                            v == V_HALF ? "8-byte pieces of fp16 rows of B" : "float4 rows of B",
+                            (int)base->n);
+    if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535 ||
+        (v == V_HALF && (p->ld16 > INT32_MAX ||
+                         tc_half_launch_blocks(base->cols, p->ld16) > INT32_MAX)))
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel %s: %lld x %lld thread blocks is more than one "
                             "launch takes", variant_names[v], (long long)grid_x(p, v),
                             (long long)panels(base->n, v));
+    /* B16 on first use: a plan that never runs "half" (--accuracy fp32,
+       another variant faster) never holds it */
+    if (v == V_HALF && !p->B16 &&
+        tc_gpu_alloc(base->gpu, base->cols * p->ld16 * 2, (void **)&p->B16, err) != TC_OK)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rowsplit kernel half: no device memory for B in fp16 (%lld bytes)",
+                            (long long)(base->cols * p->ld16 * 2));
     base->variant = v;
     return TC_OK;
 }
 
 extern "C" const tc_kernel tc_kernel_rowsplit = {
     "rowsplit",
-    "CUDA cores: segments of about equal cost per group of lanes, float4 rows of B, "
-    "long rows split and summed in a workspace (fp32)",
+    "CUDA cores: segments of about equal cost per group of lanes, float4 rows of B (or "
+    "fp16 rows, \"half\"), long rows split and summed in a workspace (fp32 sums)",
     "fp32",
     NVARIANTS,
     variant_names,
@@ -465,4 +526,5 @@ extern "C" const tc_kernel tc_kernel_rowsplit = {
     rsp_run,
     rsp_free,
     NULL,
+    variant_precision,
 };

@@ -49,6 +49,20 @@ static int kernel_allowed(const tc_plan *p, const tc_kernel *k, char *note, size
     return 1;
 }
 
+/* What candidate c runs at: its variant's precision once tuned or chosen,
+   else its kernel's (the most exact of its variants). */
+static const char *cand_precision(const gcand *c)
+{
+    return tc_kernel_variant_precision(c->k, c->variant);
+}
+
+/* 1 when variant v of k is at least as exact as the accuracy asked for. */
+static int variant_exact_enough(const tc_plan *p, const tc_kernel *k, int v)
+{
+    return !p->o.accuracy ||
+           tc_tolerance(tc_kernel_variant_precision(k, v)) <= tc_tolerance(p->o.accuracy);
+}
+
 /* The format m that kernel k multiplies for p->a: NULL for csr, the
    .tcf.h5's stored one in its own order, else built with default
    parameters into *built. */
@@ -170,10 +184,20 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, dou
     tc_gpu_timing t;
     if (!st && forced)
         st = tc_kernel_select(kp, tc_kernel_variant_find(c->k, p->o.variant), err);
+    /* untimed, the kernel runs its first variant that takes the matrix:
+       its first exact enough one, where that one is not */
+    for (int v = 0; !st && !forced && untimed && !variant_exact_enough(p, c->k, kp->variant) &&
+                    v < c->k->nvariants; v++)
+        if (variant_exact_enough(p, c->k, v) && tc_kernel_select(kp, v, err) == TC_OK)
+            break;
+    if (!st && !forced && untimed && !variant_exact_enough(p, c->k, kp->variant))
+        st = tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: no variant at least as exact as %s "
+                          "takes this matrix", c->k->format, p->o.accuracy);
     if (!st && forced && !untimed)
         st = tc_kernel_time(kp, ops, p->o.warmup, p->o.iters, &t, err);
     else if (!st && !untimed)
-        st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p), err);
+        st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p),
+                            p->o.accuracy, err);
     double safe_ms = 0;
     if (!st && !untimed)
         st = with_safeguards(p, kp, forced, ops, safe, &safe_ms, err);
@@ -228,6 +252,12 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
         if (p->o.variant && tc_kernel_variant_find(k, p->o.variant) < 0)
             return tc_error_set(err, TC_ERR_ARG, "the %s kernel has no variant '%s'", k->format,
                                 p->o.variant);
+        if (p->o.variant && !variant_exact_enough(p, k, tc_kernel_variant_find(k, p->o.variant)))
+            return tc_error_set(err, TC_ERR_ARG, "%s variant %s (%s): exceeds the %s accuracy "
+                                "asked for", k->format, p->o.variant,
+                                tc_kernel_variant_precision(k, tc_kernel_variant_find(
+                                                                   k, p->o.variant)),
+                                p->o.accuracy);
         char note[160];
         if (!kernel_allowed(p, k, note, sizeof note))
             return tc_error_set(err, TC_ERR_ARG, "format %s (%s): %s", k->format, k->precision,
@@ -329,7 +359,7 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
             char note[160];
             snprintf(note, sizeof note, "left out: %.140s", err ? err->msg : "failed");
             tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, "",
-                             gc[i].k->precision, gc[i].predicted, -1, note);
+                             cand_precision(&gc[i]), gc[i].predicted, -1, note);
             gc[i].ms = -2;
             st = TC_OK;
         }
@@ -361,7 +391,7 @@ static void choose_timed(tc_plan *p, gcand *gc, int n, int timed)
                                                   : "not timed (estimate)", TOP_TIMED);
             gc[i].ms = -2;
             tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, "",
-                             gc[i].k->precision, gc[i].predicted, -1, note);
+                             cand_precision(&gc[i]), gc[i].predicted, -1, note);
         } else if (!base) {
             kept[!given]++;
         }
@@ -389,8 +419,8 @@ static void set_path(tc_plan *p, const gcand *c)
     p->path.format = tc_format_find(c->k->format);
     p->path.variant = c->variant;
     snprintf(p->info.format, sizeof p->info.format, "%s", c->k->format);
-    snprintf(p->info.precision, sizeof p->info.precision, "%s", c->k->precision);
-    p->info.tolerance = tc_tolerance(c->k->precision);
+    snprintf(p->info.precision, sizeof p->info.precision, "%s", cand_precision(c));
+    p->info.tolerance = tc_tolerance(cand_precision(c));
     p->info.ms = c->ms >= 0 ? c->ms : -1;
     p->info.safeguard_ms = c->ms >= 0 ? c->safe_ms : -1;
     p->info.predicted_speedup = c->predicted;
@@ -418,7 +448,7 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
             continue;
         const int other = p->o.format && strcmp(gc[i].k->format, p->o.format) != 0;
         tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format,
-                         gc[i].k->variant_names[gc[i].variant], gc[i].k->precision,
+                         gc[i].k->variant_names[gc[i].variant], cand_precision(&gc[i]),
                          gc[i].predicted, gc[i].ms, other ? "timed for the payback only: "
                                                             "the format is forced" : "");
         if (!other && (!best || gc[i].ms < best->ms))
@@ -447,7 +477,7 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         best = &one;
         tc_plan_add_cand(p, TC_DEVICE_GPU, best->order, best->k->format,
                          best->variant >= 0 ? best->k->variant_names[best->variant] : "",
-                         best->k->precision, best->predicted, best->ms,
+                         cand_precision(best), best->predicted, best->ms,
                          "the model's choice, its first variant that takes the matrix "
                          "(nothing timed)");
     }

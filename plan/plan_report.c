@@ -96,6 +96,9 @@ static tc_status report_variants(const tc_plan *p, tc_report *r)
              : ms == TC_VARIANT_SKIPPED
                  ? tc_report_str(r, "variants", key, "skipped",
                                  "B holds NaN/Inf, which this variant spreads to other rows")
+             : ms == TC_VARIANT_INEXACT
+                 ? tc_report_str(r, "variants", key, "inexact",
+                                 "less exact than the accuracy asked for")
              : ms == TC_VARIANT_UNTIMED ? tc_report_str(r, "variants", key, "untimed", NULL)
                                         : tc_report_num(r, "variants", key, ms, "median");
     }

@@ -69,7 +69,7 @@ static int range_open(const tc_plan *p, const tc_kernel *k, int v)
 
 int tc_plan_safeguards(const tc_plan *p, const tc_kernel *k, int v)
 {
-    return scaling(k->precision, p->o.b_max_abs) |
+    return scaling(tc_kernel_variant_precision(k, v), p->o.b_max_abs) |
            (range_open(p, k, v) && tc_plan_b_finite(p) ? TC_SAFE_GUARD : 0);
 }
 
@@ -83,6 +83,7 @@ tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err)
     int best = -1;
     for (int i = 0; i < k->nvariants; i++)
         if (!spreads(k, i) && p->variant_ms[i] != TC_VARIANT_UNSUPPORTED &&
+            p->variant_ms[i] != TC_VARIANT_INEXACT &&
             (best < 0 || (p->variant_ms[i] >= 0 && (p->variant_ms[best] < 0 ||
                                                     p->variant_ms[i] < p->variant_ms[best]))))
             best = i;

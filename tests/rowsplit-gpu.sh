@@ -8,7 +8,8 @@
 # (counters back to 0 after each); the same C bytes from two runs
 # (pieces added in piece order, whichever finished first); vec4 refused at
 # an n that is not a multiple of 4, with the reason; a row of 5000
-# nonzeros among rows of 3.
+# nonzeros among rows of 3; half (B in fp16) at several n, checked at fp16's
+# tolerance, left out by --accuracy fp32 and refused there when forced.
 # Skipped where there is no CUDA device. TCMUL and TCCONV may name the
 # tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -21,7 +22,7 @@ for n in 1 4 32 33 128 256 264; do
     verify_passes "seg=2 (every nonzero a piece), n=$n" "$T/seg2.tcf.h5" --format rowsplit --cols "$n"
     verify_passes "seg=8, n=$n" "$T/seg8.tcf.h5" --format rowsplit --cols "$n"
 done
-for v in vec4 scalar; do
+for v in vec4 scalar half; do
     verify_passes "$v, seg=2, n=128: the last of 200 timed runs" "$T/seg2.tcf.h5" \
         --format rowsplit --variant "$v" --cols 128 --bench --iters 200
 done
@@ -41,5 +42,25 @@ gen_longrow "$T/long.mtx"
 verify_passes "a row of 5000 among rows of 3, n=32" "$T/long.mtx" --format rowsplit --cols 32
 verify_passes "a row of 5000 among rows of 3, scalar, n=7" "$T/long.mtx" --format rowsplit \
     --variant scalar --cols 7
+
+# half: B in fp16, checked at fp16's tolerance; n not a multiple of 8
+# (its fp16 rows padded to 8) and past one panel
+for n in 4 12 32 132 264; do
+    verify_passes "half, seg=8, n=$n" "$T/seg8.tcf.h5" --format rowsplit --variant half --cols "$n"
+done
+verify_passes "half, seg=2 (every nonzero a piece), n=36" "$T/seg2.tcf.h5" --format rowsplit \
+    --variant half --cols 36
+is "$(figure plan precision)" fp16 "half runs at fp16, and the plan says so"
+verify_passes "tuned under --accuracy fp32" "$T/seg8.tcf.h5" --format rowsplit --bench \
+    --iters 5 --accuracy fp32 --cols 32
+is "$(figure variants half_ms) $(figure plan precision)" "inexact fp32" \
+    "--accuracy fp32: half left out of the tuning (inexact), the plan fp32"
+run_fails 2 "tcmul: rowsplit variant half (fp16): exceeds the fp32 accuracy asked for" \
+    "half forced under --accuracy fp32 is refused with the reason" -- \
+    "$TCMUL" --device gpu --format rowsplit --variant half --accuracy fp32 --verify --cols 32 \
+    "$T/seg8.tcf.h5"
+run_fails 1 "tcmul: rowsplit kernel half: needs n a multiple of 4 (8-byte pieces of fp16 rows of B), n is 33" \
+    "half forced at n=33 is refused with the reason" -- \
+    "$TCMUL" --device gpu --format rowsplit --variant half --verify --cols 33 "$T/seg8.tcf.h5"
 
 done_testing

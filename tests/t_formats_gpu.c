@@ -94,7 +94,7 @@ static void free_operands(operands *x)
 /* A run of p's selected variant on o, poisoned first, downloaded into C
    and compared with x.R: 1 when it passes the float64 check (as tcmul
    --verify: no NaN or Inf where the reference has none, the Frobenius
-   error within the kernel's precision's tolerance). */
+   error within the tolerance of the variant's precision). */
 static int run_checked(const subject *s, tc_kplan *p, const tc_gpu_operands *o,
                        const tc_csr *a, const operands *x, float *C, tc_error *err)
 {
@@ -106,10 +106,11 @@ static int run_checked(const subject *s, tc_kplan *p, const tc_gpu_operands *o,
         st = tc_gpu_download(gpu, C, o->C[0], (int64_t)sizeof *C * a->rows * x->n, err);
     if (st == TC_OK)
         tc_compare_f32(C, x->R, a->rows, x->n, x->n, &c);
-    int pass = st == TC_OK && c.nonfinite == 0 && c.rel_fro <= tc_tolerance(s->k->precision);
+    const double tol = tc_tolerance(tc_kernel_variant_precision(s->k, p->variant));
+    int pass = st == TC_OK && c.nonfinite == 0 && c.rel_fro <= tol;
     if (!pass && !s->broken)
         diag("%s rel_fro %g (tolerance %g), %" PRId64 " nonfinite", st ? err->msg : "",
-             c.rel_fro, tc_tolerance(s->k->precision), c.nonfinite);
+             c.rel_fro, tol, c.nonfinite);
     return pass;
 }
 
@@ -120,12 +121,22 @@ static int spreads(const tc_kernel *k, int v)
 
 /* With NaN and Inf in B, tc_kernel_tune (what tcmul and the planner call)
    skips exactly the variants recorded as spreading them, and the one it
-   picks passes the check. */
+   picks passes the check; asked for the kernel's own precision, it leaves
+   out exactly the variants less exact than that. */
 static void check_tuned(subject *s, const char *what, tc_kplan *p, const tc_gpu_operands *o,
                         const tc_csr *a, const operands *x, float *C)
 {
     tc_error err;
-    tc_status st = tc_kernel_tune(p, o, 1, 2, 0, &err);
+    tc_status st = tc_kernel_tune(p, o, 1, 2, 0, s->k->precision, &err);
+    int exact = st == TC_OK;
+    for (int v = 0; exact && v < s->k->nvariants; v++)
+        exact = (p->variant_ms[v] == TC_VARIANT_INEXACT) ==
+                (tc_tolerance(tc_kernel_variant_precision(s->k, v)) >
+                 tc_tolerance(s->k->precision));
+    if (!ok(exact, "%s: %s: tuning at %s leaves out exactly the variants less exact",
+            s->k->format, what, s->k->precision))
+        diag("%s", st ? err.msg : "");
+    st = tc_kernel_tune(p, o, 1, 2, 0, NULL, &err);
     int marks = st == TC_OK && !spreads(s->k, p->variant);
     for (int v = 0; marks && v < s->k->nvariants; v++)
         marks = (p->variant_ms[v] == TC_VARIANT_SKIPPED) == spreads(s->k, v);

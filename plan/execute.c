@@ -25,6 +25,16 @@ tc_status tc_plan_upload_perm(tc_plan *p, const tc_perm *q, int32_t **dev, tc_er
     return st ? st : tc_gpu_upload(p->gpu, *dev, q->new2old, bytes, err);
 }
 
+/* The plan's precision and tolerance: those of the variant the kernel
+   runs (a forced one, or one the planner did not time, is known only
+   here). */
+static void set_variant_precision(tc_plan *p)
+{
+    const char *prec = tc_kernel_variant_precision(p->path.kernel, p->kp->variant);
+    snprintf(p->info.precision, sizeof p->info.precision, "%s", prec);
+    p->info.tolerance = tc_tolerance(prec);
+}
+
 /* The chosen kernel prepared on p->a with one operand set of scratch. */
 tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
 {
@@ -59,6 +69,8 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
         st = tc_plan_upload_perm(p, p->row, &p->d_row, err);
     if (!st)
         st = tc_plan_upload_perm(p, p->col, &p->d_col, err);
+    if (!st)
+        set_variant_precision(p);
     tc_plan_set_b_scaling(p);
     if (!st)
         st = tc_plan_set_nonfinite_guard(p, err);
@@ -72,6 +84,8 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
     if (!st) {
         p->path.variant = p->kp->variant;
         snprintf(p->info.variant, sizeof p->info.variant, "%s", k->variant_names[p->kp->variant]);
+        /* the NaN/Inf guard may have chosen another variant */
+        set_variant_precision(p);
     }
     /* the kernels' messages name their kernel (and variant) already */
     return st;

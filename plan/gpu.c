@@ -184,15 +184,18 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, dou
     tc_gpu_timing t;
     if (!st && forced)
         st = tc_kernel_select(kp, tc_kernel_variant_find(c->k, p->o.variant), err);
-    /* untimed, the kernel runs its first variant that takes the matrix:
-       its first exact enough one, where that one is not */
-    for (int v = 0; !st && !forced && untimed && !variant_exact_enough(p, c->k, kp->variant) &&
-                    v < c->k->nvariants; v++)
-        if (variant_exact_enough(p, c->k, v) && tc_kernel_select(kp, v, err) == TC_OK)
-            break;
-    if (!st && !forced && untimed && !variant_exact_enough(p, c->k, kp->variant))
-        st = tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: no variant at least as exact as %s "
-                          "takes this matrix", c->k->format, p->o.accuracy);
+    /* untimed, the kernel runs its first variant that takes the matrix
+       (tc_kernel_prepare's choice); where that one is less exact than the
+       accuracy, its first exact-enough one that does */
+    if (!st && !forced && untimed && !variant_exact_enough(p, c->k, kp->variant)) {
+        int v = 0;
+        while (v < c->k->nvariants &&
+               (!variant_exact_enough(p, c->k, v) || tc_kernel_select(kp, v, err) != TC_OK))
+            v++;
+        if (v == c->k->nvariants)
+            st = tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: no variant at least as exact as "
+                              "%s takes this matrix", c->k->format, p->o.accuracy);
+    }
     if (!st && forced && !untimed)
         st = tc_kernel_time(kp, ops, p->o.warmup, p->o.iters, &t, err);
     else if (!st && !untimed)
@@ -252,16 +255,15 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
         if (p->o.variant && tc_kernel_variant_find(k, p->o.variant) < 0)
             return tc_error_set(err, TC_ERR_ARG, "the %s kernel has no variant '%s'", k->format,
                                 p->o.variant);
-        if (p->o.variant && !variant_exact_enough(p, k, tc_kernel_variant_find(k, p->o.variant)))
-            return tc_error_set(err, TC_ERR_ARG, "%s variant %s (%s): exceeds the %s accuracy "
-                                "asked for", k->format, p->o.variant,
-                                tc_kernel_variant_precision(k, tc_kernel_variant_find(
-                                                                   k, p->o.variant)),
-                                p->o.accuracy);
         char note[160];
         if (!kernel_allowed(p, k, note, sizeof note))
             return tc_error_set(err, TC_ERR_ARG, "format %s (%s): %s", k->format, k->precision,
                                 note + strlen("left out: "));
+        const int fv = p->o.variant ? tc_kernel_variant_find(k, p->o.variant) : -1;
+        if (fv >= 0 && !variant_exact_enough(p, k, fv))
+            return tc_error_set(err, TC_ERR_ARG, "%s variant %s (%s): exceeds the %s accuracy "
+                                "asked for", k->format, p->o.variant,
+                                tc_kernel_variant_precision(k, fv), p->o.accuracy);
         const char *orders[32] = { p->o.order ? p->o.order : "given" };
         int no = 1;
         if (!p->o.order && p->o.effort >= TC_EFFORT_PATIENT)

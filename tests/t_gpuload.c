@@ -6,7 +6,8 @@
    cuBLAS no format's; several threads asking at once all get the one
    table. Without CUDA, every call that needs the GPU fails with
    TC_ERR_NODEVICE and says so, the lookups find nothing, and the
-   functions that free do nothing. */
+   functions that free do nothing. With CUDA, too: every variant's
+   precision is known and no more exact than its kernel's. */
 #include "config.h"
 #include <pthread.h>
 #include <string.h>
@@ -68,6 +69,28 @@ static void registry_kernels(int counted)
     ok(tc_kernel_find("nosuch") == NULL && tc_kernel_for(NULL) == NULL,
        "no kernel for an unknown format");
     is_int(counted, with_kernel, "threads loading at once all counted them");
+    /* precision per variant: each a known one, none more exact than its
+       kernel's (which --accuracy filters kernels by); rowsplit's half fp16
+       under an fp32 kernel */
+    int known = 1, bounded = 1;
+    for (int i = 0; i < tc_kernel_count(); i++) {
+        const tc_kernel *k = tc_kernel_at(i);
+        for (int v = 0; v < k->nvariants; v++) {
+            const double tol = tc_tolerance(tc_kernel_variant_precision(k, v));
+            known &= tol > 0;
+            bounded &= tol >= tc_tolerance(k->precision);
+        }
+    }
+    ok(known && bounded, "every variant's precision is known and no more exact than its "
+       "kernel's");
+    const tc_kernel *rs = tc_kernel_find("rowsplit");
+    const int half = rs ? tc_kernel_variant_find(rs, "half") : -1;
+    ok(rs && strcmp(rs->precision, "fp32") == 0 && half == rs->nvariants - 1 &&
+           strcmp(tc_kernel_variant_precision(rs, half), "fp16") == 0 &&
+           strcmp(tc_kernel_variant_precision(rs, 0), "fp32") == 0 &&
+           strcmp(tc_kernel_variant_precision(rs, -1), "fp32") == 0,
+       "rowsplit: fp32, its last variant half fp16 (an untimed plan runs an fp32 one), a "
+       "variant out of range the kernel's");
 }
 
 static void nothing_loaded(int counted)

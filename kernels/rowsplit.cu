@@ -503,12 +503,17 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
                             "launch takes", variant_names[v], (long long)grid_x(p, v),
                             (long long)panels(base->n, v));
     /* B16 on first use: a plan that never runs "half" (--accuracy fp32,
-       another variant faster) never holds it */
+       another variant faster) never holds it. Without room, half is a
+       variant that cannot run here, not an error: the failed cudaMalloc's
+       error is taken back, so that the next launch check does not report
+       it. */
     if (v == V_HALF && !p->B16 &&
-        tc_gpu_alloc(base->gpu, base->cols * p->ld16 * 2, (void **)&p->B16, err) != TC_OK)
+        tc_gpu_alloc(base->gpu, base->cols * p->ld16 * 2, (void **)&p->B16, err) != TC_OK) {
+        (void)cudaGetLastError();
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel half: no device memory for B in fp16 (%lld bytes)",
                             (long long)(base->cols * p->ld16 * 2));
+    }
     base->variant = v;
     return TC_OK;
 }

@@ -14,8 +14,8 @@
 # and converts each with `tcconv -f rowsplit -p seg=S` for every segment
 # cost S of -s (a list sweeps it: what seg trades is in man/tcf.h5.5); the
 # word `default`, which is -s's default, converts without -p, so that the
-# format picks seg from the matrix (its seg column then says `default`). MATRIX operands (.mtx[.gz] or .tcf.h5)
-# replace the generated ones. For every converted matrix and n of -n runs
+# format picks seg from the matrix (its seg column then says `default`).
+# MATRIX operands (.mtx[.gz] or .tcf.h5) replace the generated ones. For every converted matrix and n of -n runs
 #   tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols N --seed N A
 # (the fastest variant timed with CUDA events after warm-up over rotated
 # operands; cuSPARSE's fastest CSR algorithm on the same operands, in the

@@ -98,8 +98,7 @@ tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int 
     const tc_kernel *k = p->kind;
     int best = -1;
     for (int v = 0; v < k->nvariants; v++) {
-        if (accuracy &&
-            tc_tolerance(tc_kernel_variant_precision(k, v)) > tc_tolerance(accuracy)) {
+        if (!tc_precision_meets(tc_kernel_variant_precision(k, v), accuracy)) {
             p->variant_ms[v] = TC_VARIANT_INEXACT;
             continue;
         }

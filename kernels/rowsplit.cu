@@ -203,6 +203,19 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
     w.row_end = tile.shfl(w.ends, w.r - w.rbase);
 }
 
+/* This lane's V columns of row c of B, ld elements a row: from Bl, this
+   lane's columns of the float32 B's row 0, or with H from Bh, the same of
+   its fp16 copy ("half"). */
+template <bool H, int V>
+static __device__ __forceinline__ void gather(lanevec<V> &b, const float *Bl, const __half *Bh,
+                                              int32_t ld, int32_t c)
+{
+    if constexpr (H)
+        b.load(Bh + tc_row_elems(c, ld));
+    else
+        b.load(Bl + tc_row_elems(c, ld));
+}
+
 /* The segment's nonzeros times B, for this lane's V columns
    from col0 (active: inside n), row by row: L column indices and values
    loaded at a time, coalesced, whatever rows they belong to, and UNROLL
@@ -218,7 +231,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     const int32_t *col = a.col + g.nz0;
     const float *val = a.val ? a.val + g.nz0 : NULL;
     const int32_t len = (int32_t)(g.nz1 - g.nz0);
-    const float *Bl = a.B + col0;      /* this lane's columns of B's row 0 */
+    const float *Bl = a.B + col0;
     const __half *Bh = H ? a.B16 + col0 : NULL;
     const int32_t ld = H ? a.ld16 : a.n;
     for (int32_t k0 = 0; k0 < len; k0 += L) {
@@ -242,12 +255,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
 #pragma unroll
             for (int u = 0; u < UNROLL; u++)
                 if (active)
-                {
-                    if constexpr (H)
-                        b[u].load(Bh + tc_row_elems(cj[u], ld));
-                    else
-                        b[u].load(Bl + tc_row_elems(cj[u], ld));
-                }
+                    gather<H, V>(b[u], Bl, Bh, ld, cj[u]);
 #pragma unroll
             for (int u = 0; u < UNROLL; u++) {
                 while (k0 + j + u == w.row_end)
@@ -261,12 +269,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
             const float vj = tile.shfl(v, j);
             lanevec<V> b;
             if (active)
-            {
-                if constexpr (H)
-                    b.load(Bh + tc_row_elems(cj, ld));
-                else
-                    b.load(Bl + tc_row_elems(cj, ld));
-            }
+                gather<H, V>(b, Bl, Bh, ld, cj);
             while (k0 + j == w.row_end)
                 flush_row<L, V>(a, g, w, col0, active, acc, tile);
             if (active)

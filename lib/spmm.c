@@ -114,6 +114,11 @@ double tc_tolerance(const char *precision)
     return 0;
 }
 
+int tc_precision_meets(const char *precision, const char *accuracy)
+{
+    return !accuracy || (precision && tc_tolerance(precision) <= tc_tolerance(accuracy));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Random numbers: splitmix64 seeds xoshiro256** (Blackman and Vigna)        */
 /* ------------------------------------------------------------------------ */

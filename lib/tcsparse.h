@@ -931,6 +931,10 @@ void tc_compare_f32(const float *out, const double *ref, int32_t rows, int32_t n
 /* Tolerance of DESIGN.md for a precision name ("fp32", "tf32", "fp16");
    returns 0 for an unknown name. */
 double tc_tolerance(const char *precision);
+/* 1 when a path of this precision is at least as exact as `accuracy` asks
+   (its tolerance no larger), or when no accuracy is asked (NULL); 0 for a
+   precision not known (NULL) against an accuracy. */
+int tc_precision_meets(const char *precision, const char *accuracy);
 
 /* Deterministic pseudo-random numbers (splitmix64 / xoshiro256**), the same
    on every platform: fills n values uniform in [lo, hi). */

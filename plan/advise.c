@@ -14,10 +14,7 @@
    whose precision the model does not know cannot be shown to meet one. */
 static int meets(const tc_model_candidate *c, const char *accuracy)
 {
-    if (!accuracy)
-        return 1;
-    const char *p = tc_model_precision(c->format);
-    return p && tc_tolerance(p) <= tc_tolerance(accuracy);
+    return tc_precision_meets(tc_model_precision(c->format), accuracy);
 }
 
 static tc_status put_features(tc_report *r, const char *order, const tc_model_features *f)

@@ -41,7 +41,7 @@ typedef struct gcand {
 /* 1 when k may run for this plan; else why not in note. */
 static int kernel_allowed(const tc_plan *p, const tc_kernel *k, char *note, size_t len)
 {
-    if (p->o.accuracy && tc_tolerance(k->precision) > tc_tolerance(p->o.accuracy)) {
+    if (!tc_precision_meets(k->precision, p->o.accuracy)) {
         snprintf(note, len, "left out: %s exceeds the %s accuracy asked for", k->precision,
                  p->o.accuracy);
         return 0;
@@ -59,8 +59,7 @@ static const char *cand_precision(const gcand *c)
 /* 1 when variant v of k is at least as exact as the accuracy asked for. */
 static int variant_exact_enough(const tc_plan *p, const tc_kernel *k, int v)
 {
-    return !p->o.accuracy ||
-           tc_tolerance(tc_kernel_variant_precision(k, v)) <= tc_tolerance(p->o.accuracy);
+    return tc_precision_meets(tc_kernel_variant_precision(k, v), p->o.accuracy);
 }
 
 /* The format m that kernel k multiplies for p->a: NULL for csr, the
@@ -421,8 +420,7 @@ static void set_path(tc_plan *p, const gcand *c)
     p->path.format = tc_format_find(c->k->format);
     p->path.variant = c->variant;
     snprintf(p->info.format, sizeof p->info.format, "%s", c->k->format);
-    snprintf(p->info.precision, sizeof p->info.precision, "%s", cand_precision(c));
-    p->info.tolerance = tc_tolerance(cand_precision(c));
+    /* precision and tolerance: tc_plan_gpu_ready's, from the variant run */
     p->info.ms = c->ms >= 0 ? c->ms : -1;
     p->info.safeguard_ms = c->ms >= 0 ? c->safe_ms : -1;
     p->info.predicted_speedup = c->predicted;

@@ -317,6 +317,11 @@ int main(void)
                tc_tolerance("fp16") == 1e-2,
            1, "tolerances of DESIGN.md");
     is_int(tc_tolerance("int8") == 0 && tc_tolerance(NULL) == 0, 1, "unknown precision: 0");
+    ok(tc_precision_meets("fp32", "fp16") && tc_precision_meets("fp32", "fp32") &&
+           !tc_precision_meets("fp16", "fp32") && !tc_precision_meets("tf32", "fp32") &&
+           tc_precision_meets("fp16", NULL) && tc_precision_meets(NULL, NULL) &&
+           !tc_precision_meets(NULL, "fp16"),
+       "tc_precision_meets: as exact or more; any without an accuracy; an unknown one none");
     check_timing();
     check_random();
     check_args();

@@ -204,8 +204,7 @@ static tc_status auto_pick(const tc_csr *a, const options *o, const tc_format **
         return st;
     const tc_model_candidate *best = NULL;
     for (int i = 0; !best && i < count; i++) {
-        const char *p = tc_model_precision(cand[i].format);
-        if ((!o->accuracy || (p && tc_tolerance(p) <= tc_tolerance(o->accuracy))) &&
+        if (tc_precision_meets(tc_model_precision(cand[i].format), o->accuracy) &&
             (tc_format_is_canonical(cand[i].format) ||
              cand[i].predicted_speedup >= TC_MODEL_ESTIMATE_MARGIN))
             best = &cand[i];

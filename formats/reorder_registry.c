@@ -8,7 +8,7 @@
 #include <string.h>
 #include "reorder/reorder.h"
 
-extern const tc_reorder_method tc_reorder_degree, tc_reorder_rcm, tc_reorder_wjaccard,
+extern const tc_reorder_method tc_reorder_degree, tc_reorder_rcm, tc_reorder_wjaccard, tc_reorder_hmatch,
     tc_reorder_jaccard, tc_reorder_tcbsort;
 
 static const tc_reorder_method *const registry[] = {
@@ -16,6 +16,7 @@ static const tc_reorder_method *const registry[] = {
     &tc_reorder_rcm,
     &tc_reorder_wjaccard,
     &tc_reorder_jaccard,
+    &tc_reorder_hmatch,
     &tc_reorder_tcbsort,
 };
 #define NMETHODS ((int)(sizeof registry / sizeof registry[0]))

@@ -35,5 +35,13 @@ struct tc_reorder_method {
 double tc_reorder_param(const tc_reorder_method *m, const tc_params *p, const char *name);
 /* Records in out->used the value a method chose for its parameter `name`. */
 void tc_reorder_choose(tc_reorder_outcome *out, const char *name, double value);
+/* The last stage of the methods that promise never to be worse than the
+   input order: replaces new2old by the identity unless it gives fewer
+   16x8 TC blocks than the input, and says so in out (kept_input, note).
+   Counted in place: a permuted copy of the pattern would be 4 bytes a
+   nonzero more at the peak. */
+tc_status tc_reorder_keep_if_fewer_blocks(const tc_reorder_method *m, const tc_csr *a,
+                                          int32_t *new2old, tc_reorder_outcome *out,
+                                          tc_error *err);
 
 #endif

@@ -85,7 +85,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "block_count.h"
 #include "reorder.h"
 #include "search.h"
 #include "threads.h"
@@ -621,28 +620,6 @@ static tc_status place_rows(components *cc, const knn *g, const int32_t *walked,
     return TC_OK;
 }
 
-/* ---- stage 9: never worse than the input order ---------------------------- */
-
-/* Replaces new2old by the identity unless it gives fewer 16x8 blocks
-   than the input order, and says so in out. Counted in place: a permuted
-   copy of the pattern would be 4 bytes a nonzero more at the peak. */
-static tc_status keep_if_better(const tc_csr *a, int32_t *new2old, tc_reorder_outcome *out,
-                                tc_error *err)
-{
-    int64_t before = tc_count_tc_blocks(a, WINDOW, 8);
-    int64_t after = tc_count_tc_blocks_in_order(a, new2old, WINDOW, 8);
-    if (before < 0 || after < 0)
-        return tc_error_set(err, TC_ERR_NOMEM, "wjaccard: out of memory counting TC blocks");
-    if (after < before)
-        return TC_OK;
-    for (int32_t i = 0; i < a->rows; i++)
-        new2old[i] = i;
-    out->kept_input = 1;
-    snprintf(out->note, sizeof out->note, "kept the original order: the order found gives "
-             "%lld 16x8 TC blocks, the original %lld", (long long)after, (long long)before);
-    return TC_OK;
-}
-
 /* ---- the method ------------------------------------------------------------- */
 
 static tc_status wjaccard_run(const tc_csr *a, const tc_params *p, int32_t *new2old,
@@ -687,7 +664,7 @@ static tc_status wjaccard_run(const tc_csr *a, const tc_params *p, int32_t *new2
     if (!st)
         st = tc_window_swaps(a, new2old, nplaced, swaps, reach, thread_count(a->rows), err);
     if (!st)
-        st = keep_if_better(a, new2old, out, err);
+        st = tc_reorder_keep_if_fewer_blocks(m, a, new2old, out, err);
     if (!st)
         tc_progress_report(prog, work.total, work.total);
     free(walked);

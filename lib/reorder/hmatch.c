@@ -1,0 +1,473 @@
+/* hmatch.c: the `hmatch` reordering: 16-row windows built bottom up by
+   matching. Rows are paired, the pairs paired, and so on four times
+   (1 -> 2 -> 4 -> 8 -> 16 rows), each group with the one that shares the
+   most columns with it: the heavy-edge matching that coarsens a graph in
+   multilevel partitioning (Karypis and Kumar, SIAM J. Sci. Comput. 20(1),
+   1998, Section 4), with "columns shared" as the edge weight. A window
+   gathers one row of B per column its rows hold, so each level keeps the
+   columns of the merged groups, and with them the gathers, low.
+
+   Why not only wjaccard: its stages join each row to a similar one, a
+   chain, and on a mesh the chain is a path. 16 rows of a path hold more
+   columns than a compact patch does: on the 27-point stencil a window of
+   16 consecutive rows holds 162 columns, a 2x2x4 brick 96. Matching
+   merges neighbours in every direction and builds patches
+   (bench/NOTES.md, "Windows by matching").
+
+   Each level, over the current groups in order:
+    1. Every group lists its `K` best partners: the groups that share a
+       column with it, by most shared columns, then the fewest columns of
+       their own, then the lower index. Each group alone, in parallel: the
+       lists do not depend on the thread count. A column held by more than
+       `cap` rows contributes the cap rows nearest the group's first row,
+       and a group reads at most `budget` rows of its columns in all, its
+       columns then taken rarest first (as wjaccard's candidates are).
+    2. In group order, each group not yet matched takes the first group of
+       its list not yet matched (greedy matching). When the whole list is
+       taken, it is scored again against the unmatched groups alone; with
+       no unmatched group sharing a column it takes the next unmatched
+       group in order. A group left with none (the last) leaves the
+       matching and goes at the end of the order, so that every window but
+       the last few is whole and aligned.
+    3. The merged group takes the place of its first member: the windows
+       follow the input order, so windows that share rows of B stay near
+       each other in time, in L2.
+   Last, the order is kept only if it gives fewer 16x8 blocks than the
+   input.
+
+   Cost: per level, the rows read in step 1 (at most budget per group,
+   about nnz x the rows of a column at level 0), a sort of each group's
+   union of columns when it is over budget, and 4 x K bytes a group;
+   unions of columns 8 bytes a nonzero at most (the previous level's and
+   the next), the inverted index 4. */
+#include "config.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reorder.h"
+#include "search.h"
+#include "threads.h"
+
+extern const tc_reorder_method tc_reorder_hmatch;
+
+#define LEVELS 4           /* 2^LEVELS = 16 rows: the TC block height */
+#define K 8                /* partners a group lists */
+#define CHUNK 64           /* groups a worker claims at a time */
+
+static const tc_param_def hmatch_params[] = {
+    { "cap", "rows of one column read for a group; longer columns are sampled", 256, 1,
+      100000, 1 },
+    { "budget", "rows a group reads in all; past it its rarest columns go first", 16384, 1,
+      1e9, 1 },
+};
+
+/* The groups of one level: group g holds the rows member[start[g] ..
+   start[g + 1]) and the columns col[uoff[g] .. uoff[g + 1]), ascending. */
+typedef struct level {
+    int64_t m;
+    int32_t *start;
+    int64_t *uoff;
+    const int32_t *col;
+} level;
+
+/* A partner's score: more shared columns first, then fewer columns of its
+   own, then the lower index. */
+typedef struct score {
+    int32_t shared;
+    int64_t size;
+    int32_t group;
+} score;
+
+static int better(score x, score y)
+{
+    return x.shared != y.shared ? x.shared > y.shared
+         : x.size != y.size     ? x.size < y.size
+                                : x.group < y.group;
+}
+
+/* An open-addressing map group -> columns shared, for one group at a time;
+   `last` is the column that last counted, so that a group meets each
+   column once however many of its rows hold it. */
+typedef struct slot {
+    int32_t key;        /* -1: empty */
+    int32_t shared, last;
+} slot;
+
+typedef struct counter {
+    slot *s;
+    int64_t *used;
+    int64_t size, n;
+} counter;
+
+static int counter_reserve(counter *m, int64_t need)
+{
+    int64_t size = 16;
+    while (size < 2 * need)
+        size *= 2;
+    if (size <= m->size)
+        return 1;
+    free(m->s);
+    free(m->used);
+    m->s = tc_malloc_array(size, sizeof *m->s, NULL);
+    m->used = tc_malloc_array(size / 2, sizeof *m->used, NULL);
+    m->size = m->s && m->used ? size : 0;
+    for (int64_t i = 0; i < m->size; i++)
+        m->s[i].key = -1;
+    return m->size > 0;
+}
+
+static void counter_add(counter *m, int32_t group, int32_t column)
+{
+    uint32_t mask = (uint32_t)(m->size - 1), i = ((uint32_t)group * 2654435761u) & mask;
+    while (m->s[i].key != group && m->s[i].key != -1)
+        i = (i + 1) & mask;
+    if (m->s[i].key == -1) {
+        m->s[i] = (slot){ group, 0, -1 };
+        m->used[m->n++] = i;
+    }
+    if (m->s[i].last != column) {
+        m->s[i].last = column;
+        m->s[i].shared++;
+    }
+}
+
+static void counter_clear(counter *m)
+{
+    for (int64_t k = 0; k < m->n; k++)
+        m->s[m->used[k]].key = -1;
+    m->n = 0;
+}
+
+/* What every worker of step 1 (and the rescoring of step 2) reads. */
+typedef struct shared_state {
+    const tc_csr *t;            /* the pattern transposed: column -> rows */
+    const int32_t *member;
+    const int32_t *group_of;    /* row -> its group at this level, -1 once retired */
+    const level *lv;
+    const unsigned char *taken; /* NULL in step 1 */
+    int32_t cap;
+    int64_t budget;
+} shared_state;
+
+typedef struct worker {
+    const shared_state *ss;
+    int32_t *list;              /* K entries a group, -1 after the last */
+    _Atomic int64_t *next;
+    const tc_progress *prog;
+    int64_t progress_base, progress_total;
+    int id;
+    counter cnt;
+    uint64_t *keys;             /* a group's columns, rarest first */
+    int64_t room;
+    tc_status st;
+} worker;
+
+/* t->colidx[*lo .. *hi): the rows of column c a group whose first row is
+   u reads: the whole column, or the `cap` nearest u. */
+static void column_rows(const tc_csr *t, int32_t c, int32_t u, int64_t cap, int64_t *lo,
+                        int64_t *hi)
+{
+    int64_t b = t->rowptr[c], e = t->rowptr[c + 1];
+    if (e - b <= cap) {
+        *lo = b, *hi = e;
+        return;
+    }
+    int64_t first = tc_lower_bound_i32(t->colidx, b, e, u) - cap / 2;
+    first = first < b ? b : first + cap > e ? e - cap : first;
+    *lo = first, *hi = first + cap;
+}
+
+static int key_cmp(const void *x, const void *y)
+{
+    uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
+    return (p > q) - (p < q);
+}
+
+/* Counts, for group g, the columns each other group (not taken) shares
+   with it, into wk->cnt. 0 when memory is short. */
+static int count_shared(worker *wk, int32_t g)
+{
+    const shared_state *ss = wk->ss;
+    const tc_csr *t = ss->t;
+    const level *lv = ss->lv;
+    const int32_t *col = lv->col + lv->uoff[g];
+    int64_t len = lv->uoff[g + 1] - lv->uoff[g], need = 0;
+    int32_t first = ss->member[lv->start[g]];
+    for (int64_t i = 0; i < len; i++) {
+        int64_t rows = t->rowptr[col[i] + 1] - t->rowptr[col[i]];
+        need += rows < ss->cap ? rows : ss->cap;
+    }
+    int over = need > ss->budget;
+    if (over) {
+        if (len > wk->room) {
+            free(wk->keys);
+            wk->keys = tc_malloc_array(len, sizeof *wk->keys, NULL);
+            wk->room = wk->keys ? len : 0;
+            if (!wk->keys)
+                return 0;
+        }
+        for (int64_t i = 0; i < len; i++)
+            wk->keys[i] = (uint64_t)(t->rowptr[col[i] + 1] - t->rowptr[col[i]]) << 32 |
+                          (uint32_t)col[i];
+        qsort(wk->keys, (size_t)len, sizeof *wk->keys, key_cmp);
+    }
+    if (!counter_reserve(&wk->cnt, over ? ss->budget : need))
+        return 0;
+    for (int64_t i = 0, left = ss->budget; i < len && left > 0; i++) {
+        int32_t c = over ? (int32_t)(uint32_t)wk->keys[i] : col[i];
+        int64_t lo, hi;
+        column_rows(t, c, first, left < ss->cap ? left : ss->cap, &lo, &hi);
+        for (int64_t f = lo; f < hi; f++) {
+            int32_t h = ss->group_of[t->colidx[f]];
+            if (h >= 0 && h != g && !(ss->taken && ss->taken[h]))
+                counter_add(&wk->cnt, h, c);
+        }
+        left -= hi - lo;
+    }
+    return 1;
+}
+
+/* Group g's best `k` partners from the counts, into out (-1 after the
+   last); the counter is left empty. */
+static void best_partners(worker *wk, int32_t *out, int k)
+{
+    const level *lv = wk->ss->lv;
+    score top[K];
+    int n = 0;
+    for (int64_t q = 0; q < wk->cnt.n; q++) {
+        const slot *x = &wk->cnt.s[wk->cnt.used[q]];
+        score s = { x->shared, lv->uoff[x->key + 1] - lv->uoff[x->key], x->key };
+        if (n == k && !better(s, top[k - 1]))
+            continue;
+        int i = n < k ? n++ : k - 1;
+        for (; i > 0 && better(s, top[i - 1]); i--)
+            top[i] = top[i - 1];
+        top[i] = s;
+    }
+    counter_clear(&wk->cnt);
+    for (int i = 0; i < k; i++)
+        out[i] = i < n ? top[i].group : -1;
+}
+
+static void *list_run(void *arg)
+{
+    worker *wk = arg;
+    const int64_t m = wk->ss->lv->m;
+    for (int64_t ch; !wk->st && (ch = atomic_fetch_add(wk->next, 1)) * CHUNK < m;) {
+        if (wk->id == 0)
+            tc_progress_report(wk->prog, wk->progress_base + ch * CHUNK, wk->progress_total);
+        for (int64_t g = ch * CHUNK; g < m && g < (ch + 1) * CHUNK && !wk->st; g++) {
+            if (!count_shared(wk, (int32_t)g))
+                wk->st = TC_ERR_NOMEM;
+            else
+                best_partners(wk, wk->list + g * K, K);
+        }
+    }
+    return NULL;
+}
+
+/* Step 1: list[g * K ..] for every group. */
+static tc_status list_partners(const shared_state *ss, int32_t *list, const tc_progress *prog,
+                               int64_t progress_base, int64_t progress_total, tc_error *err)
+{
+    _Atomic int64_t next;
+    atomic_init(&next, 0);
+    worker wk[TC_MAX_JOBS];
+    int n = tc_threads_for((ss->lv->m + CHUNK - 1) / CHUNK);
+    for (int i = 0; i < n; i++)
+        wk[i] = (worker){ .ss = ss, .list = list, .next = &next, .prog = prog,
+                          .progress_base = progress_base, .progress_total = progress_total,
+                          .id = i };
+    tc_run_jobs(list_run, wk, sizeof wk[0], n);
+    tc_status st = TC_OK;
+    for (int i = 0; i < n; i++) {
+        if (wk[i].st)
+            st = wk[i].st;
+        free(wk[i].cnt.s);
+        free(wk[i].cnt.used);
+        free(wk[i].keys);
+    }
+    return st ? tc_error_set(err, st, "hmatch: out of memory listing partners") : TC_OK;
+}
+
+/* Step 2: partner[g] for every group (g itself: left alone). */
+static tc_status match(shared_state *ss, const int32_t *list, int32_t *partner, tc_error *err)
+{
+    const int64_t m = ss->lv->m;
+    unsigned char *taken = tc_calloc_array(m, 1, err);
+    if (!taken)
+        return TC_ERR_NOMEM;
+    worker one = { .ss = ss };
+    ss->taken = taken;
+    tc_status st = TC_OK;
+    int64_t next = 0;   /* no group before it is unmatched but the one at hand */
+    for (int64_t g = 0; g < m && !st; g++) {
+        if (taken[g])
+            continue;
+        taken[g] = 1;
+        int32_t p = -1;
+        for (int i = 0; i < K && list[g * K + i] >= 0 && p < 0; i++)
+            if (!taken[list[g * K + i]])
+                p = list[g * K + i];
+        if (p < 0 && list[g * K + K - 1] >= 0) {
+            if (!count_shared(&one, (int32_t)g)) {
+                st = tc_error_set(err, TC_ERR_NOMEM, "hmatch: out of memory matching");
+                break;
+            }
+            best_partners(&one, &p, 1);
+        }
+        if (p < 0) {
+            for (next = next > g ? next : g + 1; next < m && taken[next]; next++)
+                ;
+            p = next < m ? (int32_t)next : (int32_t)g;
+        }
+        taken[p] = 1;
+        partner[g] = p;
+        partner[p] = (int32_t)g;
+    }
+    ss->taken = NULL;
+    free(one.cnt.s);
+    free(one.cnt.used);
+    free(one.keys);
+    free(taken);
+    return st;
+}
+
+/* The sorted union of two sorted runs into out; returns its length. */
+static int64_t merge_union(const int32_t *x, int64_t nx, const int32_t *y, int64_t ny,
+                           int32_t *out)
+{
+    int64_t i = 0, j = 0, n = 0;
+    while (i < nx && j < ny)
+        out[n++] = x[i] < y[j] ? x[i++] : x[i] > y[j] ? y[j++] : (j++, x[i++]);
+    while (i < nx)
+        out[n++] = x[i++];
+    while (j < ny)
+        out[n++] = y[j++];
+    return n;
+}
+
+/* Step 3: the next level from the matching, into `next` (its arrays
+   allocated): members into member2, unions into col2 (as long as the
+   current ones, at most). A group left alone appends its rows to
+   retired[*nretired ..). */
+static void merge_level(const level *lv, const int32_t *member, const int32_t *partner,
+                        int32_t *member2, int32_t *col2, level *next, int32_t *group_of,
+                        int32_t *retired, int64_t *nretired)
+{
+    int64_t m2 = 0, at = 0, cat = 0;
+    for (int64_t g = 0; g < lv->m; g++) {
+        int64_t p = partner[g];
+        const int32_t *gm = member + lv->start[g];
+        int64_t gn = lv->start[g + 1] - lv->start[g];
+        if (p == g) {
+            for (int64_t i = 0; i < gn; i++) {
+                retired[(*nretired)++] = gm[i];
+                group_of[gm[i]] = -1;
+            }
+            continue;
+        }
+        if (p < g)
+            continue;
+        const int32_t *pm = member + lv->start[p];
+        int64_t pn = lv->start[p + 1] - lv->start[p];
+        next->start[m2] = (int32_t)at;
+        next->uoff[m2] = cat;
+        memcpy(member2 + at, gm, (size_t)gn * sizeof *gm);
+        memcpy(member2 + at + gn, pm, (size_t)pn * sizeof *pm);
+        for (int64_t i = 0; i < gn + pn; i++)
+            group_of[member2[at + i]] = (int32_t)m2;
+        at += gn + pn;
+        cat += merge_union(lv->col + lv->uoff[g], lv->uoff[g + 1] - lv->uoff[g],
+                           lv->col + lv->uoff[p], lv->uoff[p + 1] - lv->uoff[p], col2 + cat);
+        m2++;
+    }
+    next->m = m2;
+    next->start[m2] = (int32_t)at;
+    next->uoff[m2] = cat;
+    next->col = col2;
+}
+
+static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2old,
+                            tc_reorder_outcome *out, const tc_progress *prog, tc_error *err)
+{
+    const tc_reorder_method *me = &tc_reorder_hmatch;
+    const int32_t rows = a->rows;
+    const int64_t nnz = a->rowptr[rows];
+    tc_csr pattern = *a, *t = NULL;
+    pattern.val = NULL;
+    tc_status st = tc_csr_transpose(&pattern, &t, err);
+    if (st)
+        return st;
+    /* two of each: this level's and the next's */
+    int32_t *group_of = tc_malloc_array(rows, sizeof *group_of, err);
+    int32_t *member[2] = { NULL, NULL }, *col[2] = { NULL, NULL }, *start[2] = { NULL, NULL };
+    int64_t *uoff[2] = { NULL, NULL };
+    int ok = group_of != NULL;
+    for (int i = 0; i < 2 && ok; i++)
+        ok = (member[i] = tc_malloc_array(rows, sizeof *member[i], err)) &&
+             (col[i] = tc_malloc_array(nnz > 0 ? nnz : 1, sizeof *col[i], err)) &&
+             (start[i] = tc_malloc_array((int64_t)rows + 1, sizeof *start[i], err)) &&
+             (uoff[i] = tc_malloc_array((int64_t)rows + 1, sizeof *uoff[i], err));
+    int32_t *partner = ok ? tc_malloc_array(rows, sizeof *partner, err) : NULL;
+    int32_t *list = partner ? tc_malloc_array((int64_t)rows * K, sizeof *list, err) : NULL;
+    if (!list) {
+        st = TC_ERR_NOMEM;
+        goto done;
+    }
+    /* level 0: every row a group of its own, its columns its union */
+    level lv = { .m = rows, .start = start[0], .uoff = uoff[0], .col = a->colidx };
+    for (int32_t r = 0; r < rows; r++) {
+        group_of[r] = member[0][r] = lv.start[r] = r;
+        lv.uoff[r] = a->rowptr[r];
+    }
+    lv.start[rows] = rows;
+    lv.uoff[rows] = nnz;
+    shared_state ss = { .t = t, .member = member[0], .group_of = group_of, .lv = &lv,
+                        .cap = (int32_t)tc_reorder_param(me, p, "cap"),
+                        .budget = (int64_t)tc_reorder_param(me, p, "budget") };
+    /* at most one group is left alone a level, of 2^l rows: 15 rows */
+    int32_t retired[(1 << LEVELS) - 1];
+    int64_t nretired = 0;
+    const int64_t total = (int64_t)rows * LEVELS;
+    int l = 0;
+    for (; l < LEVELS && lv.m > 1; l++) {
+        const int cur = l % 2;
+        st = list_partners(&ss, list, prog, (int64_t)l * rows, total, err);
+        if (!st)
+            st = match(&ss, list, partner, err);
+        if (st)
+            goto done;
+        level next = { .start = start[!cur], .uoff = uoff[!cur] };
+        merge_level(&lv, member[cur], partner, member[!cur], col[!cur], &next, group_of,
+                    retired, &nretired);
+        lv = next;
+        ss.member = member[!cur];
+    }
+    memcpy(new2old, member[l % 2], (size_t)lv.start[lv.m] * sizeof *new2old);
+    memcpy(new2old + lv.start[lv.m], retired, (size_t)nretired * sizeof *retired);
+    st = tc_reorder_keep_if_fewer_blocks(me, a, new2old, out, err);
+    if (!st)
+        tc_progress_report(prog, total, total);
+done:
+    tc_csr_free(t);
+    free(group_of);
+    for (int i = 0; i < 2; i++) {
+        free(member[i]);
+        free(col[i]);
+        free(start[i]);
+        free(uoff[i]);
+    }
+    free(partner);
+    free(list);
+    return st;
+}
+
+const tc_reorder_method tc_reorder_hmatch = {
+    .name = "hmatch",
+    .description = "16-row windows by matching: rows paired, then pairs, four times, each "
+                   "with the group sharing the most columns",
+    .params = hmatch_params,
+    .nparams = (int)(sizeof hmatch_params / sizeof hmatch_params[0]),
+    .run_outcome = hmatch_run,
+};

@@ -49,14 +49,17 @@ static void test_parameters(void)
     ok(method() != NULL, "hmatch is registered");
     int n;
     const tc_param_def *d = tc_reorder_params(method(), &n);
-    ok(n == 2 && strcmp(d[0].name, "cap") == 0 && d[0].def == 256 &&
-       strcmp(d[1].name, "budget") == 0 && d[1].def == 16384,
-       "two parameters, cap=256 and budget=16384");
+    ok(n == 3 && strcmp(d[0].name, "cap") == 0 && d[0].def == 256 &&
+       strcmp(d[1].name, "budget") == 0 && d[1].def == 16384 &&
+       strcmp(d[2].name, "levels") == 0 && d[2].def == 31,
+       "three parameters, cap=256, budget=16384, levels=31");
     static const struct { const char *given, *message; } bad[] = {
         { "k=3", "hmatch has no parameter 'k'" },
         { "cap=0", "hmatch: cap=0 is out of range [1, 100000]" },
         { "cap=2.5", "hmatch: cap=2.5 must be a whole number" },
         { "budget=0", "hmatch: budget=0 is out of range [1, 1000000000]" },
+        { "levels=3", "hmatch: levels=3 is out of range [4, 31]" },
+        { "levels=32", "hmatch: levels=32 is out of range [4, 31]" },
     };
     tc_csr *a = tap_random_matrix(40, 30, 3, -1, -1, 1);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -68,8 +71,8 @@ static void test_parameters(void)
         ok(st == TC_ERR_ARG && perm == NULL, "%s refused", bad[i].given);
         is_str(err.msg, bad[i].message, "  ... with its message");
     }
-    tc_perm *perm = order_of(a, "cap=1,budget=1", NULL, NULL);
-    ok(perm && perm->n == 40, "extreme values accepted: cap=1,budget=1");
+    tc_perm *perm = order_of(a, "cap=1,budget=1,levels=4", NULL, NULL);
+    ok(perm && perm->n == 40, "extreme values accepted: cap=1,budget=1,levels=4");
     tc_perm_free(perm);
     tc_csr_free(a);
 }

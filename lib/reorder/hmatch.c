@@ -50,7 +50,7 @@
 
 extern const tc_reorder_method tc_reorder_hmatch;
 
-#define LEVELS 4           /* 2^LEVELS = 16 rows: the TC block height */
+#define WINDOW_LEVELS 4    /* 2^4 = 16 rows: the TC block height */
 #define K 8                /* partners a group lists */
 #define CHUNK 64           /* groups a worker claims at a time */
 
@@ -59,6 +59,8 @@ static const tc_param_def hmatch_params[] = {
       100000, 1 },
     { "budget", "rows a group reads in all; past it its rarest columns go first", 16384, 1,
       1e9, 1 },
+    { "levels", "levels of matching: 4 make the 16-row windows, those after order them", 31,
+      4, 31, 1 },
 };
 
 /* The groups of one level: group g holds the rows member[start[g] ..
@@ -350,27 +352,28 @@ static int64_t merge_union(const int32_t *x, int64_t nx, const int32_t *y, int64
 /* Step 3: the next level from the matching, into `next` (its arrays
    allocated): members into member2, unions into col2 (as long as the
    current ones, at most). A group left alone appends its rows to
-   retired[*nretired ..). */
+   retired[*nretired ..) while windows are being built (`retire`), and is
+   a group of its own in the next level after. */
 static void merge_level(const level *lv, const int32_t *member, const int32_t *partner,
-                        int32_t *member2, int32_t *col2, level *next, int32_t *group_of,
-                        int32_t *retired, int64_t *nretired)
+                        int retire, int32_t *member2, int32_t *col2, level *next,
+                        int32_t *group_of, int32_t *retired, int64_t *nretired)
 {
     int64_t m2 = 0, at = 0, cat = 0;
     for (int64_t g = 0; g < lv->m; g++) {
         int64_t p = partner[g];
         const int32_t *gm = member + lv->start[g];
         int64_t gn = lv->start[g + 1] - lv->start[g];
-        if (p == g) {
+        if (p < g)
+            continue;
+        if (p == g && retire) {
             for (int64_t i = 0; i < gn; i++) {
                 retired[(*nretired)++] = gm[i];
                 group_of[gm[i]] = -1;
             }
             continue;
         }
-        if (p < g)
-            continue;
         const int32_t *pm = member + lv->start[p];
-        int64_t pn = lv->start[p + 1] - lv->start[p];
+        int64_t pn = p == g ? 0 : lv->start[p + 1] - lv->start[p];
         next->start[m2] = (int32_t)at;
         next->uoff[m2] = cat;
         memcpy(member2 + at, gm, (size_t)gn * sizeof *gm);
@@ -379,7 +382,8 @@ static void merge_level(const level *lv, const int32_t *member, const int32_t *p
             group_of[member2[at + i]] = (int32_t)m2;
         at += gn + pn;
         cat += merge_union(lv->col + lv->uoff[g], lv->uoff[g + 1] - lv->uoff[g],
-                           lv->col + lv->uoff[p], lv->uoff[p + 1] - lv->uoff[p], col2 + cat);
+                           lv->col + lv->uoff[p], p == g ? 0 : lv->uoff[p + 1] - lv->uoff[p],
+                           col2 + cat);
         m2++;
     }
     next->m = m2;
@@ -427,11 +431,16 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
                         .cap = (int32_t)tc_reorder_param(me, p, "cap"),
                         .budget = (int64_t)tc_reorder_param(me, p, "budget") };
     /* at most one group is left alone a level, of 2^l rows: 15 rows */
-    int32_t retired[(1 << LEVELS) - 1];
+    int32_t retired[(1 << WINDOW_LEVELS) - 1];
     int64_t nretired = 0;
-    const int64_t total = (int64_t)rows * LEVELS;
+    /* every level pairs all groups but one at most: ceil(log2(rows)) levels
+       make one group */
+    int levels = (int)tc_reorder_param(me, p, "levels"), needed = 0;
+    while (needed < levels && ((int64_t)1 << needed) < rows)
+        needed++;
+    const int64_t total = (int64_t)rows * (needed > 0 ? needed : 1);
     int l = 0;
-    for (; l < LEVELS && lv.m > 1; l++) {
+    for (; l < levels && lv.m > 1; l++) {
         const int cur = l % 2;
         st = list_partners(&ss, list, prog, (int64_t)l * rows, total, err);
         if (!st)
@@ -439,8 +448,8 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
         if (st)
             goto done;
         level next = { .start = start[!cur], .uoff = uoff[!cur] };
-        merge_level(&lv, member[cur], partner, member[!cur], col[!cur], &next, group_of,
-                    retired, &nretired);
+        merge_level(&lv, member[cur], partner, l < WINDOW_LEVELS, member[!cur], col[!cur], &next,
+                    group_of, retired, &nretired);
         lv = next;
         ss.member = member[!cur];
     }

@@ -133,6 +133,26 @@ ok $? "wjaccard: the same order, not the input's, on 1 and 3 threads (6000 rows)
 TC_THREADS=1 "$TCREORDER" -q -t 3 --method wjaccard --perm-out "$T/wj-t3.txt" "$T/rand.mtx" &&
     cmp -s "$T/wj1.txt" "$T/wj-t3.txt"
 ok $? "  ... and with -t 3 (over \$TC_THREADS)"
+
+# hmatch from the command line: its parameters recorded, a 3-D stencil's
+# blocks cut well under wjaccard's, the same order on 1 and 3 threads.
+"$top_builddir/bench/gen" stencil 12 27 > "$T/st27.mtx" &&
+    "$TCREORDER" --method hmatch --param cap=64,budget=4096,levels=6 --tsv -o "$T/hm.tcf.h5" \
+        --perm-out "$T/hm.txt" "$T/st27.mtx" > "$T/hm.tsv"
+ok $? "hmatch with every parameter set, on the 27-point stencil of 12^3"
+for kv in cap:64 budget:4096 levels:6; do
+    h5dump -a "/permutation/${kv%%:*}" "$T/hm.tcf.h5" | grep -q "(0): ${kv#*:}\$" || echo "${kv%%:*} missing"
+done > "$T/hm-attrs.txt"
+is "$(cat "$T/hm-attrs.txt")" "" "/permutation records cap, budget and levels"
+is_perm "$T/hm.txt" 1728; ok $? "hmatch: a permutation of the stencil's 1728 rows"
+before=$(tsv_value tc16x8 blocks_before "$T/hm.tsv"); after=$(tsv_value tc16x8 blocks_after "$T/hm.tsv")
+ok $(( ! (after * 10 < before * 7) )) "hmatch on the stencil: 16x8 TC blocks $before -> $after (under 70%)"
+TC_THREADS=1 "$TCREORDER" -q --method hmatch --perm-out "$T/hm1.txt" "$T/rand.mtx" &&
+    TC_THREADS=3 "$TCREORDER" -q --method hmatch --perm-out "$T/hm3.txt" "$T/rand.mtx" &&
+    cmp -s "$T/hm1.txt" "$T/hm3.txt"
+ok $? "hmatch: the same order on 1 and 3 threads (6000 rows)"
+run_fails 2 "tcreorder: --param: hmatch: levels=3 is out of range [4, 31]" "hmatch levels=3 refused" -- \
+    "$TCREORDER" -q --method hmatch --param levels=3 "$T/st27.mtx"
 awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 40, 40, 40
              for (i = 1; i <= 40; i++) print i, i }' > "$T/diag.mtx"
 "$TCREORDER" --method wjaccard --tsv --perm-out "$T/diag.txt" "$T/diag.mtx" > "$T/diag.tsv" 2> "$T/diag.err"

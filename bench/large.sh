@@ -5,7 +5,7 @@
 # DRAM bytes ncu counts and those the traffic model predicts.
 #
 #   bench/large.sh [-o OUT.tsv] [-n "N..."] [-m "MATRIX..."] [-f "PATH..."]
-#                  [-r "ORDER..."] [-d DIR] [--dry-run]
+#                  [-r "ORDER..."] [-p PARAMS] [-d DIR] [--dry-run]
 #
 # MATRIX is bench/gen's KIND and operands joined by ':' (rmat:22:16 is
 # `gen rmat 22 16`), named in the rows with '-' (rmat-22-16). The default
@@ -22,7 +22,8 @@
 #
 # For every matrix: bench/gen writes it (-o, values in [-1, 1)); for each
 # ORDER (tcreorder -m METHOD for a method), tcconv builds the
-# formats into the file, and for every N and PATH
+# formats into the file (with -p PARAMS, tcconv's format parameters, such
+# as TM=32 for hrpb's 32-row panels; each must belong to a PATH), and for every N and PATH
 #   tcmul --device gpu --format PATH --order given --bench --verify --tsv
 #         --cols N --seed N --no-plan-cache FILE
 # times the path and cuSPARSE in the same run; `tcstat -f PATHS --cols N`
@@ -54,7 +55,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 
 usage() {
-    echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [-m \"MATRIX...\"] [-f \"PATH...\"] [-r \"ORDER...\"] [-d DIR] [--dry-run]" >&2
+    echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [-m \"MATRIX...\"] [-f \"PATH...\"] [-r \"ORDER...\"] [-p PARAMS] [-d DIR] [--dry-run]" >&2
     exit 2
 }
 bad_usage() {
@@ -78,13 +79,15 @@ paths=
 paths_given=0
 orders="original wjaccard jaccard"
 dir=${TMPDIR:-/tmp}
-while getopts o:n:m:f:r:d: opt; do
+params=
+while getopts o:n:m:f:r:p:d: opt; do
     case $opt in
     o) out=$OPTARG ;;
     n) ns=$OPTARG ;;
     m) matrices=$OPTARG ;;
     f) paths=$OPTARG paths_given=1 ;;
     r) orders=$OPTARG ;;
+    p) params=$OPTARG ;;
     d) dir=$OPTARG ;;
     *) usage ;;
     esac
@@ -263,10 +266,11 @@ for spec in $matrices; do
         mfile=${file%.tcf.h5}-formats.tcf.h5
         conv_s=- conv_mb=-
         if [ -n "$built" ]; then
-            timed "conv-$order" "$tcconv" -q -f "$built" --no-compress "$file" -o "$mfile" ||
+            timed "conv-$order" "$tcconv" -q -f "$built" ${params:+-p "$params"} --no-compress \
+                "$file" -o "$mfile" ||
                 { echo "$0: $name ($order): tcconv failed" >&2; status=1; continue; }
             conv_s=$secs conv_mb=$peak_mb
-            step="$step && tcconv -q -f $built --no-compress $(basename "$file") -o $(basename "$mfile")"
+            step="$step && tcconv -q -f $built${params:+ -p $params} --no-compress $(basename "$file") -o $(basename "$mfile")"
         else
             mfile=$file
         fi

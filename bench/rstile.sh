@@ -1,7 +1,8 @@
 #!/bin/sh
 # rstile.sh: the rstile kernel (kernels/rstile.cu, RSH-SpMM) against
-# cuSPARSE, in each matrix's own order and in wjaccard's. For every matrix
-# it first runs
+# cuSPARSE, in each matrix's own order and in wjaccard's ($ORDER's when
+# set: another tcreorder method, such as hmatch). For every matrix it
+# first runs
 #   tcreorder -q -m wjaccard -o NAME.tcf.h5 NAME.mtx.gz
 # then, for the original and the reordered matrix and every n,
 #   tcmul --device gpu --no-plan-cache --format rstile --bench --verify --tsv --cols N --seed N A
@@ -9,7 +10,7 @@
 # fastest of its variants timed with CUDA events after warm-up over rotated
 # operands; each of its two parts alone; cuSPARSE's fastest CSR algorithm on
 # the same operands, in the same order) and collects one TSV row: the
-# device, date, commit, matrix, order (original or wjaccard), shape, n, the
+# device, date, commit, matrix, order (original or the method), shape, n, the
 # rstile median and GFLOP/s, the cuSPARSE median and algorithm, the speedup,
 # the fraction of the memory-traffic floor, the TC part's share of the
 # nonzeros and of the time, the variant chosen and every variant's median,
@@ -36,5 +37,5 @@ columns="$BENCH_SPMM_COLUMNS
     tc_item8_ms=variants.tc-item8_ms
     cuda_ms=variants.cuda_ms
     $BENCH_CHECK_COLUMNS"
-bench_reordered_sweep rstile wjaccard "$here/bench/results/rstile.tsv" "32 64 128 256" \
+bench_reordered_sweep rstile "${ORDER:-wjaccard}" "$here/bench/results/rstile.tsv" "32 64 128 256" \
     "--format rstile" "$columns" "$@"

@@ -44,8 +44,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "candidates.h"
 #include "reorder.h"
-#include "search.h"
 #include "threads.h"
 
 extern const tc_reorder_method tc_reorder_hmatch;
@@ -55,7 +55,8 @@ extern const tc_reorder_method tc_reorder_hmatch;
 #define CHUNK 64           /* groups a worker claims at a time */
 
 static const tc_param_def hmatch_params[] = {
-    { "cap", "rows of one column read for a group; longer columns are sampled", 256, 1,
+    { "cap", "rows of one column read for a group beside its first row; longer columns are "
+             "sampled", 256, 1,
       100000, 1 },
     { "budget", "rows a group reads in all; past it its rarest columns go first", 16384, 1,
       1e9, 1 },
@@ -87,59 +88,6 @@ static int better(score x, score y)
                                 : x.group < y.group;
 }
 
-/* An open-addressing map group -> columns shared, for one group at a time;
-   `last` is the column that last counted, so that a group meets each
-   column once however many of its rows hold it. */
-typedef struct slot {
-    int32_t key;        /* -1: empty */
-    int32_t shared, last;
-} slot;
-
-typedef struct counter {
-    slot *s;
-    int64_t *used;
-    int64_t size, n;
-} counter;
-
-static int counter_reserve(counter *m, int64_t need)
-{
-    int64_t size = 16;
-    while (size < 2 * need)
-        size *= 2;
-    if (size <= m->size)
-        return 1;
-    free(m->s);
-    free(m->used);
-    m->s = tc_malloc_array(size, sizeof *m->s, NULL);
-    m->used = tc_malloc_array(size / 2, sizeof *m->used, NULL);
-    m->size = m->s && m->used ? size : 0;
-    for (int64_t i = 0; i < m->size; i++)
-        m->s[i].key = -1;
-    return m->size > 0;
-}
-
-static void counter_add(counter *m, int32_t group, int32_t column)
-{
-    uint32_t mask = (uint32_t)(m->size - 1), i = ((uint32_t)group * 2654435761u) & mask;
-    while (m->s[i].key != group && m->s[i].key != -1)
-        i = (i + 1) & mask;
-    if (m->s[i].key == -1) {
-        m->s[i] = (slot){ group, 0, -1 };
-        m->used[m->n++] = i;
-    }
-    if (m->s[i].last != column) {
-        m->s[i].last = column;
-        m->s[i].shared++;
-    }
-}
-
-static void counter_clear(counter *m)
-{
-    for (int64_t k = 0; k < m->n; k++)
-        m->s[m->used[k]].key = -1;
-    m->n = 0;
-}
-
 /* What every worker of step 1 (and the rescoring of step 2) reads. */
 typedef struct shared_state {
     const tc_csr *t;            /* the pattern transposed: column -> rows */
@@ -158,32 +106,11 @@ typedef struct worker {
     const tc_progress *prog;
     int64_t progress_base, progress_total;
     int id;
-    counter cnt;
+    tc_cand_map cnt;            /* group -> columns shared (val), the last counted */
     uint64_t *keys;             /* a group's columns, rarest first */
     int64_t room;
     tc_status st;
 } worker;
-
-/* t->colidx[*lo .. *hi): the rows of column c a group whose first row is
-   u reads: the whole column, or the `cap` nearest u. */
-static void column_rows(const tc_csr *t, int32_t c, int32_t u, int64_t cap, int64_t *lo,
-                        int64_t *hi)
-{
-    int64_t b = t->rowptr[c], e = t->rowptr[c + 1];
-    if (e - b <= cap) {
-        *lo = b, *hi = e;
-        return;
-    }
-    int64_t first = tc_lower_bound_i32(t->colidx, b, e, u) - cap / 2;
-    first = first < b ? b : first + cap > e ? e - cap : first;
-    *lo = first, *hi = first + cap;
-}
-
-static int key_cmp(const void *x, const void *y)
-{
-    uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
-    return (p > q) - (p < q);
-}
 
 /* Counts, for group g, the columns each other group (not taken) shares
    with it, into wk->cnt. 0 when memory is short. */
@@ -197,32 +124,25 @@ static int count_shared(worker *wk, int32_t g)
     int32_t first = ss->member[lv->start[g]];
     for (int64_t i = 0; i < len; i++) {
         int64_t rows = t->rowptr[col[i] + 1] - t->rowptr[col[i]];
-        need += rows < ss->cap ? rows : ss->cap;
+        need += rows < ss->cap + 1 ? rows : ss->cap + 1;
     }
     int over = need > ss->budget;
-    if (over) {
-        if (len > wk->room) {
-            free(wk->keys);
-            wk->keys = tc_malloc_array(len, sizeof *wk->keys, NULL);
-            wk->room = wk->keys ? len : 0;
-            if (!wk->keys)
-                return 0;
-        }
-        for (int64_t i = 0; i < len; i++)
-            wk->keys[i] = (uint64_t)(t->rowptr[col[i] + 1] - t->rowptr[col[i]]) << 32 |
-                          (uint32_t)col[i];
-        qsort(wk->keys, (size_t)len, sizeof *wk->keys, key_cmp);
-    }
-    if (!counter_reserve(&wk->cnt, over ? ss->budget : need))
+    if ((over && !tc_rarest_first(t, col, len, &wk->keys, &wk->room)) ||
+        !tc_cand_reserve(&wk->cnt, over ? ss->budget : need))
         return 0;
     for (int64_t i = 0, left = ss->budget; i < len && left > 0; i++) {
         int32_t c = over ? (int32_t)(uint32_t)wk->keys[i] : col[i];
         int64_t lo, hi;
-        column_rows(t, c, first, left < ss->cap ? left : ss->cap, &lo, &hi);
+        tc_column_span(t, c, first, left <= ss->cap ? (int32_t)left - 1 : ss->cap, &lo, &hi);
         for (int64_t f = lo; f < hi; f++) {
             int32_t h = ss->group_of[t->colidx[f]];
-            if (h >= 0 && h != g && !(ss->taken && ss->taken[h]))
-                counter_add(&wk->cnt, h, c);
+            if (h < 0 || h == g || (ss->taken && ss->taken[h]))
+                continue;
+            tc_cand *x = tc_cand_at(&wk->cnt, h);
+            if (x->last != c) {
+                x->last = c;
+                x->val++;
+            }
         }
         left -= hi - lo;
     }
@@ -237,8 +157,8 @@ static void best_partners(worker *wk, int32_t *out, int k)
     score top[K];
     int n = 0;
     for (int64_t q = 0; q < wk->cnt.n; q++) {
-        const slot *x = &wk->cnt.s[wk->cnt.used[q]];
-        score s = { x->shared, lv->uoff[x->key + 1] - lv->uoff[x->key], x->key };
+        const tc_cand *x = &wk->cnt.e[wk->cnt.slot[q]];
+        score s = { (int32_t)x->val, lv->uoff[x->key + 1] - lv->uoff[x->key], x->key };
         if (n == k && !better(s, top[k - 1]))
             continue;
         int i = n < k ? n++ : k - 1;
@@ -246,7 +166,7 @@ static void best_partners(worker *wk, int32_t *out, int k)
             top[i] = top[i - 1];
         top[i] = s;
     }
-    counter_clear(&wk->cnt);
+    tc_cand_clear(&wk->cnt);
     for (int i = 0; i < k; i++)
         out[i] = i < n ? top[i].group : -1;
 }
@@ -285,8 +205,7 @@ static tc_status list_partners(const shared_state *ss, int32_t *list, const tc_p
     for (int i = 0; i < n; i++) {
         if (wk[i].st)
             st = wk[i].st;
-        free(wk[i].cnt.s);
-        free(wk[i].cnt.used);
+        tc_cand_free(&wk[i].cnt);
         free(wk[i].keys);
     }
     return st ? tc_error_set(err, st, "hmatch: out of memory listing partners") : TC_OK;
@@ -328,8 +247,7 @@ static tc_status match(shared_state *ss, const int32_t *list, int32_t *partner, 
         partner[p] = (int32_t)g;
     }
     ss->taken = NULL;
-    free(one.cnt.s);
-    free(one.cnt.used);
+    tc_cand_free(&one.cnt);
     free(one.keys);
     free(taken);
     return st;

@@ -85,6 +85,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "candidates.h"
 #include "reorder.h"
 #include "search.h"
 #include "threads.h"
@@ -213,65 +214,6 @@ static double dissimilarity(const problem *pb, int32_t u, int32_t v)
 
 /* ---- stages 2 and 3: candidates and the kNN graph ---------------------------- */
 
-/* An open-addressing map row -> accumulated shared weight, for one row's
-   candidates at a time (key and value side by side: one cache line per
-   probe); slot[0 .. n) lists the slots filled, in the order their rows
-   were first met. */
-typedef struct entry {
-    int32_t key;        /* -1: empty */
-    double val;
-} entry;
-
-typedef struct accumulator {
-    entry *e;
-    int64_t *slot;
-    int64_t size, n;    /* size: a power of two */
-} accumulator;
-
-/* Makes room for up to `need` keys, at most half full. The map is empty
-   before and after. */
-static int acc_reserve(accumulator *m, int64_t need)
-{
-    int64_t size = 16;
-    while (size < 2 * need)
-        size *= 2;
-    if (size <= m->size)
-        return 1;
-    free(m->e);
-    free(m->slot);
-    m->e = tc_malloc_array(size, sizeof *m->e, NULL);
-    m->slot = tc_malloc_array(size / 2, sizeof *m->slot, NULL);
-    m->size = m->e && m->slot ? size : 0;
-    for (int64_t s = 0; s < m->size; s++)
-        m->e[s].key = -1;
-    return m->size > 0;
-}
-
-static void acc_add(accumulator *m, int32_t row, double w)
-{
-    uint32_t mask = (uint32_t)(m->size - 1), s = ((uint32_t)row * 2654435761u) & mask;
-    while (m->e[s].key != row && m->e[s].key != -1)
-        s = (s + 1) & mask;
-    if (m->e[s].key == -1) {
-        m->e[s] = (entry){ row, 0 };
-        m->slot[m->n++] = s;
-    }
-    m->e[s].val += w;
-}
-
-static void acc_clear(accumulator *m)
-{
-    for (int64_t k = 0; k < m->n; k++)
-        m->e[m->slot[k]].key = -1;
-    m->n = 0;
-}
-
-static void acc_free(accumulator *m)
-{
-    free(m->e);
-    free(m->slot);
-}
-
 /* Work shared by the threads of a parallel stage: items [0, n) handed out
    one at a time; worker 0 (the calling thread) reports progress, as
    `base + item * scale` out of `total`. */
@@ -297,28 +239,11 @@ typedef struct knn_worker {
     int64_t budget;
     pool *work;         /* items: chunks of CHUNK_ROWS rows */
     int id;
-    accumulator acc;
+    tc_cand_map acc;
     uint64_t *keys;     /* a row's columns, rarest first, when over budget */
     int64_t room;       /* entries of keys */
     tc_status st;
 } knn_worker;
-
-/* The rows of column c paired with row u, t->colidx[*lo .. *hi) (u among
-   them): the whole column, or the cap + 1 entries centred on u when the
-   column is longer. Returns 1 when the column was sampled. */
-static int column_span(const tc_csr *t, int32_t c, int32_t u, int32_t cap, int64_t *lo,
-                       int64_t *hi)
-{
-    int64_t b = t->rowptr[c], e = t->rowptr[c + 1];
-    if (e - b <= (int64_t)cap + 1) {
-        *lo = b, *hi = e;
-        return 0;
-    }
-    int64_t first = tc_lower_bound_i32(t->colidx, b, e, u) - cap / 2;
-    first = first < b ? b : first + cap + 1 > e ? e - cap - 1 : first;
-    *lo = first, *hi = first + cap + 1;
-    return 1;
-}
 
 /* s for row v ranks before s2 for row v2: more similar, then lower index. */
 static int ranks_before(double s, int32_t v, double s2, int32_t v2)
@@ -339,34 +264,6 @@ static void top_insert(int32_t *nbr, double *sim, int *n, int k, int32_t v, doub
     }
     nbr[i] = v;
     sim[i] = s;
-}
-
-static int key_cmp(const void *x, const void *y)
-{
-    uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
-    return (p > q) - (p < q);
-}
-
-/* Row u's columns into wk->keys as (degree << 32 | column), rarest first
-   (ties: lower column); 0 when memory is short. */
-static int rarest_first(knn_worker *wk, int32_t u)
-{
-    const tc_csr *a = wk->pb->a, *t = wk->pb->t;
-    int64_t len = a->rowptr[u + 1] - a->rowptr[u];
-    if (len > wk->room) {
-        free(wk->keys);
-        wk->keys = tc_malloc_array(len, sizeof *wk->keys, NULL);
-        wk->room = wk->keys ? len : 0;
-        if (!wk->keys)
-            return 0;
-    }
-    for (int64_t i = 0; i < len; i++) {
-        int32_t c = a->colidx[a->rowptr[u] + i];
-        uint64_t degree = (uint64_t)(t->rowptr[c + 1] - t->rowptr[c]);
-        wk->keys[i] = degree << 32 | (uint32_t)c;
-    }
-    qsort(wk->keys, (size_t)len, sizeof *wk->keys, key_cmp);
-    return 1;
 }
 
 /* Row u's k best candidates: scores accumulated over its columns' rows
@@ -396,19 +293,20 @@ static void knn_row(knn_worker *wk, int32_t u)
         need += others < wk->cap ? others : wk->cap;
     }
     int over = need > wk->budget;
-    if ((over && !rarest_first(wk, u)) || !acc_reserve(&wk->acc, over ? wk->budget : need)) {
+    if ((over && !tc_rarest_first(t, a->colidx + a->rowptr[u], len, &wk->keys, &wk->room)) ||
+        !tc_cand_reserve(&wk->acc, over ? wk->budget : need)) {
         wk->st = TC_ERR_NOMEM;
         return;
     }
-    accumulator *m = &wk->acc;
+    tc_cand_map *m = &wk->acc;
     int sampled = over, n = 0;
     for (int64_t i = 0, left = wk->budget; i < len && left > 0; i++) {
         int32_t c = over ? (int32_t)(uint32_t)wk->keys[i] : a->colidx[a->rowptr[u] + i];
         int64_t lo, hi;
-        sampled |= column_span(t, c, u, left < wk->cap ? (int32_t)left : wk->cap, &lo, &hi);
+        sampled |= tc_column_span(t, c, u, left < wk->cap ? (int32_t)left : wk->cap, &lo, &hi);
         for (int64_t f = lo; f < hi; f++)
             if (t->colidx[f] != u)
-                acc_add(m, t->colidx[f], pb->w[c]);
+                tc_cand_at(m, t->colidx[f])->val += pb->w[c];
         left -= hi - lo - 1;
     }
     /* J(u, v) = S / (W(u) + W(v) - S) <= S / W(u), as W(v) >= S: once k
@@ -417,12 +315,12 @@ static void knn_row(knn_worker *wk, int32_t u)
        rounding: S and W(v) are sums taken in different orders) */
     double bound_scale = pb->rw[u] > 0 ? (1 + 1e-9) / pb->rw[u] : 0;
     for (int64_t q = 0; q < m->n; q++) {
-        const entry *x = &m->e[m->slot[q]];
+        const tc_cand *x = &m->e[m->slot[q]];
         if (n == k && x->val * bound_scale < sim[k - 1])
             continue;
         top_insert(nbr, sim, &n, k, x->key, jaccard_of(pb, u, x->key, x->val));
     }
-    acc_clear(m);
+    tc_cand_clear(m);
     if (sampled) {
         int32_t v[MAX_K];
         int kept = n;
@@ -476,7 +374,7 @@ static tc_status knn_build(const problem *pb, knn *g, int32_t cap, int64_t budge
     for (int i = 0; i < n; i++) {
         if (wk[i].st)
             st = wk[i].st;
-        acc_free(&wk[i].acc);
+        tc_cand_free(&wk[i].acc);
         free(wk[i].keys);
     }
     if (st)

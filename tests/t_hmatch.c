@@ -53,7 +53,7 @@ static void test_parameters(void)
        strcmp(d[1].name, "budget") == 0 && d[1].def == 16384 &&
        strcmp(d[2].name, "levels") == 0 && d[2].def == 31,
        "three parameters, cap=256, budget=16384, levels=31");
-    static const struct { const char *given, *message; } bad[] = {
+    static const tap_refusal bad[] = {
         { "k=3", "hmatch has no parameter 'k'" },
         { "cap=0", "hmatch: cap=0 is out of range [1, 100000]" },
         { "cap=2.5", "hmatch: cap=2.5 must be a whole number" },
@@ -62,15 +62,7 @@ static void test_parameters(void)
         { "levels=32", "hmatch: levels=32 is out of range [4, 31]" },
     };
     tc_csr *a = tap_random_matrix(40, 30, 3, -1, -1, 1);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        tc_params p = { 0 };
-        tc_error err;
-        tc_perm *perm = NULL;
-        tc_params_parse(&p, bad[i].given, &err);
-        tc_status st = tc_reorder_run(method(), a, &p, &perm, NULL, &err);
-        ok(st == TC_ERR_ARG && perm == NULL, "%s refused", bad[i].given);
-        is_str(err.msg, bad[i].message, "  ... with its message");
-    }
+    tap_check_refusals(method(), a, bad, sizeof bad / sizeof bad[0]);
     tc_perm *perm = order_of(a, "cap=1,budget=1,levels=4", NULL, NULL);
     ok(perm && perm->n == 40, "extreme values accepted: cap=1,budget=1,levels=4");
     tc_perm_free(perm);

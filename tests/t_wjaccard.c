@@ -75,7 +75,7 @@ static void test_parameters(void)
        strcmp(d[6].name, "reach") == 0 && d[6].def == 8,
        "defaults k=8, cap=256, budget=65536, rounds=1, floor=0.05, swaps=2, reach=8");
 
-    static const struct { const char *given, *message; } bad[] = {
+    static const tap_refusal bad[] = {
         { "kk=3", "wjaccard has no parameter 'kk'" },
         { "k=0", "wjaccard: k=0 is out of range [1, 64]" },
         { "k=65", "wjaccard: k=65 is out of range [1, 64]" },
@@ -91,15 +91,7 @@ static void test_parameters(void)
         { "reach=1.5", "wjaccard: reach=1.5 must be a whole number" },
     };
     tc_csr *a = tap_random_matrix(40, 30, 3, -1, -1, 1);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        tc_params p = { 0 };
-        tc_error err;
-        tc_perm *perm = NULL;
-        tc_params_parse(&p, bad[i].given, &err);
-        tc_status st = tc_reorder_run(method(), a, &p, &perm, NULL, &err);
-        ok(st == TC_ERR_ARG && perm == NULL, "%s refused", bad[i].given);
-        is_str(err.msg, bad[i].message, "  ... with its message");
-    }
+    tap_check_refusals(method(), a, bad, sizeof bad / sizeof bad[0]);
     tc_perm *perm = order(a, "k=1,cap=1,budget=1,rounds=0,floor=1,swaps=0,reach=1", NULL);
     ok(perm && perm->n == 40, "extreme values accepted: k=1,cap=1,budget=1,rounds=0,floor=1,"
        "swaps=0,reach=1");

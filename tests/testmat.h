@@ -105,4 +105,28 @@ __attribute__((unused)) static int tap_same_pattern(const tc_csr *a, const tc_cs
            memcmp(a->colidx, b->colidx, sizeof *a->colidx * (size_t)a->nnz) == 0;
 }
 
+/* A parameter refusal a reordering must make: the parameters given and
+   the message expected. */
+typedef struct tap_refusal {
+    const char *given, *message;
+} tap_refusal;
+
+/* Runs reordering m on a with each of bad[0 .. n): refused (TC_ERR_ARG, no
+   permutation) with its message, two checks each. */
+__attribute__((unused)) static void tap_check_refusals(const tc_reorder_method *m,
+                                                        const tc_csr *a, const tap_refusal *bad,
+                                                        size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tc_params p = { 0 };
+        tc_error err;
+        tc_perm *perm = NULL;
+        tc_params_parse(&p, bad[i].given, &err);
+        tc_status st = tc_reorder_run(m, a, &p, &perm, NULL, &err);
+        ok(st == TC_ERR_ARG && perm == NULL, "%s refused", bad[i].given);
+        is_str(err.msg, bad[i].message, "  ... with its message");
+        tc_perm_free(perm);
+    }
+}
+
 #endif

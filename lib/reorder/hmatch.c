@@ -19,27 +19,32 @@
        column with it, by most shared columns, then the fewest columns of
        their own, then the lower index. Each group alone, in parallel: the
        lists do not depend on the thread count. A column held by more than
-       `cap` rows contributes the cap rows nearest the group's first row,
-       and a group reads at most `budget` rows of its columns in all, its
+       `cap` + 1 rows contributes the cap + 1 rows nearest the group's
+       first row, and a group reads at most `budget` rows of its columns in all, its
        columns then taken rarest first (as wjaccard's candidates are).
     2. In group order, each group not yet matched takes the first group of
        its list not yet matched (greedy matching). When the whole list is
        taken, it is scored again against the unmatched groups alone; with
        no unmatched group sharing a column it takes the next unmatched
-       group in order. A group left with none (the last) leaves the
-       matching and goes at the end of the order, so that every window but
-       the last few is whole and aligned.
-    3. The merged group takes the place of its first member: the windows
-       follow the input order, so windows that share rows of B stay near
-       each other in time, in L2.
-   Last, the order is kept only if it gives fewer 16x8 blocks than the
-   input.
+       group in order. While windows are built (the first four levels),
+       a group left with none (the last) leaves the matching and goes at
+       the end of the order, so that every window but the last is whole
+       and aligned; after, it is a group of its own in the next level.
+    3. The merged group takes the place of its first member.
+   Past the four levels that make the windows, matching goes on (up to
+   `levels`, by default until one group is left) over the windows: pairs
+   of windows that share columns, then pairs of pairs. The windows do not
+   change; their order becomes a hierarchy in which windows that read the
+   same rows of B run close together, in L2's reach, where windows in the
+   order of their first rows would sweep the matrix and evict the rows of
+   B a brick of the grid reads again a sweep later. Last, the order is
+   kept only if it gives fewer 16x8 blocks than the input.
 
-   Cost: per level, the rows read in step 1 (at most budget per group,
-   about nnz x the rows of a column at level 0), a sort of each group's
-   union of columns when it is over budget, and 4 x K bytes a group;
-   unions of columns 8 bytes a nonzero at most (the previous level's and
-   the next), the inverted index 4. */
+   Cost: per level (ceil(log2 rows) of them by default), the rows read in
+   step 1 (at most budget per group, about nnz x the rows of a column at
+   level 0), a sort of each group's union of columns when it is over
+   budget, and 4 x K bytes a group; unions of columns 8 bytes a nonzero at
+   most (the previous level's and the next), the inverted index 4. */
 #include "config.h"
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -393,7 +398,7 @@ done:
 const tc_reorder_method tc_reorder_hmatch = {
     .name = "hmatch",
     .description = "16-row windows by matching: rows paired, then pairs, four times, each "
-                   "with the group sharing the most columns",
+                   "with the group sharing the most columns; the windows ordered the same way",
     .params = hmatch_params,
     .nparams = (int)(sizeof hmatch_params / sizeof hmatch_params[0]),
     .run_outcome = hmatch_run,

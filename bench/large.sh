@@ -23,7 +23,8 @@
 # For every matrix: bench/gen writes it (-o, values in [-1, 1)); for each
 # ORDER (tcreorder -m METHOD for a method), tcconv builds the
 # formats into the file (with -p PARAMS, tcconv's format parameters, such
-# as TM=32 for hrpb's 32-row panels; each must belong to a PATH), and for every N and PATH
+# as seg=64 for rowsplit's segments; each must belong to a PATH), and for
+# every N and PATH
 #   tcmul --device gpu --format PATH --order given --bench --verify --tsv
 #         --cols N --seed N --no-plan-cache FILE
 # times the path and cuSPARSE in the same run; `tcstat -f PATHS --cols N`

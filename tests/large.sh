@@ -33,10 +33,10 @@ grep -q -- '-q -f rstile --no-compress .*band-2000-16.tcf.h5 -o' "$T/dry.out"; o
     "  tcconv builds the paths' formats (csr is the matrix itself)"
 grep -q -- '--metrics dram__bytes_read.sum,dram__bytes_write.sum .*--variant VARIANT' "$T/dry.out"
 ok $? "  ncu runs one product with the variant the bench chose"
-"$BENCH" --dry-run -m band:2000:16 -n 8 -f hrpb -r hmatch -p TM=32 -d "$T/work" > "$T/dry-p.out"
+"$BENCH" --dry-run -m band:2000:16 -n 8 -f rowsplit -r hmatch -p seg=64 -d "$T/work" > "$T/dry-p.out"
 grep -q -- '-q -m hmatch --no-compress' "$T/dry-p.out" &&
-    grep -q -- '-q -f hrpb -p TM=32 --no-compress .*band-2000-16-hmatch.tcf.h5 -o' "$T/dry-p.out"
-ok $? "-p TM=32 -r hmatch: tcreorder's hmatch, then tcconv builds hrpb with the parameter"
+    grep -q -- '-q -f rowsplit -p seg=64 --no-compress .*band-2000-16-hmatch.tcf.h5 -o' "$T/dry-p.out"
+ok $? "-p seg=64 -r hmatch: tcreorder's hmatch, then tcconv builds rowsplit with the parameter"
 
 # From a bundle: the tools and bench's programs in top_builddir's bin/.
 mkdir -p "$T/bundle/bin"

@@ -38,12 +38,6 @@ static int64_t blocks_in(const tc_csr *a, const tc_perm *p)
     return p ? tc_count_tc_blocks_in_order(a, p->new2old, 16, 8) : -1;
 }
 
-static int same(const tc_perm *p, const tc_perm *q)
-{
-    return p && q && p->n == q->n &&
-           memcmp(p->new2old, q->new2old, sizeof(int32_t) * (size_t)p->n) == 0;
-}
-
 static void test_parameters(void)
 {
     ok(method() != NULL, "hmatch is registered");
@@ -69,40 +63,11 @@ static void test_parameters(void)
     tc_csr_free(a);
 }
 
-/* a with rows i % 4 == 1 emptied (a freed). */
-static tc_csr *holes(tc_csr *a)
-{
-    for (int32_t i = 0; i < a->rows; i++)
-        if (i % 4 == 1)
-            for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
-                a->colidx[e] = -1;
-    tc_csr *b = NULL;
-    int32_t *ri = malloc(sizeof(int32_t) * (size_t)(a->nnz + 1));
-    int32_t *ci = malloc(sizeof(int32_t) * (size_t)(a->nnz + 1));
-    int64_t n = 0;
-    for (int32_t i = 0; i < a->rows; i++)
-        for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
-            if (a->colidx[e] >= 0)
-                ri[n] = i, ci[n++] = a->colidx[e];
-    tc_error err;
-    if (tc_csr_from_coo(&b, a->rows, a->cols, n, ri, ci, NULL, 1, &err))
-        diag("tc_csr_from_coo: %s", err.msg);
-    tc_csr_free(a);
-    free(ri);
-    free(ci);
-    return b;
-}
-
 /* Valid, the same on 1, 2 and 7 threads and again, never more blocks. Row
    counts of 16k + 15 leave a group alone at every level. */
 static void test_shapes(void)
 {
-    static const struct {
-        int32_t rows, cols;
-        int per_row;
-        int32_t dense_row, dense_col;
-        int holes;
-    } shapes[] = {
+    static const tap_shape shapes[] = {
         { 0, 0, 0, -1, -1, 0 }, { 1, 1, 1, -1, -1, 0 }, { 1, 1, 0, -1, -1, 0 },
         { 2, 2, 1, -1, -1, 0 }, { 17, 9, 2, 3, -1, 0 }, { 9, 17, 3, -1, 4, 1 },
         { 31, 31, 3, -1, -1, 0 }, { 1023, 1023, 3, 0, 1022, 1 }, { 5003, 300, 5, 4000, -1, 0 },
@@ -110,30 +75,16 @@ static void test_shapes(void)
         { 70015, 300, 3, -1, -1, 1 }, { 300, 70001, 30, 2, -1, 0 },
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        tc_csr *a = tap_random_matrix(shapes[s].rows, shapes[s].cols, shapes[s].per_row,
-                                      shapes[s].dense_row, shapes[s].dense_col, (int)(s % 2));
-        if (shapes[s].holes)
-            a = holes(a);
-        tc_perm *p[3] = { NULL, NULL, NULL };
-        static const char *threads[3] = { "1", "2", "7" };
-        for (int t = 0; t < 3; t++) {
-            setenv("TC_THREADS", threads[t], 1);
-            p[t] = order_of(a, NULL, NULL, NULL);
-        }
-        unsetenv("TC_THREADS");
-        tc_perm *again = order_of(a, NULL, NULL, NULL);
-        ok(p[0] && p[0]->n == a->rows, "%dx%d, %d a row%s%s%s: a permutation of the rows",
-           a->rows, a->cols, shapes[s].per_row, shapes[s].dense_row >= 0 ? ", a dense row" : "",
-           shapes[s].dense_col >= 0 ? ", a dense column" : "",
-           shapes[s].holes ? ", a row in 4 empty" : "");
-        ok(same(p[0], p[1]) && same(p[0], p[2]) && same(p[0], again),
+        tc_csr *a = tap_shape_matrix(&shapes[s], (int)(s % 2));
+        tc_perm *p[4];
+        tap_orders_on_threads(method(), &shapes[s], a, p);
+        ok(tap_same_perm(p[0], p[1]) && tap_same_perm(p[0], p[2]) && tap_same_perm(p[0], p[3]),
            "  ... the same on 1, 2 and 7 threads, and again");
         int64_t before = tc_count_tc_blocks(a, 16, 8), after = blocks_in(a, p[0]);
         ok(after >= 0 && after <= before, "  ... TC blocks %lld -> %lld", (long long)before,
            (long long)after);
-        for (int t = 0; t < 3; t++)
+        for (int t = 0; t < 4; t++)
             tc_perm_free(p[t]);
-        tc_perm_free(again);
         tc_csr_free(a);
     }
 }
@@ -234,7 +185,7 @@ static void test_budget(void)
     setenv("TC_THREADS", "5", 1);
     tc_perm *five = order_of(a, "cap=1,budget=1", NULL, NULL);
     unsetenv("TC_THREADS");
-    ok(one && one->n == 5000 && same(one, five),
+    ok(one && one->n == 5000 && tap_same_perm(one, five),
        "a dense column, cap=1,budget=1: a permutation, the same on 1 and 5 threads");
     tc_perm *capped = order_of(a, "cap=8", NULL, NULL), *full = order_of(a, NULL, NULL, NULL);
     ok(capped && full && blocks_in(a, capped) <= tc_count_tc_blocks(a, 16, 8),
@@ -249,7 +200,7 @@ static void test_budget(void)
 
     a = stencil(12, 27, NULL);
     tc_perm *x = order_of(a, NULL, NULL, NULL), *y = order_of(a, "budget=1000000", NULL, NULL);
-    ok(same(x, y), "27-point stencil: the same order with budget=1000000 (no group reaches "
+    ok(tap_same_perm(x, y), "27-point stencil: the same order with budget=1000000 (no group reaches "
        "the default)");
     tc_perm_free(x);
     tc_perm_free(y);
@@ -292,30 +243,16 @@ static void test_kept(void)
     free(ci);
 }
 
-typedef struct seen {
-    int calls, monotone;
-    int64_t last, total;
-} seen;
-
-static void note_progress(void *user, int64_t done, int64_t total)
-{
-    seen *s = user;
-    s->monotone &= done >= s->last && done <= total;
-    s->last = done;
-    s->total = total;
-    s->calls++;
-}
-
 static void test_progress(void)
 {
     tc_csr *a = stencil(20, 7, NULL);
-    seen s = { 0, 1, 0, 0 };
-    tc_progress prog = { note_progress, &s };
+    tap_progress_log s = { 0, 0, 0, 1, 1 };
+    tc_progress prog = { tap_log_progress, &s };
     tc_perm *p = order_of(a, NULL, NULL, &prog);
     ok(p && s.calls > 13 && s.monotone && s.last == s.total && s.total == 13 * 8000,
-       "progress: %d reports, never back, ending at %lld of %lld (13 levels, 2^13 >= 8000 "
+       "progress: %lld reports, never back, ending at %lld of %lld (13 levels, 2^13 >= 8000 "
        "rows, x 8000 rows)",
-       s.calls, (long long)s.last, (long long)s.total);
+       (long long)s.calls, (long long)s.last, (long long)s.total);
     tc_perm_free(p);
     tc_csr_free(a);
 }

@@ -54,12 +54,6 @@ static int64_t blocks_after(const tc_csr *a, const tc_perm *perm)
     return n;
 }
 
-static int same_perm(const tc_perm *p, const tc_perm *q)
-{
-    return p && q && p->n == q->n &&
-           memcmp(p->new2old, q->new2old, sizeof(int32_t) * (size_t)p->n) == 0;
-}
-
 static void test_parameters(void)
 {
     ok(method() != NULL, "wjaccard is registered");
@@ -102,22 +96,6 @@ static void test_parameters(void)
     tc_csr_free(a);
 }
 
-/* a without the entries of its rows i with i % 4 == 1 (freed). */
-static tc_csr *with_empty_rows(tc_csr *a)
-{
-    int32_t *ri = malloc(sizeof(int32_t) * (size_t)(a->nnz + 1));
-    int32_t *ci = malloc(sizeof(int32_t) * (size_t)(a->nnz + 1));
-    int64_t n = 0;
-    for (int32_t i = 0; i < a->rows; i++)
-        for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1] && i % 4 != 1; e++, n++)
-            ri[n] = i, ci[n] = a->colidx[e];
-    tc_csr *b = from_coo(a->rows, a->cols, n, ri, ci);
-    tc_csr_free(a);
-    free(ri);
-    free(ci);
-    return b;
-}
-
 /* The empty rows of a are among the rows that go last in original order:
    from the first empty row on, p's order is increasing. */
 static int empty_rows_last(const tc_csr *a, const tc_perm *p)
@@ -135,12 +113,7 @@ static int empty_rows_last(const tc_csr *a, const tc_perm *p)
    rows, those last. */
 static void test_shapes(void)
 {
-    static const struct {
-        int32_t rows, cols;
-        int per_row;
-        int32_t dense_row, dense_col;
-        int holes;      /* rows 1, 5, 9, ... empty */
-    } shapes[] = {
+    static const tap_shape shapes[] = {
         { 0, 0, 0, -1, -1, 0 }, { 1, 1, 1, -1, -1, 0 }, { 1, 1, 0, -1, -1, 0 },
         { 2, 2, 1, -1, -1, 0 }, { 17, 9, 2, 3, -1, 0 }, { 9, 17, 3, -1, 4, 1 },
         { 1000, 1000, 3, 0, 999, 1 }, { 5003, 300, 5, 4000, -1, 0 },
@@ -148,24 +121,12 @@ static void test_shapes(void)
         { 70001, 300, 3, -1, -1, 1 }, { 300, 70001, 30, 2, -1, 0 },
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        tc_csr *a = tap_random_matrix(shapes[s].rows, shapes[s].cols, shapes[s].per_row,
-                                      shapes[s].dense_row, shapes[s].dense_col, (int)(s % 2));
-        if (shapes[s].holes)
-            a = with_empty_rows(a);
-        tc_perm *p[3] = { NULL, NULL, NULL }, *again;
-        static const char *threads[3] = { "1", "2", "7" };
-        for (int t = 0; t < 3; t++) {
-            setenv("TC_THREADS", threads[t], 1);
-            p[t] = order(a, NULL, NULL);
-        }
-        again = order(a, NULL, NULL);
-        unsetenv("TC_THREADS");
-        ok(p[0] && p[0]->n == a->rows, "%dx%d, %d a row%s%s%s: a permutation of the rows",
-           a->rows, a->cols, shapes[s].per_row, shapes[s].dense_row >= 0 ? ", a dense row" : "",
-           shapes[s].dense_col >= 0 ? ", a dense column" : "",
-           shapes[s].holes ? ", a row in 4 empty" : "");
-        ok(same_perm(p[0], p[1]) && same_perm(p[0], p[2]), "  ... the same on 1, 2 and 7 threads");
-        ok(same_perm(p[2], again), "  ... and again");
+        tc_csr *a = tap_shape_matrix(&shapes[s], (int)(s % 2));
+        tc_perm *p[4];
+        tap_orders_on_threads(method(), &shapes[s], a, p);
+        ok(tap_same_perm(p[0], p[1]) && tap_same_perm(p[0], p[2]),
+           "  ... the same on 1, 2 and 7 threads");
+        ok(tap_same_perm(p[2], p[3]), "  ... and again");
         int64_t before = tc_count_tc_blocks(a, 16, 8), after = p[0] ? blocks_after(a, p[0]) : -1;
         ok(after >= 0 && after <= before, "  ... TC blocks %lld -> %lld", (long long)before,
            (long long)after);
@@ -173,9 +134,8 @@ static void test_shapes(void)
             ok(tc_perm_is_identity(p[0]) || empty_rows_last(a, p[0]),
                "  ... %s", tc_perm_is_identity(p[0]) ? "the input order kept"
                                                      : "the empty rows last, in order");
-        for (int t = 0; t < 3; t++)
+        for (int t = 0; t < 4; t++)
             tc_perm_free(p[t]);
-        tc_perm_free(again);
         tc_csr_free(a);
     }
 }
@@ -479,26 +439,11 @@ static void test_window_swaps(void)
     tc_csr_free(a);
 }
 
-typedef struct progress_log {
-    int64_t calls, last, total;
-    int monotone, same_total;
-} progress_log;
-
-static void log_progress(void *ctx, int64_t done, int64_t total)
-{
-    progress_log *l = ctx;
-    l->monotone &= done >= l->last && done <= total;
-    l->same_total &= l->calls == 0 || total == l->total;
-    l->calls++;
-    l->last = done;
-    l->total = total;
-}
-
 static void test_progress(void)
 {
     tc_csr *a = tap_random_matrix(20000, 20000, 8, -1, -1, 1);
-    progress_log l = { 0, 0, 0, 1, 1 };
-    tc_progress prog = { log_progress, &l };
+    tap_progress_log l = { 0, 0, 0, 1, 1 };
+    tc_progress prog = { tap_log_progress, &l };
     setenv("TC_THREADS", "2", 1);
     tc_perm *p = order(a, NULL, &prog);
     unsetenv("TC_THREADS");
@@ -549,7 +494,7 @@ static void test_budget_threads(void)
         unsetenv("TC_THREADS");
         ok(p[0] && p[0]->n == a->rows, "power law 9000x6000, %lld nonzeros, %s: a permutation",
            (long long)a->nnz, params[q] ? params[q] : "defaults");
-        ok(same_perm(p[0], p[1]) && same_perm(p[0], p[2]) && same_perm(p[0], p[3]),
+        ok(tap_same_perm(p[0], p[1]) && tap_same_perm(p[0], p[2]) && tap_same_perm(p[0], p[3]),
            "  ... the same on 1, 2, 3 and 8 threads");
         int64_t before = tc_count_tc_blocks(a, 16, 8), after = p[0] ? blocks_after(a, p[0]) : -1;
         ok(after >= 0 && after <= before, "  ... TC blocks %lld -> %lld", (long long)before,

@@ -105,6 +105,91 @@ __attribute__((unused)) static int tap_same_pattern(const tc_csr *a, const tc_cs
            memcmp(a->colidx, b->colidx, sizeof *a->colidx * (size_t)a->nnz) == 0;
 }
 
+/* p and q hold the same order. */
+__attribute__((unused)) static int tap_same_perm(const tc_perm *p, const tc_perm *q)
+{
+    return p && q && p->n == q->n &&
+           memcmp(p->new2old, q->new2old, sizeof(int32_t) * (size_t)p->n) == 0;
+}
+
+/* a without the entries of its rows i with i % 4 == 1 (a freed). */
+__attribute__((unused)) static tc_csr *tap_with_empty_rows(tc_csr *a)
+{
+    int32_t *ri = malloc(sizeof(int32_t) * (size_t)(a->nnz + 1));
+    int32_t *ci = malloc(sizeof(int32_t) * (size_t)(a->nnz + 1));
+    int64_t n = 0;
+    for (int32_t i = 0; i < a->rows; i++)
+        for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1] && i % 4 != 1; e++, n++)
+            ri[n] = i, ci[n] = a->colidx[e];
+    tc_csr *b = NULL;
+    tc_error err;
+    if (tc_csr_from_coo(&b, a->rows, a->cols, n, ri, ci, NULL, 1, &err))
+        diag("tc_csr_from_coo: %s", err.msg);
+    tc_csr_free(a);
+    free(ri);
+    free(ci);
+    return b;
+}
+
+/* An awkward shape for the reorderings' tests: rows x cols, about
+   per_row a row, a dense row and a dense column (-1: none), and with
+   holes, rows 1, 5, 9, ... empty. */
+typedef struct tap_shape {
+    int32_t rows, cols;
+    int per_row;
+    int32_t dense_row, dense_col;
+    int holes;
+} tap_shape;
+
+/* The matrix of shape s (pattern or real). */
+__attribute__((unused)) static tc_csr *tap_shape_matrix(const tap_shape *s, int pattern)
+{
+    tc_csr *a = tap_random_matrix(s->rows, s->cols, s->per_row, s->dense_row, s->dense_col,
+                                  pattern);
+    return s->holes ? tap_with_empty_rows(a) : a;
+}
+
+/* Reordering m's order of a with its defaults on 1, 2 and 7 threads
+   (p[0 .. 2]) and on the default count (p[3]); NULL with a diagnostic
+   where it failed. Then checks that p[0] is a permutation of a's rows,
+   the check named after s. */
+__attribute__((unused)) static void tap_orders_on_threads(const tc_reorder_method *m,
+                                                           const tap_shape *s, const tc_csr *a,
+                                                           tc_perm *p[4])
+{
+    static const char *threads[4] = { "1", "2", "7", NULL };
+    for (int t = 0; t < 4; t++) {
+        tc_params none = { 0 };
+        tc_error err;
+        if (threads[t])
+            setenv("TC_THREADS", threads[t], 1);
+        else
+            unsetenv("TC_THREADS");
+        p[t] = NULL;
+        if (tc_reorder_run(m, a, &none, &p[t], NULL, &err))
+            diag("%s: %s", tc_reorder_name(m), err.msg);
+    }
+    ok(p[0] && p[0]->n == a->rows, "%dx%d, %d a row%s%s%s: a permutation of the rows",
+       a->rows, a->cols, s->per_row, s->dense_row >= 0 ? ", a dense row" : "",
+       s->dense_col >= 0 ? ", a dense column" : "", s->holes ? ", a row in 4 empty" : "");
+}
+
+/* A tc_progress that records what it was told: {0, 0, 0, 1, 1} to start. */
+typedef struct tap_progress_log {
+    int64_t calls, last, total;
+    int monotone, same_total;   /* never back nor past the total; one total */
+} tap_progress_log;
+
+__attribute__((unused)) static void tap_log_progress(void *ctx, int64_t done, int64_t total)
+{
+    tap_progress_log *l = ctx;
+    l->monotone &= done >= l->last && done <= total;
+    l->same_total &= l->calls == 0 || total == l->total;
+    l->calls++;
+    l->last = done;
+    l->total = total;
+}
+
 /* A parameter refusal a reordering must make: the parameters given and
    the message expected. */
 typedef struct tap_refusal {

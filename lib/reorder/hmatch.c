@@ -326,14 +326,14 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
     tc_status st = tc_csr_transpose(&pattern, &t, err);
     if (st)
         return st;
-    /* two of each: this level's and the next's */
+    /* two of each: this level's and the next's (the unions of columns
+       allocated as they are first written, below) */
     int32_t *group_of = tc_malloc_array(rows, sizeof *group_of, err);
     int32_t *member[2] = { NULL, NULL }, *col[2] = { NULL, NULL }, *start[2] = { NULL, NULL };
     int64_t *uoff[2] = { NULL, NULL };
     int ok = group_of != NULL;
     for (int i = 0; i < 2 && ok; i++)
         ok = (member[i] = tc_malloc_array(rows, sizeof *member[i], err)) &&
-             (col[i] = tc_malloc_array(nnz > 0 ? nnz : 1, sizeof *col[i], err)) &&
              (start[i] = tc_malloc_array((int64_t)rows + 1, sizeof *start[i], err)) &&
              (uoff[i] = tc_malloc_array((int64_t)rows + 1, sizeof *uoff[i], err));
     int32_t *partner = ok ? tc_malloc_array(rows, sizeof *partner, err) : NULL;
@@ -370,6 +370,14 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
             st = match(&ss, list, partner, err);
         if (st)
             goto done;
+        /* a level's unions hold no more columns than the level before's:
+           the first write sizes the buffer for every later one (level 0's
+           are a's own rows, col[0] is first written at level 1) */
+        if (!col[!cur] && !(col[!cur] = tc_malloc_array(lv.uoff[lv.m] > 0 ? lv.uoff[lv.m] : 1,
+                                                        sizeof *col[!cur], err))) {
+            st = TC_ERR_NOMEM;
+            goto done;
+        }
         level next = { .start = start[!cur], .uoff = uoff[!cur] };
         merge_level(&lv, member[cur], partner, l < WINDOW_LEVELS, member[!cur], col[!cur], &next,
                     group_of, retired, &nretired);

@@ -31,7 +31,10 @@
  * bit L + 32 (lines 31-37, hrpb.h); A and B are rounded with
  * cvt.rna.tf32.f32, and 4 mma.m16n8k4 add the brick into c_frag (lines
  * 40-41). With TM = 16 a brick column has one brick at most, always in
- * brick row 0, so its `rows` entry is not read.
+ * brick row 0, so its `rows` entry is not read; with TM = 32 (the
+ * paper's Section 3.2 allows it, its evaluation runs 16) a warp's tile of
+ * C is 32 x 32, and both brick rows of a brick column take the same B
+ * fragment: a block's 16 rows of B serve 32 rows of A.
  *
  * Unlike Algorithm 1, each warp stages its own copy of the block and its
  * own 32 columns of B, in its own part of shared memory, so that warps
@@ -99,9 +102,11 @@
  * tensor-core variants then stage B with plain 4-byte loads (no cp.async),
  * and only the block's bytes are in flight ahead.
  *
- * Shapes: the paper's TM = 16, TK = 16 only (its evaluation runs TM = 16
- * throughout); select refuses others with TC_ERR_UNSUPPORTED. Precision
- * "tf32": A and B rounded to TF32, products summed in float32.
+ * Shapes: TK = 16 (the paper's) and TM = 16 or 32; select refuses others
+ * with TC_ERR_UNSUPPORTED. TM = 32 gathers fewer rows of B where a 32-row
+ * panel has fewer than twice a 16-row one's columns (rows ordered into
+ * bricks of a grid: tcreorder -r hmatch), at twice the registers for C.
+ * Precision "tf32": A and B rounded to TF32, products summed in float32.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -114,7 +119,7 @@
 #include "mma.cuh"
 #include "rowaddr.cuh"
 
-#define TM TC_SEG_ROWS          /* panel rows: one brick row */
+#define BRICK_ROWS TC_SEG_ROWS  /* rows of a brick, and of a segment */
 #define TK 16                   /* compacted columns per block */
 #define STRIPS (TK / TC_BRICK_K)        /* brick columns per block */
 #define TN 32                   /* columns of C per warp (Section 3.3) */
@@ -123,9 +128,12 @@
 #define STAGES 2                /* "tc": blocks in flight per warp */
 #define LEAD 2                  /* "tc": steps by which metadata lead fetches */
 #define MIN_PIECE 4             /* the fewest blocks of a virtual panel */
-/* The largest block: colPtr (5 bytes) and rows (4) padded to 16, 4
-   patterns, 256 values: tc_hrpb_block_bytes(16, 4, 256). */
-#define BLOCK_BYTES 1072
+/* The largest block of a panel of PR rows: colPtr (5 bytes) and rows
+   (PR / 16 * 4) padded to 8, its bricks' patterns, PR * TK values:
+   tc_hrpb_block_bytes(16, PR / 16 * 4, PR * 16), 1072 and 2128 bytes. */
+#define BLOCK_BYTES(PR) \
+    (((STRIPS + 1 + (PR) / BRICK_ROWS * STRIPS + 7) / 8 * 8 + 8 * ((PR) / BRICK_ROWS * STRIPS) + \
+      4 * (PR) * TK + 15) / 16 * 16)
 /* Row pitch of a stage's B (floats): the 8 lanes of a quarter warp read
    16 bytes each at row tig, column 4 gid (multiply); a pitch of 8 mod 32
    banks puts them in 8 different 16-byte bank groups. */
@@ -161,10 +169,10 @@ static __device__ __forceinline__ int patterns_at(int nb)
 /* "tc", "tc-sync"                                                           */
 /* ------------------------------------------------------------------------ */
 
-/* One stage of a warp's ring: a block's bytes and its 16 rows of B (the
-   warp's 32 columns). */
-struct stage {
-    uint4 a[BLOCK_BYTES / 16];
+/* One stage of a warp's ring: a block's bytes (PR rows) and its 16 rows
+   of B (the warp's 32 columns). */
+template <int PR> struct stage {
+    uint4 a[BLOCK_BYTES(PR) / 16];
     float b[TK * B_PITCH];
 };
 
@@ -189,13 +197,13 @@ static __device__ __forceinline__ meta meta_of(const hr_args &a, int64_t blk, in
    16 rows of 8 chunks, lane l chunk l % 8 of rows l / 8 + 4 j; else lane l
    column l of each row, loaded now. Columns at or past N, and dummy
    columns, are zeros. */
-template <bool VEC>
-static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, stage *st,
+template <int PR, bool VEC>
+static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, stage<PR> *st,
                                              int32_t tile0, int lane)
 {
     const uint4 *src = (const uint4 *)(a.packed + m.at);
 #pragma unroll
-    for (int j = 0; j < (BLOCK_BYTES / 16 + 31) / 32; j++)
+    for (int j = 0; j < (BLOCK_BYTES(PR) / 16 + 31) / 32; j++)
         if (lane + 32 * j < m.chunks)
             tc_cp_async16(&st->a[lane + 32 * j], src + lane + 32 * j, 1);
     if (VEC) {
@@ -227,34 +235,49 @@ static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, st
    - n-tile t of the warp takes the tile's columns 4 j + t (j = 0..7): lane
      (gid, tig) then needs columns 4 gid .. 4 gid + 3 of B row 4 bc + tig,
      one 16-byte load, and its C fragments end up holding 8 consecutive
-     columns of each of its two rows (store_tile). */
-static __device__ __forceinline__ void multiply(const stage *st, int lane, float acc[4][4])
+     columns of each of its two rows (store_tile).
+   - PR = 32: a brick column holds a brick in brick row 0, 1 or both (its
+     `rows` bytes say which), and both take the same B fragment: acc[h]
+     is brick row h's. The rows of B a block gathers serve 32 rows of A,
+     not 16: where a 32-row panel's columns are fewer than twice a 16-row
+     one's (a brick of a 3-D grid's rows), fewer gathers in all. */
+template <int PR>
+static __device__ __forceinline__ void multiply(const stage<PR> *st, int lane,
+                                                float acc[PR / BRICK_ROWS][4][4])
 {
     const uint8_t *blk = (const uint8_t *)st->a;
     const int gid = lane >> 2, tig = lane & 3;
     const uint64_t head = *(const uint64_t *)blk;       /* colPtr[0 .. STRIPS] */
     const int nb = (int)(head >> (8 * STRIPS)) & 0xff, pa = patterns_at(nb);
+    const uint8_t *brick_row = blk + STRIPS + 1;
     const uint2 *pattern = (const uint2 *)(blk + pa);
     const float *value = (const float *)(blk + pa + 8 * nb);
     const uint32_t below = (1u << lane) - 1;
     int offset = 0;             /* nnz_offset: the brick's first value */
 #pragma unroll
     for (int bc = 0; bc < STRIPS; bc++) {
-        const int j = (int)(head >> (8 * bc)) & 0xff;
-        if (j == ((int)(head >> (8 * bc + 8)) & 0xff))
+        int j = (int)(head >> (8 * bc)) & 0xff;
+        const int end = (int)(head >> (8 * bc + 8)) & 0xff;
+        if (j == end)
             continue;
-        const uint2 p = pattern[j];
-        const int low = __popc(p.x);
-        const float v0 = value[offset + __popc(p.x & below)];
-        const float v1 = value[offset + low + __popc(p.y & below)];
-        const uint32_t a0 = tc_tf32((p.x >> lane) & 1 ? v0 : 0.0f);
-        const uint32_t a1 = tc_tf32((p.y >> lane) & 1 ? v1 : 0.0f);
-        offset += low + __popc(p.y);
         const float4 b = *(const float4 *)&st->b[(TC_BRICK_K * bc + tig) * B_PITCH + 4 * gid];
-        tc_mma_m16n8k4_tf32(acc[0], a0, a1, tc_tf32(b.x));
-        tc_mma_m16n8k4_tf32(acc[1], a0, a1, tc_tf32(b.y));
-        tc_mma_m16n8k4_tf32(acc[2], a0, a1, tc_tf32(b.z));
-        tc_mma_m16n8k4_tf32(acc[3], a0, a1, tc_tf32(b.w));
+        const uint32_t b0 = tc_tf32(b.x), b1 = tc_tf32(b.y), b2 = tc_tf32(b.z), b3 = tc_tf32(b.w);
+#pragma unroll
+        for (int h = 0; h < PR / BRICK_ROWS; h++) {
+            if (PR > BRICK_ROWS && (j == end || brick_row[j] != h))
+                continue;
+            const uint2 p = pattern[j++];
+            const int low = __popc(p.x);
+            const float v0 = value[offset + __popc(p.x & below)];
+            const float v1 = value[offset + low + __popc(p.y & below)];
+            const uint32_t a0 = tc_tf32((p.x >> lane) & 1 ? v0 : 0.0f);
+            const uint32_t a1 = tc_tf32((p.y >> lane) & 1 ? v1 : 0.0f);
+            offset += low + __popc(p.y);
+            tc_mma_m16n8k4_tf32(acc[h][0], a0, a1, b0);
+            tc_mma_m16n8k4_tf32(acc[h][1], a0, a1, b1);
+            tc_mma_m16n8k4_tf32(acc[h][2], a0, a1, b2);
+            tc_mma_m16n8k4_tf32(acc[h][3], a0, a1, b3);
+        }
     }
 }
 
@@ -263,9 +286,9 @@ static __device__ __forceinline__ void multiply(const stage *st, int lane, float
    once its group has landed; the metadata of block f are read at step
    f - D into a queue of D, so that a fetch does not wait on a load that
    was issued only one short step before. */
-template <int S, int D, bool VEC>
+template <int S, int D, bool VEC, int PR>
 static __device__ void tc_range(const hr_args &a, int64_t lo, int64_t hi, int32_t tile0,
-                                stage *ring, float acc[4][4])
+                                stage<PR> *ring, float acc[PR / BRICK_ROWS][4][4])
 {
     const int lane = threadIdx.x & 31;
     meta q[D];
@@ -282,7 +305,7 @@ static __device__ void tc_range(const hr_args &a, int64_t lo, int64_t hi, int32_
                 q[i] = q[i + 1];
             if (f + D < hi)
                 q[D - 1] = meta_of(a, f + D, lane);
-            fetch<VEC>(a, m, &ring[fs], tile0, lane);
+            fetch<PR, VEC>(a, m, &ring[fs], tile0, lane);
             fs = fs + 1 == S ? 0 : fs + 1;
         } else {
             tc_cp_async_commit();
@@ -298,18 +321,22 @@ static __device__ void tc_range(const hr_args &a, int64_t lo, int64_t hi, int32_
     tc_cp_async_wait<0>();
 }
 
-/* The warp's 16 x TN tile of C from multiply's fragments: lane (gid, tig)
-   holds columns tile0 + 8 tig + 4 h + t of row gid (acc[t][h]) and of row
-   gid + 8 (acc[t][2 + h]), t = 0..3, h = 0, 1. */
-template <bool VEC>
+/* The warp's PR x TN tile of C from multiply's fragments: in brick row
+   br's (acc[br]), lane (gid, tig) holds columns tile0 + 8 tig + 4 h + t of
+   row 16 br + gid (acc[br][t][h]) and of row 16 br + gid + 8
+   (acc[br][t][2 + h]), t = 0..3, h = 0, 1. */
+template <int PR, bool VEC>
 static __device__ __forceinline__ void store_tile(const tc_seg &s, const hr_args &a,
-                                                  int32_t tile0, int lane, const float acc[4][4])
+                                                  int32_t tile0, int lane,
+                                                  const float acc[PR / BRICK_ROWS][4][4])
 {
     const int gid = lane >> 2, tig = lane & 3;
 #pragma unroll
-    for (int e = 0; e < 4; e++)         /* row gid + 8 (e / 2), h = e % 2 */
-        tc_seg_putv(s, a.C, a.n, gid + 8 * (e >> 1), tile0 + 8 * tig + 4 * (e & 1),
-                    tc_acc_row(acc, e >> 1, e & 1), VEC);
+    for (int br = 0; br < PR / BRICK_ROWS; br++)
+#pragma unroll
+        for (int e = 0; e < 4; e++)     /* row gid + 8 (e / 2), h = e % 2 */
+            tc_seg_putv(s, a.C, a.n, BRICK_ROWS * br + gid + 8 * (e >> 1),
+                        tile0 + 8 * tig + 4 * (e & 1), tc_acc_row(acc[br], e >> 1, e & 1), VEC);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -317,22 +344,25 @@ static __device__ __forceinline__ void store_tile(const tc_seg &s, const hr_args
 /* ------------------------------------------------------------------------ */
 
 /* acc[r] += row r of blocks [lo, hi) times column c of B: each brick's set
-   bits only (bit 4 r + j: row r, its brick column's compacted column j),
-   values in the bits' order. */
+   bits only (bit 4 r + j of brick row br's brick: row 16 br + r, its brick
+   column's compacted column j), values in the bits' order. */
+template <int PR>
 static __device__ void cuda_range(const hr_args &a, int64_t lo, int64_t hi, int32_t c,
-                                  float acc[TM])
+                                  float acc[PR])
 {
     const bool in = c < a.n;
     for (int64_t b = lo; b < hi; b++) {
         const uint8_t *blk = a.packed + a.sizePtr[b];
         const int nb = blk[STRIPS], pa = patterns_at(nb);
+        const uint8_t *brick_row = blk + STRIPS + 1;
         const uint64_t *pattern = (const uint64_t *)(blk + pa);
         const float *value = (const float *)(blk + pa + 8 * nb);
         int offset = 0;
         for (int bc = 0; bc < STRIPS; bc++) {
-            if (blk[bc] == blk[bc + 1])
+            int k = blk[bc];
+            const int end = blk[bc + 1];
+            if (k == end)
                 continue;
-            const uint64_t p = pattern[blk[bc]];
             float x[TC_BRICK_K];
 #pragma unroll
             for (int j = 0; j < TC_BRICK_K; j++) {
@@ -340,11 +370,18 @@ static __device__ void cuda_range(const hr_args &a, int64_t lo, int64_t hi, int3
                 x[j] = in && col != TC_HRPB_DUMMY_COL ? a.B[tc_row_elems(col, a.n) + c] : 0.0f;
             }
 #pragma unroll
-            for (int r = 0; r < TM; r++)
+            for (int br = 0; br < PR / BRICK_ROWS; br++) {
+                if (PR > BRICK_ROWS && (k == end || brick_row[k] != br))
+                    continue;
+                const uint64_t p = pattern[k++];
 #pragma unroll
-                for (int j = 0; j < TC_BRICK_K; j++)
-                    if ((p >> (TC_BRICK_K * r + j)) & 1)
-                        acc[r] = fmaf(value[offset++], x[j], acc[r]);
+                for (int r = 0; r < BRICK_ROWS; r++)
+#pragma unroll
+                    for (int j = 0; j < TC_BRICK_K; j++)
+                        if ((p >> (TC_BRICK_K * r + j)) & 1)
+                            acc[BRICK_ROWS * br + r] =
+                                fmaf(value[offset++], x[j], acc[BRICK_ROWS * br + r]);
+            }
         }
     }
 }
@@ -355,8 +392,8 @@ static __device__ void cuda_range(const hr_args &a, int64_t lo, int64_t hi, int3
 
 /* Warp w of thread block u: unit i = u * WARPS + w, which is the TN
    columns of C from (i % tiles) * TN of virtual panel i / tiles. S:
-   stages, D: metadata lead (0, 0 for "cuda"). */
-template <int S, int D, bool VEC>
+   stages, D: metadata lead (0, 0 for "cuda"); PR: the panels' rows. */
+template <int S, int D, bool VEC, int PR>
 __global__ void __launch_bounds__(WARPS * 32) hr_kernel(hr_args a)
 {
     extern __shared__ uint4 smem[];
@@ -367,25 +404,27 @@ __global__ void __launch_bounds__(WARPS * 32) hr_kernel(hr_args a)
     const tc_seg s = a.seg[unit / a.tiles];
     const int32_t tile0 = (int32_t)(unit % a.tiles) * TN;
     if constexpr (S == 0) {
-        float acc[TM];
+        float acc[PR];
 #pragma unroll
-        for (int r = 0; r < TM; r++)
+        for (int r = 0; r < PR; r++)
             acc[r] = 0.0f;
-        cuda_range(a, s.block, s.block + s.nblocks, tile0 + lane, acc);
+        cuda_range<PR>(a, s.block, s.block + s.nblocks, tile0 + lane, acc);
 #pragma unroll
-        for (int r = 0; r < TM; r++)
+        for (int r = 0; r < PR; r++)
             tc_seg_put(s, a.C, a.n, r, tile0 + lane, acc[r]);
     } else {
-        float acc[TN / 8][4] = {};
-        tc_range<S, D, VEC>(a, s.block, s.block + s.nblocks, tile0, (stage *)smem + S * w, acc);
-        store_tile<VEC>(s, a, tile0, lane, acc);
+        float acc[PR / BRICK_ROWS][TN / 8][4] = {};
+        tc_range<S, D, VEC, PR>(a, s.block, s.block + s.nblocks, tile0,
+                                (stage<PR> *)smem + S * w, acc);
+        store_tile<PR, VEC>(s, a, tile0, lane, acc);
     }
 }
 
 /* Warp w of the thread block takes a run of unit blockIdx.x's blocks
-   (tc_seg_warp_range); the TEAM_WARPS 16 x TN tiles are then added up in
-   shared memory, where the rings were, and stored once (tc_seg_store). */
-template <int S, int D, bool VEC>
+   (tc_seg_warp_range); the TEAM_WARPS 16 x TN tiles of each brick row are
+   then added up in shared memory, where the rings were, and stored once
+   (tc_seg_store, on the segment's rows from that brick row's). */
+template <int S, int D, bool VEC, int PR>
 __global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
 {
     extern __shared__ uint4 smem[];
@@ -394,13 +433,19 @@ __global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
     const int tile = (int)(blockIdx.x % a.tiles);
     int64_t lo, hi;
     tc_seg_warp_range(s, &lo, &hi);
-    float acc[TN / 8][4] = {};
-    tc_range<S, D, VEC>(a, lo, hi, tile * TN, (stage *)smem + S * w, acc);
-    __syncthreads();            /* the rings are free */
+    float acc[PR / BRICK_ROWS][TN / 8][4] = {};
+    tc_range<S, D, VEC, PR>(a, lo, hi, tile * TN, (stage<PR> *)smem + S * w, acc);
     float *part = (float *)smem;
-    tc_acc_tile_put(part + w * TM * TN, TN, acc);
-    __syncthreads();
-    tc_seg_store<TN>(s, part, tile, NULL, a.C, a.rows, a.n);
+#pragma unroll
+    for (int br = 0; br < PR / BRICK_ROWS; br++) {
+        __syncthreads();        /* the rings, or the brick row before, are done with */
+        tc_acc_tile_put(part + w * BRICK_ROWS * TN, TN, acc[br]);
+        __syncthreads();
+        tc_seg rows = s;
+        rows.row0 += BRICK_ROWS * br;
+        rows.mask >>= BRICK_ROWS * br;
+        tc_seg_store<TN>(rows, part, tile, NULL, a.C, a.rows, a.n);
+    }
 }
 
 static int stages_of(int v)
@@ -417,32 +462,44 @@ static bool team(int v)
 
 typedef void (*kernel_fn)(hr_args);
 
-/* The kernel of variant v for N (VEC when N % 4 == 0). */
-static kernel_fn kernel_of(int v, int32_t n)
+template <int PR>
+static kernel_fn kernel_rows(int v, bool vec)
 {
-    const bool vec = n % 4 == 0;
     if (v == V_TC)
-        return vec ? hr_kernel<STAGES, LEAD, true> : hr_kernel<STAGES, LEAD, false>;
+        return vec ? hr_kernel<STAGES, LEAD, true, PR> : hr_kernel<STAGES, LEAD, false, PR>;
     if (v == V_TC_SYNC)
-        return vec ? hr_kernel<1, 1, true> : hr_kernel<1, 1, false>;
+        return vec ? hr_kernel<1, 1, true, PR> : hr_kernel<1, 1, false, PR>;
     if (v == V_TEAM)
-        return vec ? hr_team_kernel<STAGES, LEAD, true> : hr_team_kernel<STAGES, LEAD, false>;
+        return vec ? hr_team_kernel<STAGES, LEAD, true, PR>
+                   : hr_team_kernel<STAGES, LEAD, false, PR>;
     if (v == V_TEAM_SYNC)
-        return vec ? hr_team_kernel<1, 1, true> : hr_team_kernel<1, 1, false>;
-    return hr_kernel<0, 0, false>;
+        return vec ? hr_team_kernel<1, 1, true, PR> : hr_team_kernel<1, 1, false, PR>;
+    return hr_kernel<0, 0, false, PR>;
 }
 
-/* The team kernels add their warps' tiles where the rings were. */
-static_assert(sizeof(stage) >= TM * TN * sizeof(float), "a ring holds a warp's tile of C");
+/* The kernel of variant v for N (VEC when N % 4 == 0) and panels of tm
+   rows (16 or 32). */
+static kernel_fn kernel_of(int v, int32_t n, int tm)
+{
+    return tm == 2 * BRICK_ROWS ? kernel_rows<2 * BRICK_ROWS>(v, n % 4 == 0)
+                                : kernel_rows<BRICK_ROWS>(v, n % 4 == 0);
+}
+
+/* The team kernels add their warps' tiles, a brick row at a time, where
+   the rings were. */
+static_assert(sizeof(stage<BRICK_ROWS>) >= BRICK_ROWS * TN * sizeof(float),
+              "a ring holds a warp's tile of C");
 
 static int warps_of(int v)
 {
     return team(v) ? TEAM_WARPS : WARPS;
 }
 
-static size_t smem_of(int v)
+static size_t smem_of(int v, int tm)
 {
-    return (size_t)warps_of(v) * (size_t)stages_of(v) * sizeof(stage);
+    const size_t st = tm == 2 * BRICK_ROWS ? sizeof(stage<2 * BRICK_ROWS>)
+                                           : sizeof(stage<BRICK_ROWS>);
+    return (size_t)warps_of(v) * (size_t)stages_of(v) * st;
 }
 
 static int64_t ceil_div(int64_t a, int64_t b)
@@ -467,13 +524,14 @@ static int64_t min_piece(int v)
 /* Plan                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* Zeroes the rows of split panel blockIdx.x, which its virtual panels add
-   into: its valid rows, contiguous in C from row row0[blockIdx.x]. */
-__global__ void zero_panels(const int32_t *row0, int32_t rows, float *C, int32_t n)
+/* Zeroes the rows of split panel blockIdx.x (tm rows), which its virtual
+   panels add into: its valid rows, contiguous in C from row
+   row0[blockIdx.x]. */
+__global__ void zero_panels(const int32_t *row0, int tm, int32_t rows, float *C, int32_t n)
 {
     const int32_t r0 = row0[blockIdx.x];
     float *c = C + (int64_t)r0 * n;
-    const int64_t count = (int64_t)min(TM, rows - r0) * n;
+    const int64_t count = (int64_t)min(tm, rows - r0) * n;
     for (int64_t i = threadIdx.x; i < count; i += blockDim.x)
         c[i] = 0.0f;
 }
@@ -517,8 +575,8 @@ static tc_status hr_run(tc_kplan *base, const float *B, float *C, tc_error *err)
     const hr_work *w = &p->work[v];
     cudaStream_t s = base->gpu->stream;
     if (w->nsplit) {
-        zero_panels<<<(unsigned)w->nsplit, ZERO_THREADS, 0, s>>>(w->split_row0, base->rows, C,
-                                                                base->n);
+        zero_panels<<<(unsigned)w->nsplit, ZERO_THREADS, 0, s>>>(w->split_row0, p->tm,
+                                                                base->rows, C, base->n);
         tc_status st = TC_LAUNCHED(err, "zero_panels");
         if (st != TC_OK)
             return st;
@@ -526,7 +584,8 @@ static tc_status hr_run(tc_kplan *base, const float *B, float *C, tc_error *err)
     const int64_t grid = grid_of(v, w->nseg * p->tiles);
     if (grid == 0)
         return TC_OK;
-    kernel_of(v, base->n)<<<(unsigned)grid, 32 * warps_of(v), smem_of(v), s>>>(args_for(p, B, C));
+    kernel_of(v, base->n, p->tm)<<<(unsigned)grid, 32 * warps_of(v), smem_of(v, p->tm), s>>>(
+        args_for(p, B, C));
     return TC_LAUNCHED(err, "hr_kernel");
 }
 
@@ -556,7 +615,8 @@ static tc_status panel_share(const hr_plan *p, const tc_hrpb *h, int v, double *
 {
     int per_sm = 0;
     tc_status st = TC_CUDA(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                    &per_sm, kernel_of(v, p->base.n), 32 * warps_of(v), smem_of(v)));
+                                    &per_sm, kernel_of(v, p->base.n, p->tm), 32 * warps_of(v),
+                                    smem_of(v, p->tm)));
     if (st != TC_OK)
         return st;
     const int64_t resident = (int64_t)tc_gpu_get_info(p->base.gpu)->sm_count * per_sm;
@@ -593,9 +653,9 @@ static tc_status build_work(hr_plan *p, const tc_hrpb *h, int v, tc_error *err)
     double share = 1;
     /* the team kernels' rings pass the 48 KB a launch gets unasked; set
        before the occupancy query, which counts with it */
-    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(kernel_of(v, p->base.n),
+    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(kernel_of(v, p->base.n, p->tm),
                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)smem_of(v)));
+                                                     (int)smem_of(v, p->tm)));
     if (st == TC_OK && h->npanels)
         st = panel_share(p, h, v, &share, err);
     if (st != TC_OK)
@@ -618,12 +678,13 @@ static tc_status build_work(hr_plan *p, const tc_hrpb *h, int v, tc_error *err)
     for (int64_t i = 0; i < h->npanels; i++) {
         const int64_t lo = h->blockedRowPtr[i], nb = h->blockedRowPtr[i + 1] - lo;
         const int64_t k = pieces_of(h, i, share, min_piece(v));
-        const int32_t row0 = (int32_t)(i * TM);
-        const int valid = h->base.rows - row0 < TM ? h->base.rows - row0 : TM;
+        const int32_t row0 = (int32_t)(i * p->tm);
+        const int valid = h->base.rows - row0 < p->tm ? h->base.rows - row0 : p->tm;
+        const uint32_t mask = valid == 32 ? 0xffffffffu : (1u << valid) - 1;
         int64_t *at = heavy(h, i) ? &at_heavy : &at_light;
         for (int64_t j = 0; j < k; j++)
             seg[(*at)++] = tc_seg{ lo + nb * j / k, row0, (int32_t)(nb * (j + 1) / k - nb * j / k),
-                                   (1u << valid) - 1, (uint32_t)(k > 1) };
+                                   mask, (uint32_t)(k > 1) };
         if (k > 1)
             split[ns++] = row0;
     }
@@ -637,6 +698,13 @@ static tc_status build_work(hr_plan *p, const tc_hrpb *h, int v, tc_error *err)
     return st;
 }
 
+/* The panel shapes the kernels are written for: TK = 16, panels of one or
+   two brick rows. */
+static bool shape_runs(const hr_plan *p)
+{
+    return p->tk == TK && (p->tm == BRICK_ROWS || p->tm == 2 * BRICK_ROWS);
+}
+
 static tc_status upload(hr_plan *p, const tc_hrpb *h, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;
@@ -648,7 +716,7 @@ static tc_status upload(hr_plan *p, const tc_hrpb *h, tc_error *err)
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, h->packedBlocks, bytes, (void **)&p->packed, err);
     /* the shapes the kernels are written for only (hr_select says why not) */
-    for (int v = 0; st == TC_OK && p->tm == TM && p->tk == TK && v < NVARIANTS; v++)
+    for (int v = 0; st == TC_OK && shape_runs(p) && v < NVARIANTS; v++)
         st = build_work(p, h, v, err);
     p->base.a_bytes = bytes + h->nblocks * h->tk * 4 + (h->nblocks + 1) * 8 +
                       p->work[V_TC].nseg * (int64_t)sizeof(tc_seg) + p->work[V_TC].nsplit * 4;
@@ -677,15 +745,15 @@ static tc_status hr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     return TC_OK;
 }
 
-/* TM = 16 and TK = 16 only (the paper's); a variant runs when its grid
-   fits in one launch. */
+/* TM = 16 or 32 and TK = 16 (the paper's) only; a variant runs when its
+   grid fits in one launch. */
 static tc_status hr_select(tc_kplan *base, int v, tc_error *err)
 {
     hr_plan *p = (hr_plan *)base;
-    if (p->tm != TM || p->tk != TK)
+    if (!shape_runs(p))
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
-                            "hrpb kernel: needs TM = 16 and TK = 16 (the paper's), the matrix has "
-                            "TM = %d, TK = %d (convert with -p TM=16,TK=16)",
+                            "hrpb kernel: needs TM = 16 or 32 and TK = 16 (the paper's), the "
+                            "matrix has TM = %d, TK = %d (convert with -p TM=16,TK=16)",
                             p->tm, p->tk);
     const int64_t grid = grid_of(v, p->work[v].nseg * p->tiles);
     if (grid > INT32_MAX || p->work[v].nsplit > INT32_MAX)

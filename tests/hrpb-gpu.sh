@@ -3,8 +3,11 @@
 # what is particular to it (every variant on the awkward shapes and the
 # real matrices is t_formats_gpu's): a panel of 5120 nonzeros among light
 # ones, which Section 5's rule splits into virtual panels, for each
-# variant; TM = 32 refused with the reason. An Inf in B and --bench are
-# formats-gpu.sh's. Skipped where there is no CUDA device. TCMUL and TCCONV may name
+# variant, with panels of 16 and of 32 rows (TM = 32: two brick rows a
+# block, the last panel of 200 rows 8 rows short); TM = 32 on a real
+# matrix, with an Inf in B (the "cuda" variant's own walk of both brick
+# rows); TK other than 16 refused with the reason. An Inf in B and --bench
+# at the default TM are formats-gpu.sh's. Skipped where there is no CUDA device. TCMUL and TCCONV may name
 # the tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=gpu
@@ -32,10 +35,13 @@ gen_heavy_panel() {
 # Each variant on the heavy panel, with tails of N (33: two warps, the
 # second with one column; 100: a partial n-tile in the fourth warp; 512).
 gen_heavy_panel "$T/heavy.mtx"
+"$TCCONV" -q -f hrpb -p TM=32 "$T/heavy.mtx" -o "$T/heavy32.tcf.h5"
 for v in tc tc-sync tc-team tc-team-sync cuda; do
     for n in 33 100 512; do
         verify_passes "hrpb --variant $v: a panel of 320 blocks (virtual panels), n=$n" \
             "$T/heavy.mtx" --format hrpb --variant "$v" --cols "$n"
+        verify_passes "hrpb TM=32 --variant $v: the same panel in 32 rows, n=$n" \
+            "$T/heavy32.tcf.h5" --format hrpb --variant "$v" --cols "$n"
     done
 done
 
@@ -43,10 +49,21 @@ run_fails 2 "tcmul: --variant nope: the hrpb kernel's variants are tc, tc-sync, 
     "an unknown variant is named with the kernel's" -- \
     "$TCMUL" --device gpu --format hrpb --variant nope --verify "$DATA/cora.mtx.gz" --cols 4
 
-# TM = 32: the kernel is written for the paper's TM = 16 and says so.
-"$TCCONV" -q -f hrpb -p TM=32 "$DATA/cora.mtx.gz" -o "$T/tm32.tcf.h5"
-run_fails 1 "tcmul: hrpb kernel: needs TM = 16 and TK = 16 (the paper's), the matrix has TM = 32, TK = 16 (convert with -p TM=16,TK=16)" \
-    "hrpb TM=32: refused with the reason" -- \
-    "$TCMUL" --device gpu --format hrpb --verify --cols 4 "$T/tm32.tcf.h5"
+# TM = 32 on real matrices: tuned, and with an Inf in B
+for m in cora bcsstk13; do
+    "$TCCONV" -q -f hrpb -p TM=32 "$DATA/$m.mtx.gz" -o "$T/$m-32.tcf.h5"
+    for n in 32 128; do
+        verify_passes "hrpb TM=32: $m, n=$n, tuned" "$T/$m-32.tcf.h5" --format hrpb --cols "$n" \
+            --bench --iters 5
+    done
+done
+"$TCCONV" -q -f hrpb -p TM=32 "$DATA/rajat01.mtx.gz" -o "$T/rajat01-32.tcf.h5"
+INF_INPUT=$T/rajat01-32.tcf.h5 inf_row0 "$DATA/rajat01.mtx.gz" --format hrpb
+
+# TK = 8: the kernel is written for the paper's TK = 16 and says so.
+"$TCCONV" -q -f hrpb -p TK=8 "$DATA/cora.mtx.gz" -o "$T/tk8.tcf.h5"
+run_fails 1 "tcmul: hrpb kernel: needs TM = 16 or 32 and TK = 16 (the paper's), the matrix has TM = 16, TK = 8 (convert with -p TM=16,TK=16)" \
+    "hrpb TK=8: refused with the reason" -- \
+    "$TCMUL" --device gpu --format hrpb --verify --cols 4 "$T/tk8.tcf.h5"
 
 done_testing

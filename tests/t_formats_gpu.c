@@ -8,7 +8,8 @@
    must skip exactly those and pick one that passes), and on the
    real matrices of $TC_SHARED_DATA at n = 1, 7, 32, 128 and 257. A variant
    that refuses a matrix (TC_ERR_UNSUPPORTED) is listed, and some variant
-   must take each. Then a test-only kernel, the first kernel with its run
+   must take each. hrpb runs a second time with TM = 32 (other_shapes).
+   Then a test-only kernel, the first kernel with its run
    replaced by one that leaves C's last row unwritten: the check must fail
    on it. Skipped where there is no CUDA device. */
 #include "config.h"
@@ -25,11 +26,14 @@
 #include "kernels.h"
 #include "gputest.h"
 
-/* A kernel under test with the format it multiplies; a broken one counts
+/* A kernel under test with the format it multiplies, built with params
+   (NULL: the defaults) and named label in the tests; a broken one counts
    the runs its check caught. */
 typedef struct subject {
     const tc_format *f;
     const tc_kernel *k;
+    const char *params;
+    const char *label;
     int broken;
     int64_t caught;
 } subject;
@@ -134,18 +138,18 @@ static void check_tuned(subject *s, const char *what, tc_kplan *p, const tc_gpu_
                 (tc_tolerance(tc_kernel_variant_precision(s->k, v)) >
                  tc_tolerance(s->k->precision));
     if (!ok(exact, "%s: %s: tuning at %s leaves out exactly the variants less exact",
-            s->k->format, what, s->k->precision))
+            s->label, what, s->k->precision))
         diag("%s", st ? err.msg : "");
     st = tc_kernel_tune(p, o, 1, 2, 0, NULL, &err);
     int marks = st == TC_OK && !spreads(s->k, p->variant);
     for (int v = 0; marks && v < s->k->nvariants; v++)
         marks = (p->variant_ms[v] == TC_VARIANT_SKIPPED) == spreads(s->k, v);
     if (!ok(marks, "%s: %s, NaN and Inf in B: tuning skips exactly the variants that spread "
-            "them", s->k->format, what))
+            "them", s->label, what))
         diag("%s", st ? err.msg : "");
     ok(st == TC_OK && run_checked(s, p, o, a, x, C, &err),
        "%s: %s, NaN and Inf in B: the tuned variant (%s) passes the float64 check",
-       s->k->format, what, st ? "none" : s->k->variant_names[p->variant]);
+       s->label, what, st ? "none" : s->k->variant_names[p->variant]);
 }
 
 /* Every variant of s on m (the format of a; NULL for the canonical one)
@@ -160,7 +164,7 @@ static void check_variants(subject *s, const char *what, const tc_fmt *m, const 
     tc_status st = tc_gpu_operands_alloc(gpu, x->B, a->cols, a->rows, x->n, 0, &o, &err);
     if (st == TC_OK)
         st = tc_kernel_prepare(s->k, gpu, m, a, &o, &p, &err);
-    if (!ok(st == TC_OK, "%s: %s, n=%d: prepared", s->k->format, what, x->n)) {
+    if (!ok(st == TC_OK, "%s: %s, n=%d: prepared", s->label, what, x->n)) {
         diag("%s", err.msg);
         tc_gpu_operands_free(gpu, &o);
         return;
@@ -172,7 +176,7 @@ static void check_variants(subject *s, const char *what, const tc_fmt *m, const 
             continue;
         st = tc_kernel_select(p, v, &err);
         if (st == TC_ERR_UNSUPPORTED) {
-            diag("%s %s: %s", s->k->format, s->k->variant_names[v], err.msg);
+            diag("%s %s: %s", s->label, s->k->variant_names[v], err.msg);
             continue;
         }
         int pass = st == TC_OK && run_checked(s, p, &o, a, x, C, &err);
@@ -180,10 +184,10 @@ static void check_variants(subject *s, const char *what, const tc_fmt *m, const 
         if (s->broken)
             s->caught += !pass;
         else
-            ok(pass, "%s %s: %s, n=%d%s: passes the float64 check", s->k->format,
+            ok(pass, "%s %s: %s, n=%d%s: passes the float64 check", s->label,
                s->k->variant_names[v], what, x->n, nonfinite ? ", NaN and Inf in B" : "");
     }
-    ok(ran > 0, "%s: %s, n=%d: some variant takes it", s->k->format, what, x->n);
+    ok(ran > 0, "%s: %s, n=%d: some variant takes it", s->label, what, x->n);
     if (nonfinite && !s->broken)
         check_tuned(s, what, p, &o, a, x, C);
     free(C);
@@ -205,7 +209,7 @@ static void check_matrix(const char *what, const tc_csr *a, const int32_t *ns, i
 {
     tc_fmt *m[MAX_SUBJECTS];
     for (int i = 0; i < nsubjects; i++)
-        m[i] = subjects[i].f->canonical ? NULL : build_fmt(subjects[i].f, a, NULL);
+        m[i] = subjects[i].f->canonical ? NULL : build_fmt(subjects[i].f, a, subjects[i].params);
     for (int k = 0; ns[k] || nonfinite; k++) {
         int last = !ns[k];      /* the NaN/Inf run after the finite ones */
         operands x = last ? make_operands(a, 7, 99, 1)
@@ -221,21 +225,36 @@ static void check_matrix(const char *what, const tc_csr *a, const int32_t *ns, i
         tc_fmt_free(m[i]);
 }
 
-/* The registry's formats that have a kernel, then the broken kernel. */
+/* Formats whose kernels take other parameters than the defaults, each
+   with one such set: hrpb's panels of 32 rows (two brick rows a block). */
+static const struct {
+    const char *format, *params, *label;
+} other_shapes[] = { { "hrpb", "TM=32", "hrpb TM=32" } };
+
+/* The registry's formats that have a kernel, those of other_shapes, then
+   the broken kernel. */
 static void collect(void)
 {
     for (int i = 0; i < tc_format_count(); i++) {
         const tc_format *f = tc_format_at(i);
         const tc_kernel *k = tc_kernel_for(f);
         if (k)
-            subjects[nsubjects++] = (subject){ f, k, 0, 0 };
+            subjects[nsubjects++] = (subject){ f, k, NULL, f->name, 0, 0 };
     }
     if (nsubjects == 0)
         bail("the GPU library has no kernel");
+    for (size_t i = 0; i < sizeof other_shapes / sizeof *other_shapes; i++) {
+        const tc_format *f = tc_format_find(other_shapes[i].format);
+        const tc_kernel *k = f ? tc_kernel_for(f) : NULL;
+        if (!k)
+            bail(other_shapes[i].format);
+        subjects[nsubjects++] =
+            (subject){ f, k, other_shapes[i].params, other_shapes[i].label, 0, 0 };
+    }
     model = subjects[0].k;
     broken = *model;
     broken.run = run_without_last_row;
-    subjects[nsubjects++] = (subject){ subjects[0].f, &broken, 1, 0 };
+    subjects[nsubjects++] = (subject){ subjects[0].f, &broken, NULL, subjects[0].label, 1, 0 };
 }
 
 /* Every kernel, the broken one included, on an awkward shape. */

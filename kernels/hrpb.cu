@@ -90,6 +90,19 @@
  *             blocks as its units, and their virtual panels keep at least
  *             MIN_PIECE blocks per warp. 8 warps: 16 were 5% faster on
  *             bcsstk13 at N = 32 and 15% slower at N = 128 (H100).
+ *   "tc-wide", "tc-wide-sync"
+ *             as "tc" and "tc-sync", but a warp takes WIDE_TN = 64 columns
+ *             of C (8 n-tiles): each brick's pattern and values are
+ *             decoded once for 8 MMAs, not 4, and a block's bytes are
+ *             staged by half as many warps. The decode (popc, selects,
+ *             TF32 rounding), not the MMAs, is most of a warp's
+ *             instructions, and at N >= 64 the kernel is issue-bound: on
+ *             the 27-point stencil after hmatch at N = 128 (TM = 32), ncu
+ *             counts 73% of issue slots busy, ALU the busiest pipe, and
+ *             "tc-wide" runs in 1.19 ms against "tc"'s 1.45 (H100,
+ *             bench/NOTES.md, "hrpb at scale"). Twice the registers for C
+ *             (fewer warps an SM); refused at N <= 32, where half its
+ *             columns would be empty.
  *   "cuda"    CUDA cores, float32: a lane per column of C, 16 sums per
  *             lane; each brick's set bits only, one FMA each. The
  *             tensor-core variants multiply a brick's zeros by its columns'
@@ -123,6 +136,7 @@
 #define TK 16                   /* compacted columns per block */
 #define STRIPS (TK / TC_BRICK_K)        /* brick columns per block */
 #define TN 32                   /* columns of C per warp (Section 3.3) */
+#define WIDE_TN 64              /* the "wide" variants': 8 MMAs a decoded brick */
 #define WARPS 4                 /* warps per thread block */
 #define TEAM_WARPS 8            /* "tc-team": warps sharing a unit */
 #define STAGES 2                /* "tc": blocks in flight per warp */
@@ -134,21 +148,23 @@
 #define BLOCK_BYTES(PR) \
     (((STRIPS + 1 + (PR) / BRICK_ROWS * STRIPS + 7) / 8 * 8 + 8 * ((PR) / BRICK_ROWS * STRIPS) + \
       4 * (PR) * TK + 15) / 16 * 16)
-/* Row pitch of a stage's B (floats): the 8 lanes of a quarter warp read
-   16 bytes each at row tig, column 4 gid (multiply); a pitch of 8 mod 32
-   banks puts them in 8 different 16-byte bank groups. */
-#define B_PITCH (TN + 8)
+/* Row pitch of a stage's B (floats) for a warp of W columns: the 8 lanes
+   of a quarter warp read 16 bytes each at row tig, column 4 gid (+ 32)
+   (multiply); a pitch of 8 mod 32 banks puts them in 8 different 16-byte
+   bank groups. */
+#define B_PITCH(W) ((W) + 8)
 
-enum { V_TC, V_TC_SYNC, V_TEAM, V_TEAM_SYNC, V_CUDA, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "tc", "tc-sync", "tc-team", "tc-team-sync",
+enum { V_TC, V_TC_SYNC, V_TEAM, V_TEAM_SYNC, V_WIDE, V_WIDE_SYNC, V_CUDA, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "tc",      "tc-sync",      "tc-team",
+                                                      "tc-team-sync", "tc-wide", "tc-wide-sync",
                                                       "cuda" };
-static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 0 };
+static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 0 };
 
 /* Everything a launch reads, passed by value. */
 typedef struct hr_args {
     const tc_seg *seg;
     int64_t units;              /* virtual panels * tiles */
-    int tiles;                  /* TN-column tiles of C: ceil(N / TN) */
+    int tiles;                  /* the variant's tiles of C: ceil(N / its warp's columns) */
     const int64_t *sizePtr;
     const int32_t *activeCols;
     const uint8_t *packed;
@@ -170,10 +186,10 @@ static __device__ __forceinline__ int patterns_at(int nb)
 /* ------------------------------------------------------------------------ */
 
 /* One stage of a warp's ring: a block's bytes (PR rows) and its 16 rows
-   of B (the warp's 32 columns). */
-template <int PR> struct stage {
+   of B (the warp's W columns). */
+template <int PR, int W> struct stage {
     uint4 a[BLOCK_BYTES(PR) / 16];
-    float b[TK * B_PITCH];
+    float b[TK * B_PITCH(W)];
 };
 
 /* What a fetch reads from global memory before it can start: where the
@@ -193,12 +209,12 @@ static __device__ __forceinline__ meta meta_of(const hr_args &a, int64_t blk, in
 }
 
 /* Starts copying block m into st (one cp.async group): its bytes, lane l
-   the 16-byte chunks l, l + 32, l + 64; then B's rows. VEC (N % 4 == 0):
-   16 rows of 8 chunks, lane l chunk l % 8 of rows l / 8 + 4 j; else lane l
-   column l of each row, loaded now. Columns at or past N, and dummy
-   columns, are zeros. */
-template <int PR, bool VEC>
-static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, stage<PR> *st,
+   the 16-byte chunks l, l + 32, ...; then B's rows. VEC (N % 4 == 0): 16
+   rows of W / 4 chunks, chunk q = l + 32 j of them the one of lane l;
+   else lane l columns l, l + 32, ... of each row, loaded now. Columns at
+   or past N, and dummy columns, are zeros. */
+template <int PR, int W, bool VEC>
+static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, stage<PR, W> *st,
                                              int32_t tile0, int lane)
 {
     const uint4 *src = (const uint4 *)(a.packed + m.at);
@@ -208,19 +224,23 @@ static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, st
             tc_cp_async16(&st->a[lane + 32 * j], src + lane + 32 * j, 1);
     if (VEC) {
 #pragma unroll
-        for (int j = 0; j < TK * TN / 4 / 32; j++) {
-            const int k = lane / 8 + 4 * j, c = 4 * (lane % 8);
+        for (int j = 0; j < TK * W / 4 / 32; j++) {
+            const int q = lane + 32 * j, k = q / (W / 4), c = 4 * (q % (W / 4));
             const int32_t col = __shfl_sync(0xffffffffu, m.col, k);
             const bool in = col != TC_HRPB_DUMMY_COL && tile0 + c < a.n;
-            tc_cp_async16(&st->b[k * B_PITCH + c],
+            tc_cp_async16(&st->b[k * B_PITCH(W) + c],
                           a.B + (in ? tc_row_elems(col, a.n) + tile0 + c : 0), in);
         }
     } else {
 #pragma unroll
         for (int k = 0; k < TK; k++) {
             const int32_t col = __shfl_sync(0xffffffffu, m.col, k);
-            const bool in = col != TC_HRPB_DUMMY_COL && tile0 + lane < a.n;
-            st->b[k * B_PITCH + lane] = in ? __ldg(a.B + tc_row_elems(col, a.n) + tile0 + lane) : 0.0f;
+#pragma unroll
+            for (int c = lane; c < W; c += 32) {
+                const bool in = col != TC_HRPB_DUMMY_COL && tile0 + c < a.n;
+                st->b[k * B_PITCH(W) + c] =
+                    in ? __ldg(a.B + tc_row_elems(col, a.n) + tile0 + c) : 0.0f;
+            }
         }
     }
     tc_cp_async_commit();
@@ -235,15 +255,17 @@ static __device__ __forceinline__ void fetch(const hr_args &a, const meta &m, st
    - n-tile t of the warp takes the tile's columns 4 j + t (j = 0..7): lane
      (gid, tig) then needs columns 4 gid .. 4 gid + 3 of B row 4 bc + tig,
      one 16-byte load, and its C fragments end up holding 8 consecutive
-     columns of each of its two rows (store_tile).
+     columns of each of its two rows (store_tile). W = 64: the same for
+     columns 32 .. 63, into acc[h][4 .. 7]: a brick decoded once for 8
+     MMAs, not 4 (a warp per 64 columns where N allows).
    - PR = 32: a brick column holds a brick in brick row 0, 1 or both (its
      `rows` bytes say which), and both take the same B fragment: acc[h]
      is brick row h's. The rows of B a block gathers serve 32 rows of A,
      not 16: where a 32-row panel's columns are fewer than twice a 16-row
      one's (a brick of a 3-D grid's rows), fewer gathers in all. */
-template <int PR>
-static __device__ __forceinline__ void multiply(const stage<PR> *st, int lane,
-                                                float acc[PR / BRICK_ROWS][4][4])
+template <int PR, int W>
+static __device__ __forceinline__ void multiply(const stage<PR, W> *st, int lane,
+                                                float acc[PR / BRICK_ROWS][W / 8][4])
 {
     const uint8_t *blk = (const uint8_t *)st->a;
     const int gid = lane >> 2, tig = lane & 3;
@@ -260,8 +282,16 @@ static __device__ __forceinline__ void multiply(const stage<PR> *st, int lane,
         const int end = (int)(head >> (8 * bc + 8)) & 0xff;
         if (j == end)
             continue;
-        const float4 b = *(const float4 *)&st->b[(TC_BRICK_K * bc + tig) * B_PITCH + 4 * gid];
-        const uint32_t b0 = tc_tf32(b.x), b1 = tc_tf32(b.y), b2 = tc_tf32(b.z), b3 = tc_tf32(b.w);
+        uint32_t bf[W / 8];     /* n-tile t's B fragment */
+#pragma unroll
+        for (int q = 0; q < W / 32; q++) {
+            const float4 b =
+                *(const float4 *)&st->b[(TC_BRICK_K * bc + tig) * B_PITCH(W) + 32 * q + 4 * gid];
+            bf[4 * q] = tc_tf32(b.x);
+            bf[4 * q + 1] = tc_tf32(b.y);
+            bf[4 * q + 2] = tc_tf32(b.z);
+            bf[4 * q + 3] = tc_tf32(b.w);
+        }
 #pragma unroll
         for (int h = 0; h < PR / BRICK_ROWS; h++) {
             if (PR > BRICK_ROWS && (j == end || brick_row[j] != h))
@@ -273,10 +303,9 @@ static __device__ __forceinline__ void multiply(const stage<PR> *st, int lane,
             const uint32_t a0 = tc_tf32((p.x >> lane) & 1 ? v0 : 0.0f);
             const uint32_t a1 = tc_tf32((p.y >> lane) & 1 ? v1 : 0.0f);
             offset += low + __popc(p.y);
-            tc_mma_m16n8k4_tf32(acc[h][0], a0, a1, b0);
-            tc_mma_m16n8k4_tf32(acc[h][1], a0, a1, b1);
-            tc_mma_m16n8k4_tf32(acc[h][2], a0, a1, b2);
-            tc_mma_m16n8k4_tf32(acc[h][3], a0, a1, b3);
+#pragma unroll
+            for (int t = 0; t < W / 8; t++)
+                tc_mma_m16n8k4_tf32(acc[h][t], a0, a1, bf[t]);
         }
     }
 }
@@ -286,9 +315,9 @@ static __device__ __forceinline__ void multiply(const stage<PR> *st, int lane,
    once its group has landed; the metadata of block f are read at step
    f - D into a queue of D, so that a fetch does not wait on a load that
    was issued only one short step before. */
-template <int S, int D, bool VEC, int PR>
+template <int S, int D, bool VEC, int PR, int W>
 static __device__ void tc_range(const hr_args &a, int64_t lo, int64_t hi, int32_t tile0,
-                                stage<PR> *ring, float acc[PR / BRICK_ROWS][4][4])
+                                stage<PR, W> *ring, float acc[PR / BRICK_ROWS][W / 8][4])
 {
     const int lane = threadIdx.x & 31;
     meta q[D];
@@ -305,7 +334,7 @@ static __device__ void tc_range(const hr_args &a, int64_t lo, int64_t hi, int32_
                 q[i] = q[i + 1];
             if (f + D < hi)
                 q[D - 1] = meta_of(a, f + D, lane);
-            fetch<PR, VEC>(a, m, &ring[fs], tile0, lane);
+            fetch<PR, W, VEC>(a, m, &ring[fs], tile0, lane);
             fs = fs + 1 == S ? 0 : fs + 1;
         } else {
             tc_cp_async_commit();
@@ -321,22 +350,26 @@ static __device__ void tc_range(const hr_args &a, int64_t lo, int64_t hi, int32_
     tc_cp_async_wait<0>();
 }
 
-/* The warp's PR x TN tile of C from multiply's fragments: in brick row
-   br's (acc[br]), lane (gid, tig) holds columns tile0 + 8 tig + 4 h + t of
-   row 16 br + gid (acc[br][t][h]) and of row 16 br + gid + 8
-   (acc[br][t][2 + h]), t = 0..3, h = 0, 1. */
-template <int PR, bool VEC>
+/* The warp's PR x W tile of C from multiply's fragments: in brick row
+   br's (acc[br]) 32 columns from 32 q (acc[br][4 q ..]), lane (gid, tig)
+   holds columns tile0 + 32 q + 8 tig + 4 h + t of row 16 br + gid
+   (acc[br][4 q + t][h]) and of row 16 br + gid + 8 (acc[br][4 q + t][2 + h]),
+   t = 0..3, h = 0, 1. */
+template <int PR, int W, bool VEC>
 static __device__ __forceinline__ void store_tile(const tc_seg &s, const hr_args &a,
                                                   int32_t tile0, int lane,
-                                                  const float acc[PR / BRICK_ROWS][4][4])
+                                                  const float acc[PR / BRICK_ROWS][W / 8][4])
 {
     const int gid = lane >> 2, tig = lane & 3;
 #pragma unroll
     for (int br = 0; br < PR / BRICK_ROWS; br++)
 #pragma unroll
-        for (int e = 0; e < 4; e++)     /* row gid + 8 (e / 2), h = e % 2 */
-            tc_seg_putv(s, a.C, a.n, BRICK_ROWS * br + gid + 8 * (e >> 1),
-                        tile0 + 8 * tig + 4 * (e & 1), tc_acc_row(acc[br], e >> 1, e & 1), VEC);
+        for (int q = 0; q < W / 32; q++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) /* row gid + 8 (e / 2), h = e % 2 */
+                tc_seg_putv(s, a.C, a.n, BRICK_ROWS * br + gid + 8 * (e >> 1),
+                            tile0 + 32 * q + 8 * tig + 4 * (e & 1),
+                            tc_acc_row(acc[br] + 4 * q, e >> 1, e & 1), VEC);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -390,10 +423,10 @@ static __device__ void cuda_range(const hr_args &a, int64_t lo, int64_t hi, int3
 /* The launch                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* Warp w of thread block u: unit i = u * WARPS + w, which is the TN
-   columns of C from (i % tiles) * TN of virtual panel i / tiles. S:
+/* Warp w of thread block u: unit i = u * WARPS + w, which is the W
+   columns of C from (i % tiles) * W of virtual panel i / tiles. S:
    stages, D: metadata lead (0, 0 for "cuda"); PR: the panels' rows. */
-template <int S, int D, bool VEC, int PR>
+template <int S, int D, bool VEC, int PR, int W>
 __global__ void __launch_bounds__(WARPS * 32) hr_kernel(hr_args a)
 {
     extern __shared__ uint4 smem[];
@@ -402,7 +435,7 @@ __global__ void __launch_bounds__(WARPS * 32) hr_kernel(hr_args a)
     if (unit >= a.units)
         return;
     const tc_seg s = a.seg[unit / a.tiles];
-    const int32_t tile0 = (int32_t)(unit % a.tiles) * TN;
+    const int32_t tile0 = (int32_t)(unit % a.tiles) * W;
     if constexpr (S == 0) {
         float acc[PR];
 #pragma unroll
@@ -413,10 +446,10 @@ __global__ void __launch_bounds__(WARPS * 32) hr_kernel(hr_args a)
         for (int r = 0; r < PR; r++)
             tc_seg_put(s, a.C, a.n, r, tile0 + lane, acc[r]);
     } else {
-        float acc[PR / BRICK_ROWS][TN / 8][4] = {};
-        tc_range<S, D, VEC, PR>(a, s.block, s.block + s.nblocks, tile0,
-                                (stage<PR> *)smem + S * w, acc);
-        store_tile<PR, VEC>(s, a, tile0, lane, acc);
+        float acc[PR / BRICK_ROWS][W / 8][4] = {};
+        tc_range<S, D, VEC, PR, W>(a, s.block, s.block + s.nblocks, tile0,
+                                   (stage<PR, W> *)smem + S * w, acc);
+        store_tile<PR, W, VEC>(s, a, tile0, lane, acc);
     }
 }
 
@@ -434,7 +467,7 @@ __global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
     int64_t lo, hi;
     tc_seg_warp_range(s, &lo, &hi);
     float acc[PR / BRICK_ROWS][TN / 8][4] = {};
-    tc_range<S, D, VEC, PR>(a, lo, hi, tile * TN, (stage<PR> *)smem + S * w, acc);
+    tc_range<S, D, VEC, PR, TN>(a, lo, hi, tile * TN, (stage<PR, TN> *)smem + S * w, acc);
     float *part = (float *)smem;
 #pragma unroll
     for (int br = 0; br < PR / BRICK_ROWS; br++) {
@@ -450,7 +483,15 @@ __global__ void __launch_bounds__(TEAM_WARPS * 32) hr_team_kernel(hr_args a)
 
 static int stages_of(int v)
 {
-    return v == V_TC || v == V_TEAM ? STAGES : v == V_TC_SYNC || v == V_TEAM_SYNC ? 1 : 0;
+    return v == V_TC || v == V_TEAM || v == V_WIDE                ? STAGES
+         : v == V_TC_SYNC || v == V_TEAM_SYNC || v == V_WIDE_SYNC ? 1
+                                                                  : 0;
+}
+
+/* Columns of C a warp of variant v takes. */
+static int warp_cols(int v)
+{
+    return v == V_WIDE || v == V_WIDE_SYNC ? WIDE_TN : TN;
 }
 
 /* The variant's warps of a thread block share one unit ("tc-team",
@@ -466,15 +507,20 @@ template <int PR>
 static kernel_fn kernel_rows(int v, bool vec)
 {
     if (v == V_TC)
-        return vec ? hr_kernel<STAGES, LEAD, true, PR> : hr_kernel<STAGES, LEAD, false, PR>;
+        return vec ? hr_kernel<STAGES, LEAD, true, PR, TN> : hr_kernel<STAGES, LEAD, false, PR, TN>;
     if (v == V_TC_SYNC)
-        return vec ? hr_kernel<1, 1, true, PR> : hr_kernel<1, 1, false, PR>;
+        return vec ? hr_kernel<1, 1, true, PR, TN> : hr_kernel<1, 1, false, PR, TN>;
+    if (v == V_WIDE)
+        return vec ? hr_kernel<STAGES, LEAD, true, PR, WIDE_TN>
+                   : hr_kernel<STAGES, LEAD, false, PR, WIDE_TN>;
+    if (v == V_WIDE_SYNC)
+        return vec ? hr_kernel<1, 1, true, PR, WIDE_TN> : hr_kernel<1, 1, false, PR, WIDE_TN>;
     if (v == V_TEAM)
         return vec ? hr_team_kernel<STAGES, LEAD, true, PR>
                    : hr_team_kernel<STAGES, LEAD, false, PR>;
     if (v == V_TEAM_SYNC)
         return vec ? hr_team_kernel<1, 1, true, PR> : hr_team_kernel<1, 1, false, PR>;
-    return hr_kernel<0, 0, false, PR>;
+    return hr_kernel<0, 0, false, PR, TN>;
 }
 
 /* The kernel of variant v for N (VEC when N % 4 == 0) and panels of tm
@@ -487,7 +533,7 @@ static kernel_fn kernel_of(int v, int32_t n, int tm)
 
 /* The team kernels add their warps' tiles, a brick row at a time, where
    the rings were. */
-static_assert(sizeof(stage<BRICK_ROWS>) >= BRICK_ROWS * TN * sizeof(float),
+static_assert(sizeof(stage<BRICK_ROWS, TN>) >= BRICK_ROWS * TN * sizeof(float),
               "a ring holds a warp's tile of C");
 
 static int warps_of(int v)
@@ -497,8 +543,11 @@ static int warps_of(int v)
 
 static size_t smem_of(int v, int tm)
 {
-    const size_t st = tm == 2 * BRICK_ROWS ? sizeof(stage<2 * BRICK_ROWS>)
-                                           : sizeof(stage<BRICK_ROWS>);
+    const bool wide = warp_cols(v) == WIDE_TN;
+    const size_t st = tm == 2 * BRICK_ROWS
+                          ? (wide ? sizeof(stage<2 * BRICK_ROWS, WIDE_TN>)
+                                  : sizeof(stage<2 * BRICK_ROWS, TN>))
+                          : (wide ? sizeof(stage<BRICK_ROWS, WIDE_TN>) : sizeof(stage<BRICK_ROWS, TN>));
     return (size_t)warps_of(v) * (size_t)stages_of(v) * st;
 }
 
@@ -553,17 +602,23 @@ typedef struct hr_work {
 typedef struct hr_plan {
     tc_kplan base;
     int tm, tk;
-    int tiles;
     int32_t *activeCols;
     int64_t *sizePtr;
     uint8_t *packed;
     hr_work work[NVARIANTS];
 } hr_plan;
 
+/* Variant v's tiles of C: ceil(N / its warp's columns). */
+static int tiles_of(const hr_plan *p, int v)
+{
+    return (int)ceil_div(p->base.n, warp_cols(v));
+}
+
 static hr_args args_for(const hr_plan *p, const float *B, float *C)
 {
     const hr_work *w = &p->work[p->base.variant];
-    return hr_args{ w->seg,         w->nseg * p->tiles, p->tiles,        p->sizePtr,
+    const int tiles = tiles_of(p, p->base.variant);
+    return hr_args{ w->seg,         w->nseg * tiles, tiles,          p->sizePtr,
                     p->activeCols, p->packed,          B,               C,
                     p->base.rows,  p->base.n };
 }
@@ -581,7 +636,7 @@ static tc_status hr_run(tc_kplan *base, const float *B, float *C, tc_error *err)
         if (st != TC_OK)
             return st;
     }
-    const int64_t grid = grid_of(v, w->nseg * p->tiles);
+    const int64_t grid = grid_of(v, w->nseg * tiles_of(p, v));
     if (grid == 0)
         return TC_OK;
     kernel_of(v, base->n, p->tm)<<<(unsigned)grid, 32 * warps_of(v), smem_of(v, p->tm), s>>>(
@@ -623,7 +678,7 @@ static tc_status panel_share(const hr_plan *p, const tc_hrpb *h, int v, double *
     if (resident < 1)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "hrpb kernel %s: no thread block fits on an SM", variant_names[v]);
-    const double waves = (double)grid_of(v, h->npanels * p->tiles) / (double)resident;
+    const double waves = (double)grid_of(v, h->npanels * tiles_of(p, v)) / (double)resident;
     *share = waves * (double)h->nblocks / (double)h->npanels;
     return TC_OK;
 }
@@ -735,7 +790,6 @@ static tc_status hr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     hr_plan *p = (hr_plan *)base;
     p->tm = h->tm;
     p->tk = h->tk;
-    p->tiles = (int)ceil_div(o->n, TN);
     st = upload(p, h, err);
     if (st != TC_OK) {
         hr_free(&p->base);
@@ -745,8 +799,8 @@ static tc_status hr_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     return TC_OK;
 }
 
-/* TM = 16 or 32 and TK = 16 (the paper's) only; a variant runs when its
-   grid fits in one launch. */
+/* TM = 16 or 32 and TK = 16 (the paper's) only; the wide variants past
+   n = 32 only; a variant runs when its grid fits in one launch. */
 static tc_status hr_select(tc_kplan *base, int v, tc_error *err)
 {
     hr_plan *p = (hr_plan *)base;
@@ -755,7 +809,11 @@ static tc_status hr_select(tc_kplan *base, int v, tc_error *err)
                             "hrpb kernel: needs TM = 16 or 32 and TK = 16 (the paper's), the "
                             "matrix has TM = %d, TK = %d (convert with -p TM=16,TK=16)",
                             p->tm, p->tk);
-    const int64_t grid = grid_of(v, p->work[v].nseg * p->tiles);
+    if (warp_cols(v) == WIDE_TN && base->n <= TN)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "hrpb kernel %s: needs n > %d (a warp takes %d columns), n is %d",
+                            variant_names[v], TN, WIDE_TN, (int)base->n);
+    const int64_t grid = grid_of(v, p->work[v].nseg * tiles_of(p, v));
     if (grid > INT32_MAX || p->work[v].nsplit > INT32_MAX)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "hrpb kernel %s: %lld thread blocks is more than one launch takes",

@@ -3,7 +3,8 @@
 # what is particular to it (every variant on the awkward shapes and the
 # real matrices is t_formats_gpu's): a panel of 5120 nonzeros among light
 # ones, which Section 5's rule splits into virtual panels, for each
-# variant, with panels of 16 and of 32 rows (TM = 32: two brick rows a
+# variant (the wide ones at n = 33, 100 and 512: one, two and eight warps
+# of 64 columns), with panels of 16 and of 32 rows (TM = 32: two brick rows a
 # block, the last panel of 200 rows 8 rows short); TM = 32 on a real
 # matrix, with an Inf in B (the "cuda" variant's own walk of both brick
 # rows); TK other than 16 refused with the reason. An Inf in B and --bench
@@ -36,7 +37,7 @@ gen_heavy_panel() {
 # second with one column; 100: a partial n-tile in the fourth warp; 512).
 gen_heavy_panel "$T/heavy.mtx"
 "$TCCONV" -q -f hrpb -p TM=32 "$T/heavy.mtx" -o "$T/heavy32.tcf.h5"
-for v in tc tc-sync tc-team tc-team-sync cuda; do
+for v in tc tc-sync tc-team tc-team-sync tc-wide tc-wide-sync cuda; do
     for n in 33 100 512; do
         verify_passes "hrpb --variant $v: a panel of 320 blocks (virtual panels), n=$n" \
             "$T/heavy.mtx" --format hrpb --variant "$v" --cols "$n"
@@ -45,9 +46,14 @@ for v in tc tc-sync tc-team tc-team-sync cuda; do
     done
 done
 
-run_fails 2 "tcmul: --variant nope: the hrpb kernel's variants are tc, tc-sync, tc-team, tc-team-sync, cuda" \
+run_fails 2 "tcmul: --variant nope: the hrpb kernel's variants are tc, tc-sync, tc-team, tc-team-sync, tc-wide, tc-wide-sync, cuda" \
     "an unknown variant is named with the kernel's" -- \
     "$TCMUL" --device gpu --format hrpb --variant nope --verify "$DATA/cora.mtx.gz" --cols 4
+
+# the wide variants (a warp per 64 columns) past n = 32 only
+run_fails 1 "tcmul: hrpb kernel tc-wide: needs n > 32 (a warp takes 64 columns), n is 32" \
+    "tc-wide forced at n=32 is refused with the reason" -- \
+    "$TCMUL" --device gpu --format hrpb --variant tc-wide --verify --cols 32 "$DATA/cora.mtx.gz"
 
 # TM = 32 on real matrices: tuned, and with an Inf in B
 for m in cora bcsstk13; do

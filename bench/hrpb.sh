@@ -40,6 +40,8 @@ columns="$BENCH_SPMM_COLUMNS
     tc_sync_ms=variants.tc-sync_ms
     tc_team_ms=variants.tc-team_ms
     tc_team_sync_ms=variants.tc-team-sync_ms
+    tc_wide_ms=variants.tc-wide_ms
+    tc_wide_sync_ms=variants.tc-wide-sync_ms
     cuda_ms=variants.cuda_ms
     $BENCH_CHECK_COLUMNS"
 status=0

@@ -246,8 +246,12 @@ static void collect(void)
     for (size_t i = 0; i < sizeof other_shapes / sizeof *other_shapes; i++) {
         const tc_format *f = tc_format_find(other_shapes[i].format);
         const tc_kernel *k = f ? tc_kernel_for(f) : NULL;
-        if (!k)
-            bail(other_shapes[i].format);
+        if (!k) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "other_shapes: no GPU kernel for %s",
+                     other_shapes[i].label);
+            bail(msg);
+        }
         subjects[nsubjects++] =
             (subject){ f, k, other_shapes[i].params, other_shapes[i].label, 0, 0 };
     }

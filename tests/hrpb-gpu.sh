@@ -8,8 +8,9 @@
 # block, the last panel of 200 rows 8 rows short); TM = 32 on a real
 # matrix, with an Inf in B (the "cuda" variant's own walk of both brick
 # rows); TK other than 16 refused with the reason. An Inf in B and --bench
-# at the default TM are formats-gpu.sh's. Skipped where there is no CUDA device. TCMUL and TCCONV may name
-# the tools to run (a bundle on a GPU machine without the build tree).
+# at the default TM are formats-gpu.sh's. Skipped where there is no CUDA
+# device. TCMUL and TCCONV may name the tools to run (a bundle on a GPU
+# machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
 DEVICE=gpu
 . "$top_srcdir/tests/tcmul-common.sh"

@@ -541,13 +541,17 @@ static int warps_of(int v)
     return team(v) ? TEAM_WARPS : WARPS;
 }
 
+/* A stage of variant v for panels of PR rows. */
+template <int PR>
+static size_t stage_bytes(int v)
+{
+    return warp_cols(v) == WIDE_TN ? sizeof(stage<PR, WIDE_TN>) : sizeof(stage<PR, TN>);
+}
+
 static size_t smem_of(int v, int tm)
 {
-    const bool wide = warp_cols(v) == WIDE_TN;
-    const size_t st = tm == 2 * BRICK_ROWS
-                          ? (wide ? sizeof(stage<2 * BRICK_ROWS, WIDE_TN>)
-                                  : sizeof(stage<2 * BRICK_ROWS, TN>))
-                          : (wide ? sizeof(stage<BRICK_ROWS, WIDE_TN>) : sizeof(stage<BRICK_ROWS, TN>));
+    const size_t st = tm == 2 * BRICK_ROWS ? stage_bytes<2 * BRICK_ROWS>(v)
+                                           : stage_bytes<BRICK_ROWS>(v);
     return (size_t)warps_of(v) * (size_t)stages_of(v) * st;
 }
 
@@ -760,6 +764,13 @@ static bool shape_runs(const hr_plan *p)
     return p->tk == TK && (p->tm == BRICK_ROWS || p->tm == 2 * BRICK_ROWS);
 }
 
+/* Variant v has columns for all its lanes at N: the wide variants past
+   TN only (at N <= TN half a warp's columns would be empty). */
+static bool cols_run(const hr_plan *p, int v)
+{
+    return warp_cols(v) != WIDE_TN || p->base.n > TN;
+}
+
 static tc_status upload(hr_plan *p, const tc_hrpb *h, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;
@@ -771,8 +782,10 @@ static tc_status upload(hr_plan *p, const tc_hrpb *h, tc_error *err)
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, h->packedBlocks, bytes, (void **)&p->packed, err);
     /* the shapes the kernels are written for only (hr_select says why not) */
+    /* the variants hr_select takes only: no work built for the others */
     for (int v = 0; st == TC_OK && shape_runs(p) && v < NVARIANTS; v++)
-        st = build_work(p, h, v, err);
+        if (cols_run(p, v))
+            st = build_work(p, h, v, err);
     p->base.a_bytes = bytes + h->nblocks * h->tk * 4 + (h->nblocks + 1) * 8 +
                       p->work[V_TC].nseg * (int64_t)sizeof(tc_seg) + p->work[V_TC].nsplit * 4;
     return st;
@@ -809,7 +822,7 @@ static tc_status hr_select(tc_kplan *base, int v, tc_error *err)
                             "hrpb kernel: needs TM = 16 or 32 and TK = 16 (the paper's), the "
                             "matrix has TM = %d, TK = %d (convert with -p TM=16,TK=16)",
                             p->tm, p->tk);
-    if (warp_cols(v) == WIDE_TN && base->n <= TN)
+    if (!cols_run(p, v))
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "hrpb kernel %s: needs n > %d (a warp takes %d columns), n is %d",
                             variant_names[v], TN, WIDE_TN, (int)base->n);

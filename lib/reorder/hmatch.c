@@ -20,8 +20,9 @@
        their own, then the lower index. Each group alone, in parallel: the
        lists do not depend on the thread count. A column held by more than
        `cap` + 1 rows contributes the cap + 1 rows nearest the group's
-       first row, and a group reads at most `budget` rows of its columns in all, its
-       columns then taken rarest first (as wjaccard's candidates are).
+       first row, and a group reads at most `budget` rows of its columns
+       in all, its columns then taken rarest first (as wjaccard's
+       candidates are).
     2. In group order, each group not yet matched takes the first group of
        its list not yet matched (greedy matching). When the whole list is
        taken, it is scored again against the unmatched groups alone; with

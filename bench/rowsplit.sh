@@ -4,7 +4,7 @@
 # blocks are too sparse to pay: dense random directed graphs and power-law
 # user-item (bipartite) graphs of 1 to 10 million nonzeros.
 #
-#   bench/rowsplit.sh [-o OUT.tsv] [-n "32 128"] [-s "64"] [MATRIX...]
+#   bench/rowsplit.sh [-o OUT.tsv] [-n "32 128"] [-s "64"] [-r "0 1"] [MATRIX...]
 #
 # Without MATRIX operands it generates (bench/gen, seed 1, .tcf.h5)
 #   random 14000 132                 1.85M nonzeros, 132 a row
@@ -14,12 +14,15 @@
 # and converts each with `tcconv -f rowsplit -p seg=S` for every segment
 # cost S of -s (a list sweeps it: what seg trades is in man/tcf.h5.5); the
 # word `default`, which is -s's default, converts without -p, so that the
-# format picks seg from the matrix (its seg column then says `default`).
+# format picks seg from the matrix (its seg column then says `default`);
+# likewise for every row order of -r (tcconv -p order=O: 0 the matrix's,
+# 1 longest rows first; `default`, -r's default, lets the format choose;
+# the order column).
 # MATRIX operands (.mtx[.gz] or .tcf.h5) replace the generated ones. For every converted matrix and n of -n runs
 #   tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols N --seed N A
 # (the fastest variant timed with CUDA events after warm-up over rotated
 # operands; cuSPARSE's fastest CSR algorithm on the same operands, in the
-# same run) and writes one TSV row (bench/lib.sh's columns, then seg, the
+# same run) and writes one TSV row (bench/lib.sh's columns, then seg, order, the
 # variant chosen and each variant's median: vec4, scalar, half; "-" in the
 # rows from before half) to OUT (default
 # bench/results/rowsplit.tsv). TCMUL, TCCONV and GEN name the programs to
@@ -30,12 +33,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out=$here/bench/results/rowsplit.tsv
 ns="32 128"
 segs=default
-while getopts o:n:s: opt; do
+orders=default
+while getopts o:n:s:r: opt; do
     case $opt in
     o) out=$OPTARG ;;
     n) ns=$OPTARG ;;
     s) segs=$OPTARG ;;
-    *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [-s \"SEG...\"] [MATRIX...]" >&2
+    r) orders=$OPTARG ;;
+    *) echo "usage: $0 [-o OUT.tsv] [-n \"N...\"] [-s \"SEG...\"] [-r \"ORDER...\"] [MATRIX...]" >&2
        exit 2 ;;
     esac
 done
@@ -45,6 +50,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/src" "$tmp/conv"
 status=0
+
+# conv_params SEG ORDER: tcconv's -p for them ("default" ones left out).
+conv_params() {
+    _p=
+    [ "$1" = default ] || _p="seg=$1"
+    [ "$2" = default ] || _p="${_p:+$_p,}order=$2"
+    echo ${_p:+-p $_p}
+}
 
 # The generated classes: NAME is the kind and its operands joined by '-'.
 if [ $# -eq 0 ]; then
@@ -64,11 +77,12 @@ for m in "$@"; do
     name=${name%.mtx}
     name=${name%.tcf.h5}
     for s in $segs; do
-        p="-p seg=$s"
-        [ "$s" = default ] && p=
-        # shellcheck disable=SC2086 # p is the option and its value, or nothing
-        "$tcconv" -q -f rowsplit $p -o "$tmp/conv/$name-seg$s.tcf.h5" "$m" ||
-            { echo "rowsplit: $name: tcconv $p failed" >&2; status=1; }
+        for o in $orders; do
+            p=$(conv_params "$s" "$o")
+            # shellcheck disable=SC2086 # p is the option and its value, or nothing
+            "$tcconv" -q -f rowsplit $p -o "$tmp/conv/$name-seg$s-order$o.tcf.h5" "$m" ||
+                { echo "rowsplit: $name: tcconv $p failed" >&2; status=1; }
+        done
     done
 done
 
@@ -82,17 +96,21 @@ columns="$BENCH_SPMM_COLUMNS
 (bench_tcmul_sweep rowsplit "$tmp/all.tsv" "$ns" "--format rowsplit" "$columns" \
     "$tmp"/conv/*.tcf.h5) || status=1
 
-# Split "NAME-segS" into the matrix and a seg column; the command starts
-# with how the matrix was made.
+# Split "NAME-segS-orderO" into the matrix, a seg and an order column; the
+# command starts with how the matrix was made.
 awk -F '\t' -v OFS='\t' '
-    NR == 1 { $4 = $4 OFS "seg"; print; next }
+    NR == 1 { $4 = $4 OFS "seg" OFS "order"; print; next }
     {
+        o = $4; sub(/.*-order/, "", o); sub(/-order([0-9]+|default)$/, "", $4)
         s = $4; sub(/.*-seg/, "", s); sub(/-seg([0-9]+|default)$/, "", $4)
         made = $4; gsub(/-/, " ", made)
+        p = (s == "default" ? "" : "seg=" s)
+        if (o != "default")
+            p = p (p == "" ? "" : ",") "order=" o
         $NF = (made ~ /^(random|bipartite) / ? "gen -o " $4 ".tcf.h5 " made " && " : "") \
-              "tcconv -f rowsplit " (s == "default" ? "" : "-p seg=" s " ") "-o " $4 "-seg" s \
+              "tcconv -f rowsplit " (p == "" ? "" : "-p " p " ") "-o " $4 "-seg" s "-order" o \
               ".tcf.h5 " $4 ".tcf.h5 && " $NF
-        $4 = $4 OFS s
+        $4 = $4 OFS s OFS o
         print
     }' "$tmp/all.tsv" > "$tmp/out.tsv"
 mkdir -p "$(dirname "$out")"

@@ -15,11 +15,16 @@
 
 extern const tc_format tc_format_rowsplit;
 
+enum { P_SEG, P_ORDER };      /* rowsplit_params' order, which tc_fmt_init keeps */
 static const tc_param_def rowsplit_params[] = {
     { "seg", "most cost of a segment, its nonzeros plus the rows of C it writes: larger means "
              "fewer segments and split rows, smaller more even work among the lanes (not given: "
              "128, or 1.3 times the mean cost of a row where that is more)",
       128, TC_ROWSPLIT_SEG_MIN, 65536, 1 },
+    { "order", "which rows run side by side: 0 the matrix's order, 1 longest rows first (C "
+               "still comes out in the matrix's order; not given: 1 where row lengths vary "
+               "much, coefficient of variation past 1, else 0)",
+      0, 0, 1, 1 },
 };
 
 #define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
@@ -35,10 +40,28 @@ static const tc_param_def rowsplit_params[] = {
    under a wave). */
 static int32_t default_seg(const tc_csr *a)
 {
-    const double least = rowsplit_params[0].def, cap = rowsplit_params[0].max;
+    const double least = rowsplit_params[P_SEG].def, cap = rowsplit_params[P_SEG].max;
     const double mean = a->rows ? 1.0 + (double)a->nnz / a->rows : 1.0;
     const double s = ceil(1.3 * mean);
     return (int32_t)(s > cap ? cap : s > least ? s : least);
+}
+
+/* order when the caller gives none: rows longest first where their
+   lengths vary much (coefficient of variation past 1: power-law graphs),
+   where rows of about the same length share columns; else the matrix's
+   own order, which on meshes and banded matrices is already local and on
+   graphs of even degree is all a stable sort could give. */
+static int default_order(const tc_csr *a)
+{
+    if (a->rows < 2)
+        return 0;
+    const double mean = (double)a->nnz / a->rows;
+    double ss = 0;
+    for (int32_t i = 0; i < a->rows; i++) {
+        const double d = (double)(a->rowptr[i + 1] - a->rowptr[i]) - mean;
+        ss += d * d;
+    }
+    return mean > 0 && sqrt(ss / a->rows) > mean;
 }
 
 static void rowsplit_free(tc_fmt *m)
@@ -47,6 +70,7 @@ static void rowsplit_free(tc_fmt *m)
     if (!r)
         return;
     tc_csr_free(r->a);
+    tc_perm_free(r->rows);
     free(r->seg_row);
     free(r->seg_start);
     free(r);
@@ -67,10 +91,17 @@ static tc_status rowsplit_build(const tc_csr *a, const tc_params *p, tc_fmt **ou
     if (!r)
         return TC_ERR_NOMEM;
     tc_fmt_init(&r->base, &tc_format_rowsplit, a, p);
+    /* the values used are stored with the file */
     if (tc_params_get(p, "seg", -1) < 0)
-        r->base.params.kv[0].value = default_seg(a);       /* stored with the file */
-    r->seg = (int32_t)tc_params_get(&r->base.params, "seg", rowsplit_params[0].def);
-    tc_status st = tc_csr_copy(a, &r->a, err);
+        r->base.params.kv[P_SEG].value = default_seg(a);
+    if (tc_params_get(p, "order", -1) < 0)
+        r->base.params.kv[P_ORDER].value = default_order(a);
+    r->seg = (int32_t)r->base.params.kv[P_SEG].value;
+    tc_status st = TC_OK;
+    if (r->base.params.kv[P_ORDER].value != 0)
+        st = tc_reorder_run(tc_reorder_find("degree"), a, NULL, &r->rows, NULL, err);
+    if (st == TC_OK)
+        st = r->rows ? tc_csr_permute(a, r->rows, NULL, &r->a, err) : tc_csr_copy(a, &r->a, err);
     if (st == TC_OK)
         st = tc_rowsplit_cut(r, err);
     if (st != TC_OK) {
@@ -81,9 +112,15 @@ static tc_status rowsplit_build(const tc_csr *a, const tc_params *p, tc_fmt **ou
     return TC_OK;
 }
 
+/* Stored row i is the matrix's row tc_rowsplit_row(r, i). */
 static tc_status rowsplit_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
 {
-    return tc_csr_copy(((const tc_rowsplit *)m)->a, out, err);
+    const tc_rowsplit *r = (const tc_rowsplit *)m;
+    if (!r->rows)
+        return tc_csr_copy(r->a, out, err);
+    /* the matrix's row j is stored row old2new[j] */
+    const tc_perm back = { r->rows->n, r->rows->old2new, r->rows->new2old };
+    return tc_csr_permute(r->a, &back, NULL, out, err);
 }
 
 /* Row i of C (n columns) += the nonzeros k0 .. k1 - 1 of a times B. */
@@ -123,13 +160,14 @@ static tc_status rowsplit_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb
             continue;
         }
         for (int32_t i = g->row0; i < g->row0 + g->nrows; i++)
-            add_nonzeros(r->a, r->a->rowptr[i], r->a->rowptr[i + 1], B, ldb, n, C + i * ldc);
+            add_nonzeros(r->a, r->a->rowptr[i], r->a->rowptr[i + 1], B, ldb, n,
+                         C + tc_rowsplit_row(r, i) * ldc);
     }
     for (int64_t s = 0; s < w.nseg; s++) {
         const tc_rowsplit_seg *g = &w.seg[s];
         if (g->slot < 0 || g->slot != g->first + g->parts - 1)
             continue;
-        double *crow = C + (int64_t)g->row0 * ldc;
+        double *crow = C + tc_rowsplit_row(r, g->row0) * ldc;
         for (int32_t p = g->first; p <= g->slot; p++)
             for (int32_t j = 0; j < n; j++)
                 crow[j] += part[(int64_t)p * n + j];
@@ -139,13 +177,14 @@ static tc_status rowsplit_spmm_ref(const tc_fmt *m, const double *B, int64_t ldb
     return TC_OK;
 }
 
-/* The GPU layout: int64 row pointers, int32 columns, float32 values, and
-   the work list (tc_rowsplit_seg per segment). */
+/* The GPU layout: int64 row pointers, int32 columns, float32 values, the
+   work list (tc_rowsplit_seg per segment) and in order 1 the int32 row
+   each stored row is. */
 static int64_t rowsplit_bytes(const tc_fmt *m)
 {
     const tc_rowsplit *r = (const tc_rowsplit *)m;
     return ((int64_t)m->rows + 1) * 8 + m->nnz * (4 + (m->has_values ? 4 : 0)) +
-           r->nseg * (int64_t)sizeof(tc_rowsplit_seg);
+           r->nseg * (int64_t)sizeof(tc_rowsplit_seg) + (r->rows ? (int64_t)m->rows * 4 : 0);
 }
 
 /* ------------------------------------------------------------------ files */
@@ -162,6 +201,22 @@ static tc_status rowsplit_write_h5(const tc_fmt *m, tc_h5grp *g, tc_error *err)
         st = tc_h5grp_put(g, "seg_row", TC_I32, r->nseg, r->seg_row, err);
     if (st == TC_OK)
         st = tc_h5grp_put(g, "seg_start", TC_I64, r->nseg + 1, r->seg_start, err);
+    if (st == TC_OK && r->rows)
+        st = tc_h5grp_put(g, "row_order", TC_I32, m->rows, r->rows->new2old, err);
+    return st;
+}
+
+/* row_order (order 1): a permutation of the rows, checked as one here. */
+static tc_status read_row_order(tc_h5grp *g, tc_rowsplit *r, tc_error *err)
+{
+    int32_t *idx = NULL;
+    tc_status st = tc_h5grp_get_n(g, "row_order", TC_I32, r->base.rows, (void **)&idx, err);
+    if (st == TC_OK) {
+        char what[300];
+        snprintf(what, sizeof what, "%s/row_order", tc_h5grp_path(g));
+        st = tc_perm_from_array(&r->rows, r->base.rows, idx, TC_PERM_NEW2OLD, what, err);
+    }
+    free(idx);
     return st;
 }
 
@@ -191,6 +246,8 @@ static tc_status read_arrays(tc_h5grp *g, tc_rowsplit *r, tc_error *err)
                             tc_h5grp_path(g), r->nseg, (int64_t)h->rows + h->nnz);
     if (st == TC_OK)
         st = tc_h5grp_get_n(g, "seg_start", TC_I64, r->nseg + 1, (void **)&r->seg_start, err);
+    if (st == TC_OK && tc_params_get(&h->params, "order", 0) != 0)
+        st = read_row_order(g, r, err);
     return st;
 }
 
@@ -200,7 +257,7 @@ static tc_status rowsplit_read_h5(tc_h5grp *g, const tc_fmt *hdr, tc_fmt **out, 
     if (!r)
         return TC_ERR_NOMEM;
     r->base = *hdr;
-    r->seg = (int32_t)tc_params_get(&hdr->params, "seg", rowsplit_params[0].def);
+    r->seg = (int32_t)tc_params_get(&hdr->params, "seg", rowsplit_params[P_SEG].def);
     tc_status st = read_arrays(g, r, err);
     if (st != TC_OK) {
         rowsplit_free(&r->base);

@@ -8,8 +8,18 @@
  * block holding one or two nonzeros) no tensor-core format pays, and the
  * CUDA-core kernel that beats cuSPARSE there needs its work cut into
  * pieces of about equal cost with no search at run time. rowsplit is the
- * matrix in CSR, in its own row order (no reordering needed), plus that
- * cut: segments.
+ * matrix in CSR plus that cut: segments.
+ *
+ * Row order (parameter `order`): the CSR holds the rows in the matrix's
+ * own order (0), or longest first (1: a stable sort by length), with
+ * `rows` saying which row of the matrix each stored row is. The kernel
+ * stores its row i into row rows->new2old[i] of C, so the order costs
+ * nothing at run time and C comes out in the caller's order: it only
+ * decides which rows run side by side. On a power-law graph rows of about
+ * the same length share columns far more often than rows in label order
+ * (the long rows, the hubs), so more of the rows of B a thread block
+ * gathers are found in L1 (bench/NOTES.md, "rowsplit", "Rows longest
+ * first"). Segments and everything below speak of stored rows.
  *
  * Segments: consecutive runs of the matrix's nonzeros, in row order. The
  * cost of a segment is its nonzeros plus the rows of C it writes (storing
@@ -44,8 +54,10 @@
 typedef struct tc_rowsplit {
     tc_fmt base;
     int32_t seg;                /* the parameter: the most cost of a segment */
-    tc_csr *a;                  /* the matrix in CSR (its field says whether
-                                   it has values) */
+    tc_csr *a;                  /* the matrix in CSR, rows in stored order
+                                   (its field says whether it has values) */
+    tc_perm *rows;              /* order 1: new2old[i] is the matrix's row
+                                   stored as row i; NULL for order 0 */
     int64_t nseg;
     int32_t *seg_row;           /* nseg: the first row of each segment */
     int64_t *seg_start;         /* nseg + 1: the first nonzero of each */
@@ -85,6 +97,8 @@ void tc_rowsplit_work_free(tc_rowsplit_work_list *w);
 /* Whether segment s is a piece of a split row (shares its first row with a
    neighbour). */
 int tc_rowsplit_is_piece(const tc_rowsplit *m, int64_t s);
+/* The matrix's row that stored row i is (i itself in order 0). */
+int64_t tc_rowsplit_row(const tc_rowsplit *m, int32_t i);
 /* next(s) above: the row after segment s's last whole row, or its row + 1
    for a piece. */
 int32_t tc_rowsplit_end_row(const tc_rowsplit *m, int64_t s);

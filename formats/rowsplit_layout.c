@@ -60,6 +60,11 @@ int tc_rowsplit_is_piece(const tc_rowsplit *m, int64_t s)
            (s + 1 < m->nseg && m->seg_row[s + 1] == m->seg_row[s]);
 }
 
+int64_t tc_rowsplit_row(const tc_rowsplit *m, int32_t i)
+{
+    return m->rows ? m->rows->new2old[i] : i;
+}
+
 int32_t tc_rowsplit_end_row(const tc_rowsplit *m, int64_t s)
 {
     if (tc_rowsplit_is_piece(m, s))

@@ -20,7 +20,8 @@
  * adds them in float32 FMAs.
  *
  * Rows: a segment's whole rows are stored straight into C (an empty row
- * as zeros). A piece of a split row stores its partial sum in a workspace
+ * as zeros), each into the row of C the format says it is (`order` 1:
+ * rows stored longest first, rsp_args.rows). A piece of a split row stores its partial sum in a workspace
  * slot, then its lane 0 counts it in on the row's counter (one per row and
  * panel); the piece that arrives last adds the row's slots in piece order
  * and stores the row, and sets the counter back to 0 for the next run. So
@@ -96,6 +97,7 @@ typedef struct rsp_args {
     const tc_rowsplit_seg *seg;
     int64_t nseg;
     const int64_t *row_ptr;
+    const int32_t *rows;        /* the row of C of each stored row; NULL: the same */
     const int32_t *col;
     const float *val;           /* NULL for a pattern matrix (values 1) */
     const float *B;
@@ -154,33 +156,43 @@ template <> struct lanevec<1> {
 
 /* Where a group of lanes is in a segment's rows (the same in every lane):
    acc belongs to row r, which ends before nonzero row_end; `ends` holds,
-   in lane i, the end of row rbase + i (rows past the segment's: never
-   reached), so that moving to the next row reads a register of another
-   lane, not memory. A piece has one row, ending at its last nonzero.
+   in lane i, the end of row rbase + i and `outs` its row of C (rows past
+   the segment's: never reached), so that moving to the next row and
+   storing one read registers of another lane, not memory. A piece has one row, ending at its last nonzero.
    Nonzeros count from the segment's first: a segment holds at most seg
    (<= 65536), so 32 bits do, and the registers they save are what keeps
    the kernel near its launch bounds (MIN_BLOCKS_PER_SM). */
 typedef struct rsp_rows {
     int32_t r, rbase, rend;
     int32_t ends, row_end;
+    int32_t outs;
 } rsp_rows;
 
-template <int L>
-static __device__ __forceinline__ int32_t row_ends(const rsp_args &a, const tc_rowsplit_seg &g,
-                                                   int32_t rbase,
-                                                   const cg::thread_block_tile<L> &tile)
+/* The row of C that stored row `row` is. */
+static __device__ __forceinline__ int32_t out_row(const rsp_args &a, int32_t row)
 {
-    const int32_t row = rbase + (int32_t)tile.thread_rank();
-    return row < g.row0 + g.nrows ? (int32_t)(__ldg(a.row_ptr + row + 1) - g.nz0) : INT32_MAX;
+    return a.rows ? __ldg(a.rows + row) : row;
+}
+
+/* ends and outs of rows rbase .. rbase + L - 1. */
+template <int L>
+static __device__ __forceinline__ void row_window(const rsp_args &a, const tc_rowsplit_seg &g,
+                                                  rsp_rows &w,
+                                                  const cg::thread_block_tile<L> &tile)
+{
+    const int32_t row = w.rbase + (int32_t)tile.thread_rank();
+    const bool in = row < g.row0 + g.nrows;
+    w.ends = in ? (int32_t)(__ldg(a.row_ptr + row + 1) - g.nz0) : INT32_MAX;
+    w.outs = in ? out_row(a, row) : 0;
 }
 
 template <int L>
 static __device__ __forceinline__ rsp_rows rows_start(const rsp_args &a, const tc_rowsplit_seg &g,
                                                      const cg::thread_block_tile<L> &tile)
 {
-    rsp_rows w = { g.row0, g.row0, g.row0 + g.nrows, 0, (int32_t)(g.nz1 - g.nz0) };
+    rsp_rows w = { g.row0, g.row0, g.row0 + g.nrows, 0, (int32_t)(g.nz1 - g.nz0), 0 };
     if (g.slot < 0) {
-        w.ends = row_ends<L>(a, g, w.rbase, tile);
+        row_window<L>(a, g, w, tile);
         w.row_end = tile.shfl(w.ends, 0);
     }
     return w;
@@ -193,12 +205,13 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
                                                  lanevec<V> &acc,
                                                  const cg::thread_block_tile<L> &tile)
 {
+    const int32_t out = a.rows ? tile.shfl(w.outs, w.r - w.rbase) : w.r;
     if (active)
-        acc.store_cs(a.C + (int64_t)w.r * a.n + col0);
+        acc.store_cs(a.C + tc_row_elems(out, a.n) + col0);
     acc.zero();
     if (++w.r - w.rbase == L) {
         w.rbase = w.r;
-        w.ends = row_ends<L>(a, g, w.rbase, tile);
+        row_window<L>(a, g, w, tile);
     }
     w.row_end = tile.shfl(w.ends, w.r - w.rbase);
 }
@@ -304,7 +317,7 @@ static __device__ __forceinline__ void finish_piece(const rsp_args &a,
             p.load_cg(a.part + (int64_t)s * a.n + col0);
             sum.add(p);
         }
-        sum.store_cs(a.C + (int64_t)g.row0 * a.n + col0);
+        sum.store_cs(a.C + tc_row_elems(out_row(a, g.row0), a.n) + col0);
     }
     if (tile.thread_rank() == 0)
         *counter = 0;
@@ -338,6 +351,7 @@ typedef struct rsp_plan {
     tc_rowsplit_seg *seg;
     int64_t nseg;
     int64_t *row_ptr;
+    int32_t *rows;              /* order 1: each stored row's row of C */
     int32_t *col;
     float *val;
     float *part;
@@ -401,7 +415,7 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
 {
     rsp_plan *p = (rsp_plan *)base;
     const int v = base->variant;
-    const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->col, p->val, B, p->B16,
+    const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->rows, p->col, p->val, B, p->B16,
                         (int32_t)p->ld16 /* rsp_select: it fits */, C,
                         p->part, p->arrived, base->n };
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
@@ -424,6 +438,7 @@ static void rsp_free(tc_kplan *base)
     tc_gpu *g = p->base.gpu;
     tc_gpu_free(g, p->seg);
     tc_gpu_free(g, p->row_ptr);
+    tc_gpu_free(g, p->rows);
     tc_gpu_free(g, p->col);
     tc_gpu_free(g, p->val);
     tc_gpu_free(g, p->part);
@@ -432,7 +447,7 @@ static void rsp_free(tc_kplan *base)
     free(p);
 }
 
-/* The work list, A's arrays, the workspace (a row of n per piece) and the
+/* The work list, A's arrays (with the row order), the workspace (a row of n per piece) and the
    counters (per split row and panel of the variant with the most panels,
    "scalar"), zeroed once here: the last piece of each run zeroes its own. */
 static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
@@ -452,6 +467,9 @@ static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, m->a->rowptr, ((int64_t)m->base.rows + 1) * 8,
                                (void **)&p->row_ptr, err);
+    if (st == TC_OK && m->rows)
+        st = tc_gpu_upload_new(g, m->rows->new2old, (int64_t)m->base.rows * 4,
+                               (void **)&p->rows, err);
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, m->a->colidx, m->base.nnz * 4, (void **)&p->col, err);
     if (st == TC_OK && m->a->val)

@@ -9,7 +9,10 @@
 # (pieces added in piece order, whichever finished first); vec4 refused at
 # an n that is not a multiple of 4, with the reason; a row of 5000
 # nonzeros among rows of 3; half (B in fp16) at several n, checked at fp16's
-# tolerance, left out by --accuracy fp32 and refused there when forced.
+# tolerance, left out by --accuracy fp32 and refused there when forced;
+# rows stored longest first (order=1) at several seg and n, every variant,
+# giving the C bytes of the matrix's own order (each row summed in the
+# same order either way) into the caller's rows.
 # Skipped where there is no CUDA device. TCMUL and TCCONV may name the
 # tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -37,6 +40,23 @@ ok $? "seg=2: two runs give the same C, bit for bit"
 run_fails 1 "tcmul: rowsplit kernel vec4: needs n a multiple of 4 (float4 rows of B), n is 33" \
     "vec4 forced at n=33 is refused with the reason" -- \
     "$TCMUL" --device gpu --format rowsplit --variant vec4 --verify --cols 33 "$T/seg8.tcf.h5"
+
+# order=1: rows longest first, each stored into its own row of C
+for seg in 2 8 128; do
+    "$TCCONV" -q -f rowsplit -p seg=$seg,order=1 "$DATA/cora.mtx.gz" -o "$T/long$seg.tcf.h5"
+    for n in 1 32 33 264; do
+        verify_passes "order=1, seg=$seg, n=$n" "$T/long$seg.tcf.h5" --format rowsplit --cols "$n"
+    done
+done
+"$TCCONV" -q -f rowsplit -p seg=8,order=0 "$DATA/cora.mtx.gz" -o "$T/given8.tcf.h5"
+for v in vec4 scalar half; do
+    "$TCMUL" --device gpu --format rowsplit --variant "$v" --cols 128 "$T/given8.tcf.h5" \
+        -o "$T/c0.mtx" &&
+        "$TCMUL" --device gpu --format rowsplit --variant "$v" --cols 128 "$T/long8.tcf.h5" \
+            -o "$T/c1.mtx" &&
+        cmp -s "$T/c0.mtx" "$T/c1.mtx"
+    ok $? "$v, seg=8, n=128: order=1 gives the C of order=0, bit for bit"
+done
 
 gen_longrow "$T/long.mtx"
 verify_passes "a row of 5000 among rows of 3, n=32" "$T/long.mtx" --format rowsplit --cols 32

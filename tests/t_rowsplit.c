@@ -3,8 +3,9 @@
    nonzero and every row in exactly one segment, or a split row's nonzeros
    in its pieces; the cost of each at most seg; a row split exactly when it
    alone costs more; pieces of nearly equal length) on the awkward shapes,
-   several seg and the real matrices, and against an example worked out by
-   hand; its figures; and every refusal of validate and of the file
+   several seg, both row orders and the real matrices, and against examples
+   worked out by hand; the row order (longest first, stable) and its
+   default; its figures; and every refusal of validate and of the file
    reader, with its messages. What every format must do (round trip, SpMM,
    NaN/Inf, threads, files, edited arrays) is t_formats'. */
 #include "config.h"
@@ -12,6 +13,7 @@
 #include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "rowsplit.h"
 #include "tap.h"
@@ -20,7 +22,8 @@
 
 static const tc_format *ROWSPLIT;
 #define GROUP "/formats/rowsplit"
-static const char *const SEGS[] = { "seg=2", "seg=3", "seg=17", NULL };
+static const char *const SEGS[] = { "seg=2", "seg=3", "seg=17", "seg=2,order=1",
+                                    "seg=17,order=1", "seg=3,order=0", NULL };
 
 static tc_rowsplit *build(const tc_csr *a, const char *params)
 {
@@ -29,13 +32,41 @@ static tc_rowsplit *build(const tc_csr *a, const char *params)
 
 /* ------------------------------------------------- the rules, slowly */
 
-/* 1 when the cut of a by seg follows rowsplit.h: rows in order, each
+/* 1 when m holds a's rows in the order its parameter says: order 0 a
+   itself; order 1 longest first, rows of one length in a's order, with
+   m->rows saying which row of a each is. */
+static int order_right(const tc_csr *a, const tc_rowsplit *m)
+{
+    if (tc_params_get(&m->base.params, "order", -1) == 0)
+        return !m->rows && tc_csr_equal(m->a, a);
+    if (tc_params_get(&m->base.params, "order", -1) != 1 || !m->rows || m->rows->n != a->rows)
+        return 0;
+    for (int32_t i = 0; i < a->rows; i++) {
+        const int32_t r = m->rows->new2old[i];
+        const int64_t len = a->rowptr[r + 1] - a->rowptr[r];
+        if (m->a->rowptr[i + 1] - m->a->rowptr[i] != len ||
+            memcmp(m->a->colidx + m->a->rowptr[i], a->colidx + a->rowptr[r],
+                   (size_t)len * sizeof *a->colidx) != 0)
+            return 0;
+        if (i > 0) {
+            const int32_t q = m->rows->new2old[i - 1];
+            const int64_t prev = a->rowptr[q + 1] - a->rowptr[q];
+            if (prev < len || (prev == len && q > r))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* 1 when the cut of m's rows (m->a) by seg follows rowsplit.h: rows in
+   order, each
    whole in one segment when it costs at most seg (len + 1), packed
    greedily (a segment is closed only when the next row would not fit),
    else in ceil(len / (seg - 1)) pieces of nearly equal length; and the
    work list says the same. */
-static int follows_rules(const tc_csr *a, const tc_rowsplit *m)
+static int follows_rules(const tc_rowsplit *m)
 {
+    const tc_csr *a = m->a;
     tc_rowsplit_work_list w;
     tc_error err;
     if (tc_rowsplit_work(m, &w, &err))
@@ -85,8 +116,8 @@ static void check_matrix(const char *name, const tc_csr *a)
 {
     for (int i = 0; SEGS[i]; i++) {
         tc_rowsplit *m = build(a, SEGS[i]);
-        ok(follows_rules(a, m), "%s, %s: segments and work list follow the rules", name,
-           SEGS[i]);
+        ok(follows_rules(m) && order_right(a, m),
+           "%s, %s: row order, segments and work list follow the rules", name, SEGS[i]);
         tc_fmt_free(&m->base);
     }
 }
@@ -95,7 +126,8 @@ static void check_matrix(const char *name, const tc_csr *a)
 
 /* 6 x 8: row 0 holds 5 nonzeros (columns 0-4), row 1 none, row 2 one
    (column 7), row 3 two (1, 6), row 4 none, row 5 one (2); value of
-   (r, c) = 10 r + c + 1. */
+   (r, c) = 10 r + c + 1. Row lengths 5 0 1 2 0 1: coefficient of
+   variation 1.1, so order 1 by default. */
 static tc_csr *hand_6x8(void)
 {
     static const int32_t ri[] = { 0, 0, 0, 0, 0, 2, 3, 3, 5 },
@@ -106,13 +138,37 @@ static tc_csr *hand_6x8(void)
     return from_coo(6, 8, 9, ri, ci, v);
 }
 
+/* Longest first: rows 0 3 2 5 1 4 (lengths 5 2 1 1 0 0). At seg=4 stored
+   row 0 is split as before; stored rows 1 (cost 3), 2-3 (2 + 2), 4-5
+   (1 + 1); C's rows go back where they belong. */
+static void check_by_hand_longest_first(const tc_csr *a)
+{
+    tc_rowsplit *m = build(a, "seg=4,order=1");
+    static const int32_t rows[] = { 0, 3, 2, 5, 1, 4 }, seg_row[] = { 0, 0, 1, 2, 4 };
+    static const int64_t seg_start[] = { 0, 2, 5, 7, 9, 9 };
+    ok(m->rows && same_i32(m->rows->new2old, rows, 6),
+       "by hand, order=1: rows stored as 0 3 2 5 1 4");
+    ok(m->nseg == 5 && same_i32(m->seg_row, seg_row, 5) && same_i64(m->seg_start, seg_start, 6),
+       "by hand, order=1: seg_row = 0 0 1 2 4, seg_start = 0 2 5 7 9 9");
+    ok(tc_rowsplit_row(m, 1) == 3 && tc_rowsplit_row(m, 5) == 4,
+       "by hand, order=1: stored row 1 is row 3, stored row 5 row 4");
+    is_int(tc_fmt_bytes(&m->base), 7 * 8 + 9 * (4 + 4) + 5 * (int64_t)sizeof(tc_rowsplit_seg) +
+           6 * 4, "by hand, order=1: bytes of the GPU layout, with the int32 row order");
+    tc_csr *back = NULL;
+    tc_error err;
+    ok(ROWSPLIT->to_csr(&m->base, &back, &err) == TC_OK && tc_csr_equal(back, a),
+       "by hand, order=1: decodes to the matrix in its own order");
+    tc_csr_free(back);
+    tc_fmt_free(&m->base);
+}
+
 /* At seg=4: row 0 costs 6, split into ceil(5 / 3) = 2 pieces, nonzeros
    0-1 and 2-4; rows 1-2 cost 1 + 2; row 3 (3) does not fit after them, row
    4 (1) does; row 5 (2) does not. */
 static void check_by_hand(void)
 {
     tc_csr *a = hand_6x8();
-    tc_rowsplit *m = build(a, "seg=4");
+    tc_rowsplit *m = build(a, "seg=4,order=0");
     static const int32_t seg_row[] = { 0, 0, 1, 3, 5 };
     static const int64_t seg_start[] = { 0, 2, 5, 6, 8, 9 };
     ok(m->nseg == 5 && same_i32(m->seg_row, seg_row, 5) && same_i64(m->seg_start, seg_start, 6),
@@ -141,9 +197,11 @@ static void check_by_hand(void)
     tc_fmt_free(&m->base);
 
     m = build(a, NULL);
-    ok(m->seg == 128 && m->nseg == 1 && m->seg_row[0] == 0,
-       "by hand, defaults: seg=128, one segment of all 6 rows");
+    ok(m->seg == 128 && m->nseg == 1 && m->seg_row[0] == 0 &&
+       tc_params_get(&m->base.params, "order", -1) == 1,
+       "by hand, defaults: seg=128, order=1 (stored), one segment of all 6 rows");
     tc_fmt_free(&m->base);
+    check_by_hand_longest_first(a);
     tc_csr_free(a);
 }
 
@@ -180,16 +238,24 @@ static void check_default_seg(void)
     tc_rowsplit *m = build(a, NULL);
     ok(m->seg == 262 && m->nseg == 3 && tc_params_get(&m->base.params, "seg", 0) == 262,
        "default seg, rows of 200: 262 (1.3 x 201), stored; 3 whole rows");
+    ok(tc_params_get(&m->base.params, "order", -1) == 0 && !m->rows,
+       "default order, rows of one length: 0 (stored)");
     tc_fmt_free(&m->base);
     m = build(a, "seg=128");
     ok(m->seg == 128 && m->nseg == 6, "seg=128 asked for, rows of 200: kept, each row in 2");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
     a = rows_of(10, one_long);
-    m = build(a, NULL);
+    m = build(a, "order=0");
     ok(m->seg == 128 && m->nseg == 4 && m->seg_row[1] == 4 && m->seg_row[2] == 4,
        "default seg, one row of 200 among rows of 1: 128, that row in 2 pieces");
-    ok(follows_rules(a, m), "  and the cut follows the rules");
+    ok(follows_rules(m), "  and the cut follows the rules");
+    tc_fmt_free(&m->base);
+    m = build(a, NULL);
+    ok(tc_params_get(&m->base.params, "order", -1) == 1 && m->rows &&
+       m->rows->new2old[0] == 4 && m->nseg == 3,
+       "default order, one row of 200 among rows of 1 (variation 3): 1, that row first");
+    ok(follows_rules(m) && order_right(a, m), "  and the order and the cut follow the rules");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
     a = rows_of(0, NULL);
@@ -204,7 +270,7 @@ static void check_default_seg(void)
 static void check_stats(void)
 {
     tc_csr *a = hand_6x8();
-    tc_rowsplit *m = build(a, "seg=4");
+    tc_rowsplit *m = build(a, "seg=4,order=0");
     tc_report *r = tc_report_new();
     tc_error err;
     ok(tc_format_stats_report(&m->base, a, r, &err) == TC_OK, "stats of the hand example");
@@ -220,9 +286,9 @@ static void check_stats(void)
 
 /* ------------------------------------------------------ files */
 
-static const char *hand_file(const tc_csr *a)
+static const char *hand_file(const tc_csr *a, const char *params)
 {
-    return fmt_file(a, build_fmt(ROWSPLIT, a, "seg=4"), 0);
+    return fmt_file(a, build_fmt(ROWSPLIT, a, params), 0);
 }
 
 /* What the reader checks before validation: every dataset present, with
@@ -233,24 +299,37 @@ static void check_bad_files(void)
     tc_csr *a = hand_6x8();
     static const int32_t rows16[16] = { 0 };
     static const int64_t zeros8[8] = { 0 };
-    const char *p = hand_file(a);
+    const char *p = hand_file(a, "seg=4,order=0");
     put_dataset(p, GROUP, "seg_row", H5T_NATIVE_INT32, 16, rows16);
     read_refused(p, GROUP, TC_ERR_FORMAT, "16 segments for 6 rows and 9 nonzeros",
                  "/seg_row: 16 segments, more than rows + nonzeros (15: each segment holds a "
                  "row or a nonzero)");
-    p = hand_file(a);
+    p = hand_file(a, "seg=4,order=0");
     put_dataset(p, GROUP, "seg_start", H5T_NATIVE_INT64, 5, zeros8);
     read_refused(p, GROUP, TC_ERR_FORMAT, "seg_start of 5", "/seg_start: expected 6 entries, "
                  "found 5");
-    p = hand_file(a);
+    p = hand_file(a, "seg=4,order=0");
     put_dataset(p, GROUP, "row_ptr", H5T_NATIVE_INT64, 8, zeros8);
     read_refused(p, GROUP, TC_ERR_FORMAT, "row_ptr of 8", "/row_ptr: expected 7 entries, found 8");
-    p = hand_file(a);
+    p = hand_file(a, "seg=4,order=0");
     put_dataset(p, GROUP, "values", 0, 0, NULL);
     read_refused(p, GROUP, TC_ERR_FORMAT, "no values", "/values: no such dataset");
-    p = hand_file(a);
+    p = hand_file(a, "seg=4,order=0");
     put_dataset(p, GROUP, "seg_row", 0, 0, NULL);
     read_refused(p, GROUP, TC_ERR_FORMAT, "no seg_row", "/seg_row: no such dataset");
+    static const int32_t twice[6] = { 0, 3, 2, 5, 1, 3 };
+    p = hand_file(a, "seg=4,order=1");
+    put_dataset(p, GROUP, "row_order", 0, 0, NULL);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "order=1, no row_order",
+                 "/row_order: no such dataset");
+    p = hand_file(a, "seg=4,order=1");
+    put_dataset(p, GROUP, "row_order", H5T_NATIVE_INT32, 5, twice);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "row_order of 5", "/row_order: expected 6 entries, "
+                 "found 5");
+    p = hand_file(a, "seg=4,order=1");
+    put_dataset(p, GROUP, "row_order", H5T_NATIVE_INT32, 6, twice);
+    read_refused(p, GROUP, TC_ERR_INVALID, "row_order with row 3 twice", "/row_order: index 3 "
+                 "appears twice (entries 1 and 5): not a permutation");
     tc_csr_free(a);
 }
 
@@ -262,7 +341,7 @@ static void check_bad_files(void)
 static void check_refusals(void)
 {
     tc_csr *a = hand_6x8();
-    tc_rowsplit *m = build(a, "seg=4");
+    tc_rowsplit *m = build(a, "seg=4,order=0");
     tc_error err;
     ok(ROWSPLIT->validate(&m->base, a, "m", &err) == TC_OK, "the hand example validates");
     REFUSED(m->seg_row[0], 1, WHAT "/seg_row[0]: row 1 after row 0 (from 0, not decreasing, "
@@ -291,6 +370,7 @@ static void check_refusals(void)
     tc_fmt_free(&m->base);
 
     build_refused(ROWSPLIT, a, "seg=1", "rowsplit: seg=1 is out of range [2, 65536]");
+    build_refused(ROWSPLIT, a, "order=2", "rowsplit: order=2 is out of range [0, 1]");
     tc_csr_free(a);
 }
 

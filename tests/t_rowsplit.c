@@ -291,45 +291,46 @@ static const char *hand_file(const tc_csr *a, const char *params)
     return fmt_file(a, build_fmt(ROWSPLIT, a, params), 0);
 }
 
+/* The hand example's file with params, its dataset `name` replaced (type
+   0: removed), refused by the reader with st and want. */
+static void tampered(const tc_csr *a, const char *params, const char *name, hid_t type,
+                     hsize_t n, const void *data, tc_status st, const char *what,
+                     const char *want)
+{
+    const char *p = hand_file(a, params);
+    put_dataset(p, GROUP, name, type, n, data);
+    read_refused(p, GROUP, st, what, want);
+}
+
 /* What the reader checks before validation: every dataset present, with
    the length the header and seg_row imply, values exactly when has_values
-   says so, no more segments than rows + nonzeros. */
+   says so, row_order (order=1) a permutation, no more segments than rows
+   + nonzeros. */
 static void check_bad_files(void)
 {
     tc_csr *a = hand_6x8();
     static const int32_t rows16[16] = { 0 };
     static const int64_t zeros8[8] = { 0 };
-    const char *p = hand_file(a, "seg=4,order=0");
-    put_dataset(p, GROUP, "seg_row", H5T_NATIVE_INT32, 16, rows16);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "16 segments for 6 rows and 9 nonzeros",
-                 "/seg_row: 16 segments, more than rows + nonzeros (15: each segment holds a "
-                 "row or a nonzero)");
-    p = hand_file(a, "seg=4,order=0");
-    put_dataset(p, GROUP, "seg_start", H5T_NATIVE_INT64, 5, zeros8);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "seg_start of 5", "/seg_start: expected 6 entries, "
-                 "found 5");
-    p = hand_file(a, "seg=4,order=0");
-    put_dataset(p, GROUP, "row_ptr", H5T_NATIVE_INT64, 8, zeros8);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "row_ptr of 8", "/row_ptr: expected 7 entries, found 8");
-    p = hand_file(a, "seg=4,order=0");
-    put_dataset(p, GROUP, "values", 0, 0, NULL);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "no values", "/values: no such dataset");
-    p = hand_file(a, "seg=4,order=0");
-    put_dataset(p, GROUP, "seg_row", 0, 0, NULL);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "no seg_row", "/seg_row: no such dataset");
+    const char *given = "seg=4,order=0", *longest = "seg=4,order=1";
     static const int32_t twice[6] = { 0, 3, 2, 5, 1, 3 };
-    p = hand_file(a, "seg=4,order=1");
-    put_dataset(p, GROUP, "row_order", 0, 0, NULL);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "order=1, no row_order",
-                 "/row_order: no such dataset");
-    p = hand_file(a, "seg=4,order=1");
-    put_dataset(p, GROUP, "row_order", H5T_NATIVE_INT32, 5, twice);
-    read_refused(p, GROUP, TC_ERR_FORMAT, "row_order of 5", "/row_order: expected 6 entries, "
-                 "found 5");
-    p = hand_file(a, "seg=4,order=1");
-    put_dataset(p, GROUP, "row_order", H5T_NATIVE_INT32, 6, twice);
-    read_refused(p, GROUP, TC_ERR_INVALID, "row_order with row 3 twice", "/row_order: index 3 "
-                 "appears twice (entries 1 and 5): not a permutation");
+    tampered(a, given, "seg_row", H5T_NATIVE_INT32, 16, rows16, TC_ERR_FORMAT,
+             "16 segments for 6 rows and 9 nonzeros", "/seg_row: 16 segments, more than rows + "
+             "nonzeros (15: each segment holds a row or a nonzero)");
+    tampered(a, given, "seg_start", H5T_NATIVE_INT64, 5, zeros8, TC_ERR_FORMAT, "seg_start of 5",
+             "/seg_start: expected 6 entries, found 5");
+    tampered(a, given, "row_ptr", H5T_NATIVE_INT64, 8, zeros8, TC_ERR_FORMAT, "row_ptr of 8",
+             "/row_ptr: expected 7 entries, found 8");
+    tampered(a, given, "values", 0, 0, NULL, TC_ERR_FORMAT, "no values",
+             "/values: no such dataset");
+    tampered(a, given, "seg_row", 0, 0, NULL, TC_ERR_FORMAT, "no seg_row",
+             "/seg_row: no such dataset");
+    tampered(a, longest, "row_order", 0, 0, NULL, TC_ERR_FORMAT, "order=1, no row_order",
+             "/row_order: no such dataset");
+    tampered(a, longest, "row_order", H5T_NATIVE_INT32, 5, twice, TC_ERR_FORMAT,
+             "row_order of 5", "/row_order: expected 6 entries, found 5");
+    tampered(a, longest, "row_order", H5T_NATIVE_INT32, 6, twice, TC_ERR_INVALID,
+             "row_order with row 3 twice", "/row_order: index 3 appears twice (entries 1 and 5): "
+             "not a permutation");
     tc_csr_free(a);
 }
 

@@ -258,6 +258,19 @@ static void check_default_seg(void)
     ok(follows_rules(m) && order_right(a, m), "  and the order and the cut follow the rules");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
+    static const int32_t cv096[4] = { 1, 1, 1, 6 }, cv087[4] = { 1, 1, 1, 5 };
+    a = rows_of(4, cv096);
+    m = build(a, NULL);
+    ok(m->rows && m->rows->new2old[0] == 3,
+       "default order, rows of 1 1 1 6 (variation 0.96, past 0.9): longest first");
+    tc_fmt_free(&m->base);
+    tc_csr_free(a);
+    a = rows_of(4, cv087);
+    m = build(a, NULL);
+    ok(!m->rows && tc_params_get(&m->base.params, "order", -1) == 0,
+       "default order, rows of 1 1 1 5 (variation 0.87): the matrix's");
+    tc_fmt_free(&m->base);
+    tc_csr_free(a);
     a = rows_of(0, NULL);
     m = build(a, NULL);
     ok(m->seg == 128 && m->nseg == 0, "default seg, no rows: 128, no segments");

@@ -67,7 +67,11 @@
  *     then all the others in order: 3dtube's three panels of 149 blocks
  *     (12 times the mean) otherwise started late and ran alone at the end.
  *
- * Variants (timed by tc_kernel_tune):
+ * Variants (timed by tc_kernel_tune), listed most often fastest first
+ * (results/hrpb.tsv at 3099154, 96 rows: tc-wide 36, tc 24, tc-wide-sync
+ * 16, tc-team-sync 12, tc-team 5, tc-sync 3; cuda is the NaN/Inf
+ * fallback), so that a plan that times nothing runs tc-wide, or tc at
+ * N <= 32, where the wide ones are refused:
  *   "tc"      a ring of STAGES blocks per warp: block b + 1's bytes and rows
  *             of B are fetched with cp.async while block b is decoded and
  *             multiplied, and each fetch's metadata (sizePtr, activeCols)
@@ -154,9 +158,9 @@
    bank groups. */
 #define B_PITCH(W) ((W) + 8)
 
-enum { V_TC, V_TC_SYNC, V_TEAM, V_TEAM_SYNC, V_WIDE, V_WIDE_SYNC, V_CUDA, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "tc",      "tc-sync",      "tc-team",
-                                                      "tc-team-sync", "tc-wide", "tc-wide-sync",
+enum { V_WIDE, V_TC, V_WIDE_SYNC, V_TEAM_SYNC, V_TEAM, V_TC_SYNC, V_CUDA, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "tc-wide", "tc",      "tc-wide-sync",
+                                                      "tc-team-sync", "tc-team", "tc-sync",
                                                       "cuda" };
 static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 1, 0 };
 

@@ -38,7 +38,7 @@ gen_heavy_panel() {
 # second with one column; 100: a partial n-tile in the fourth warp; 512).
 gen_heavy_panel "$T/heavy.mtx"
 "$TCCONV" -q -f hrpb -p TM=32 "$T/heavy.mtx" -o "$T/heavy32.tcf.h5"
-for v in tc tc-sync tc-team tc-team-sync tc-wide tc-wide-sync cuda; do
+for v in tc-wide tc tc-wide-sync tc-team-sync tc-team tc-sync cuda; do
     for n in 33 100 512; do
         verify_passes "hrpb --variant $v: a panel of 320 blocks (virtual panels), n=$n" \
             "$T/heavy.mtx" --format hrpb --variant "$v" --cols "$n"
@@ -47,7 +47,7 @@ for v in tc tc-sync tc-team tc-team-sync tc-wide tc-wide-sync cuda; do
     done
 done
 
-run_fails 2 "tcmul: --variant nope: the hrpb kernel's variants are tc, tc-sync, tc-team, tc-team-sync, tc-wide, tc-wide-sync, cuda" \
+run_fails 2 "tcmul: --variant nope: the hrpb kernel's variants are tc-wide, tc, tc-wide-sync, tc-team-sync, tc-team, tc-sync, cuda" \
     "an unknown variant is named with the kernel's" -- \
     "$TCMUL" --device gpu --format hrpb --variant nope --verify "$DATA/cora.mtx.gz" --cols 4
 

@@ -9,17 +9,23 @@
 
 #include "gpu_internal.h"
 
-static const char *const variant_names[] = { "default", "alg1", "alg2", "alg3" };
+/* Most often fastest first (HACKING.md), so that a plan that times nothing
+   (--effort estimate) runs ALG3: the fastest in 319 of 444 rows of
+   results/rstile.tsv, hrpb.tsv and rowsplit-order.tsv (default 63, ALG2 57,
+   ALG1 5). Listed first, the default algorithm ran ESTIMATE's cuSPARSE
+   plans at 0.35-0.8x of ALG3 on the small graphs at n <= 128 (results/
+   auto.tsv at 3653b25, bench/NOTES.md, "Auto plans"). */
+static const char *const variant_names[] = { "alg3", "default", "alg2", "alg1" };
 static const cusparseSpMMAlg_t variant_alg[] = {
-    CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1, CUSPARSE_SPMM_CSR_ALG2,
-    CUSPARSE_SPMM_CSR_ALG3,
+    CUSPARSE_SPMM_CSR_ALG3, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG2,
+    CUSPARSE_SPMM_CSR_ALG1,
 };
 #define NVARIANTS ((int)(sizeof variant_alg / sizeof variant_alg[0]))
 /* Measured (CUDA 13.0, H200; tests/tcmul-gpu.sh checks it): with an Inf in
    row 0 of B, CSR_ALG1 and CSR_ALG3 give non-finite values in rows of C
    whose A row has no column 0 (ALG3 in most rows of rajat01), the padding
    pitfall of DESIGN.md inside cuSPARSE; the default and ALG2 do not. */
-static const unsigned char variant_spreads[] = { 0, 1, 0, 1 };
+static const unsigned char variant_spreads[] = { 1, 0, 0, 1 };
 
 typedef struct csr_plan {
     tc_kplan base;

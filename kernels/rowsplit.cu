@@ -21,12 +21,13 @@
  *
  * Rows: a segment's whole rows are stored straight into C (an empty row
  * as zeros), each into the row of C the format says it is (`order` 1:
- * rows stored longest first, rsp_args.rows). A piece of a split row stores its partial sum in a workspace
- * slot, then its lane 0 counts it in on the row's counter (one per row and
- * panel); the piece that arrives last adds the row's slots in piece order
- * and stores the row, and sets the counter back to 0 for the next run. So
- * C is written once per element, nothing zeroes it first, and the sums do
- * not depend on the order the pieces ran in.
+ * rows stored longest first, rsp_args.rows). A piece of a split row
+ * stores its partial sum in a workspace slot, then its lane 0 counts it
+ * in on the row's counter (one per row and panel); the piece that arrives
+ * last adds the row's slots in piece order and stores the row, and sets
+ * the counter back to 0 for the next run. So C is written once per
+ * element, nothing zeroes it first, and the sums do not depend on the
+ * order the pieces ran in.
  *
  * Precision: fp32 ("half": B in fp16), exact non-finite pattern: only the
  * matrix's own nonzeros are multiplied (no padding), so a NaN or Inf of B
@@ -158,7 +159,8 @@ template <> struct lanevec<1> {
    acc belongs to row r, which ends before nonzero row_end; `ends` holds,
    in lane i, the end of row rbase + i and `outs` its row of C (rows past
    the segment's: never reached), so that moving to the next row and
-   storing one read registers of another lane, not memory. A piece has one row, ending at its last nonzero.
+   storing one read registers of another lane, not memory. A piece has one
+   row, ending at its last nonzero.
    Nonzeros count from the segment's first: a segment holds at most seg
    (<= 65536), so 32 bits do, and the registers they save are what keeps
    the kernel near its launch bounds (MIN_BLOCKS_PER_SM). */

@@ -76,6 +76,7 @@ for m in "$@"; do
     name=${name%.gz}
     name=${name%.mtx}
     name=${name%.tcf.h5}
+    printf '%s\t%s\n' "$name" "$(basename "$m")" >> "$tmp/sources.tsv"
     for s in $segs; do
         for o in $orders; do
             p=$(conv_params "$s" "$o")
@@ -97,9 +98,11 @@ columns="$BENCH_SPMM_COLUMNS
     "$tmp"/conv/*.tcf.h5) || status=1
 
 # Split "NAME-segS-orderO" into the matrix, a seg and an order column; the
-# command starts with how the matrix was made.
+# command starts with how the matrix was made (gen), converting the file
+# given (sources.tsv: NAME and the file's name).
 awk -F '\t' -v OFS='\t' '
-    NR == 1 { $4 = $4 OFS "seg" OFS "order"; print; next }
+    FNR == NR { src[$1] = $2; next }
+    FNR == 1 { $4 = $4 OFS "seg" OFS "order"; print; next }
     {
         o = $4; sub(/.*-order/, "", o); sub(/-order([0-9]+|default)$/, "", $4)
         s = $4; sub(/.*-seg/, "", s); sub(/-seg([0-9]+|default)$/, "", $4)
@@ -109,10 +112,10 @@ awk -F '\t' -v OFS='\t' '
             p = p (p == "" ? "" : ",") "order=" o
         $NF = (made ~ /^(random|bipartite) / ? "gen -o " $4 ".tcf.h5 " made " && " : "") \
               "tcconv -f rowsplit " (p == "" ? "" : "-p " p " ") "-o " $4 "-seg" s "-order" o \
-              ".tcf.h5 " $4 ".tcf.h5 && " $NF
+              ".tcf.h5 " src[$4] " && " $NF
         $4 = $4 OFS s OFS o
         print
-    }' "$tmp/all.tsv" > "$tmp/out.tsv"
+    }' "$tmp/sources.tsv" "$tmp/all.tsv" > "$tmp/out.tsv"
 mkdir -p "$(dirname "$out")"
 cp "$tmp/out.tsv" "$out"
 echo "rowsplit: $(($(wc -l < "$out") - 1)) rows in $out" >&2

@@ -46,7 +46,7 @@ STUB
         "stand-in cora 16 8 $s16,stand-in cora 16 32 $s16,stand-in cora 64 8 $s64,stand-in cora 64 32 $s64," \
         "a row per seg and n, each timed on its own conversion ($s16 and $s64 segments)"
     is "$(awk -F '\t' 'NR == 2 { print $NF }' "$T/r.tsv")" \
-        "tcconv -f rowsplit -p seg=16 -o cora-seg16-orderdefault.tcf.h5 cora.tcf.h5 && tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols 8 --seed 8 cora-seg16-orderdefault.tcf.h5" \
+        "tcconv -f rowsplit -p seg=16 -o cora-seg16-orderdefault.tcf.h5 cora.mtx.gz && tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols 8 --seed 8 cora-seg16-orderdefault.tcf.h5" \
         "the command starts with the conversion"
     TCMUL=$T/bin/tcmul TCCONV=$TOOLS/tcconv sh "$SCRIPT" -o "$T/d.tsv" -n 8 "$DATA/cora.mtx.gz" \
         2> "$T/err"
@@ -54,13 +54,13 @@ STUB
     "$TOOLS/tcconv" -q -f rowsplit "$DATA/cora.mtx.gz" -o "$T/cd.tcf.h5"
     sd=$("$TOOLS/tcstat" -f rowsplit --tsv "$T/cd.tcf.h5" | awk -F '\t' '$3 == "segments" { print $4 }')
     is "$(awk -F '\t' -v OFS=' ' 'NR > 1 { print $5, $6, $18, $NF }' "$T/d.tsv")" \
-        "default default $sd tcconv -f rowsplit -o cora-segdefault-orderdefault.tcf.h5 cora.tcf.h5 && tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols 8 --seed 8 cora-segdefault-orderdefault.tcf.h5" \
+        "default default $sd tcconv -f rowsplit -o cora-segdefault-orderdefault.tcf.h5 cora.mtx.gz && tcmul --device gpu --no-plan-cache --format rowsplit --bench --verify --tsv --cols 8 --seed 8 cora-segdefault-orderdefault.tcf.h5" \
         "without -s and -r: the format's own seg and order (no -p), columns 'default'"
     TCMUL=$T/bin/tcmul TCCONV=$TOOLS/tcconv sh "$SCRIPT" -o "$T/o.tsv" -n 8 -s 64 -r "0 1" \
         "$DATA/cora.mtx.gz" 2> "$T/err"
     ok $? "bench/rowsplit.sh -s 64 -r '0 1'"
     is "$(awk -F '\t' 'NR > 1 { print $6, $NF }' "$T/o.tsv" | sed 's/ && tcmul.*//' | tr '\n' ,)" \
-        "0 tcconv -f rowsplit -p seg=64,order=0 -o cora-seg64-order0.tcf.h5 cora.tcf.h5,1 tcconv -f rowsplit -p seg=64,order=1 -o cora-seg64-order1.tcf.h5 cora.tcf.h5," \
+        "0 tcconv -f rowsplit -p seg=64,order=0 -o cora-seg64-order0.tcf.h5 cora.mtx.gz,1 tcconv -f rowsplit -p seg=64,order=1 -o cora-seg64-order1.tcf.h5 cora.mtx.gz," \
         "-r: a row per order, its conversion in the command"
 fi
 

@@ -59,11 +59,10 @@ static int order_right(const tc_csr *a, const tc_rowsplit *m)
 }
 
 /* 1 when the cut of m's rows (m->a) by seg follows rowsplit.h: rows in
-   order, each
-   whole in one segment when it costs at most seg (len + 1), packed
-   greedily (a segment is closed only when the next row would not fit),
-   else in ceil(len / (seg - 1)) pieces of nearly equal length; and the
-   work list says the same. */
+   order, each whole in one segment when it costs at most seg (len + 1),
+   packed greedily (a segment is closed only when the next row would not
+   fit), else in ceil(len / (seg - 1)) pieces of nearly equal length; and
+   the work list says the same. */
 static int follows_rules(const tc_rowsplit *m)
 {
     const tc_csr *a = m->a;

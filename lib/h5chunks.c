@@ -20,8 +20,8 @@
  * HDF5's pipeline's, one chunk after another on the reading thread (on a
  * large compressed matrix, most of a tool's read: bench/NOTES.md,
  * "Reordering at scale"). What it does not take (other ranks, a type to
- * convert, chunks never written and so HDF5's fill values) is checked by
- * tc_h5ds_check_chunks, which costs one more inflate of each chunk
+ * convert, chunks never written and so HDF5's fill values) is only
+ * checked by that walk, which costs one more inflate of each chunk
  * (tcf.h5(5), SECURITY), and then read by HDF5; a dataset shuffled after
  * deflate fails that check (its stored chunks are no deflate streams).
  */
@@ -204,8 +204,8 @@ static int chunk_in_place(const chunk_dest *d, hsize_t start, unsigned char *see
     return 1;
 }
 
-/* The walk of tc_h5ds_check_chunks and tc_h5ds_read_chunks: every chunk of
-   ds checked, and with dest placed in its array. deflate and want as
+/* The walk of tc_h5ds_read_chunks: every chunk of ds checked, and with
+   dest placed in its array. deflate and want as
    found by the caller; n chunks. */
 static tc_status walk_chunks(hid_t ds, hid_t space, hsize_t n, unsigned deflate, int64_t want,
                              const char *what, uint64_t fsize, const chunk_dest *dest,
@@ -327,24 +327,6 @@ static tc_status chunk_layout(hid_t ds, const char *what, unsigned *deflate, int
     return TC_OK;
 }
 
-tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_error *err)
-{
-    unsigned deflate = 0;
-    int shuffle = 0, rank = 0;
-    hsize_t cdims[H5S_MAX_RANK], n = 0;
-    int64_t want = 0;
-    tc_status st = chunk_layout(ds, what, &deflate, &shuffle, &rank, cdims, &want, err);
-    if (st != TC_OK || !deflate)
-        return st;
-    hid_t space = H5Dget_space(ds);
-    if (space < 0 || H5Dget_num_chunks(ds, space, &n) < 0)
-        st = tc_h5_fail(err, TC_ERR_FORMAT, "%s: cannot read its chunk index", what);
-    else
-        st = walk_chunks(ds, space, n, deflate, want, what, fsize, NULL, err);
-    tc_h5_close(space);
-    return st;
-}
-
 tc_status tc_h5ds_read_chunks(hid_t ds, hid_t mem_type, void *buf, const char *what,
                               uint64_t fsize, int *done, tc_error *err)
 {
@@ -354,21 +336,30 @@ tc_status tc_h5ds_read_chunks(hid_t ds, hid_t mem_type, void *buf, const char *w
     hsize_t cdims[H5S_MAX_RANK], n = 0, dim = 0;
     int64_t want = 0;
     tc_status st = chunk_layout(ds, what, &deflate, &shuffle, &rank, cdims, &want, err);
-    if (st != TC_OK || !deflate || rank != 1 || shuffle < 0)
+    if (st != TC_OK || !deflate)
         return st;
-    hid_t t = H5Dget_type(ds), space = H5Dget_space(ds);
+    /* inflated here: one dimension, deflated after any shuffle */
+    const int one_d = rank == 1 && shuffle >= 0;
+    hid_t t = one_d ? H5Dget_type(ds) : H5I_INVALID_HID, space = H5Dget_space(ds);
     const int same_type = t >= 0 && H5Tequal(t, mem_type) > 0;
-    tc_h5_close(t);
-    if (space < 0 || H5Sget_simple_extent_ndims(space) != 1 ||
-        H5Sget_simple_extent_dims(space, &dim, NULL) < 0 || H5Dget_num_chunks(ds, space, &n) < 0)
-        st = tc_h5_fail(err, TC_ERR_FORMAT, "%s: cannot read its chunk index", what);
-    /* every chunk written, so that no element is HDF5's fill value */
-    else if (same_type && dim > 0 && dim <= INT64_MAX && n == (dim + cdims[0] - 1) / cdims[0]) {
-        const chunk_dest dest = { buf, (int64_t)dim, (int64_t)cdims[0],
-                                  (size_t)(want / (int64_t)cdims[0]), shuffle > 0 };
-        st = walk_chunks(ds, space, n, deflate, want, what, fsize, &dest, err);
-        *done = st == TC_OK;
+    if (t >= 0)
+        tc_h5_close(t);
+    if (space < 0 || H5Dget_num_chunks(ds, space, &n) < 0 ||
+        (one_d && (H5Sget_simple_extent_ndims(space) != 1 ||
+                   H5Sget_simple_extent_dims(space, &dim, NULL) < 0))) {
+        tc_h5_close(space);
+        return tc_h5_fail(err, TC_ERR_FORMAT, "%s: cannot read its chunk index", what);
     }
+    /* of mem_type, and every chunk written, so that no element is HDF5's
+       fill value; else the chunks are only checked */
+    const int here = one_d && same_type && dim > 0 && dim <= INT64_MAX &&
+                     n == (dim + cdims[0] - 1) / cdims[0];
+    chunk_dest dest = { 0 };
+    if (here)
+        dest = (chunk_dest){ buf, (int64_t)dim, (int64_t)cdims[0],
+                             (size_t)(want / (int64_t)cdims[0]), shuffle > 0 };
+    st = walk_chunks(ds, space, n, deflate, want, what, fsize, here ? &dest : NULL, err);
+    *done = st == TC_OK && here;
     tc_h5_close(space);
     return st;
 }

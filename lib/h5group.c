@@ -530,14 +530,12 @@ tc_status tc_h5ds_read(const tc_h5grp *g, const char *name, hid_t ds, tc_dtype t
     char what[WHERE_MAX];
     tc_h5grp_member(g, name, what, sizeof what);
     /* a deflated array checked and inflated on threads in one walk;
-       anything else has its chunks checked before HDF5 reads it */
+       anything else has its chunks checked there before HDF5 reads it */
     hsize_t fsize = 0;
     int done = 0;
     if (H5Fget_filesize(g->file, &fsize) < 0)
         return tc_h5_fail(err, TC_ERR_FORMAT, "%s: cannot get the file size", what);
     tc_status st = tc_h5ds_read_chunks(ds, dtype_mem(t), buf, what, fsize, &done, err);
-    if (st == TC_OK && !done)
-        st = tc_h5ds_check_chunks(ds, what, fsize, err);
     if (st != TC_OK || done)
         return st;
     int lossy = 0;

@@ -104,20 +104,18 @@ tc_status tc_h5ds_extent(const tc_h5grp *g, const char *name, hid_t ds, int rank
                          int64_t *dims, tc_error *err);
 /* Each chunk of ds, when it is compressed, inside the file of fsize bytes
    and inflating to exactly its size (h5chunks.c); only the deflate and
-   shuffle filters are accepted. Called by tc_h5ds_read before HDF5 reads
-   a dataset that tc_h5ds_read_chunks does not. */
-tc_status tc_h5ds_check_chunks(hid_t ds, const char *what, uint64_t fsize, tc_error *err);
-/* All of a 1-D deflated dataset whose file type is mem_type into buf (n
-   elements), each chunk checked as tc_h5ds_check_chunks does, inflated and
-   unshuffled on threads; *done 0 (and TC_OK) where it does not: not
-   chunked and deflated, another rank or type, shuffle after deflate
-   (which tc_h5ds_check_chunks then refuses), chunks never written. */
+   shuffle filters are accepted. With that, all of a 1-D deflated dataset
+   whose file type is mem_type into buf (n elements), inflated and
+   unshuffled on threads, *done 1; *done 0 (and TC_OK when every chunk
+   passed) where it reads nothing: not chunked and deflated, another rank
+   or type, chunks never written; HDF5 reads those (tc_h5ds_read). A
+   shuffle after deflate fails the check. */
 tc_status tc_h5ds_read_chunks(hid_t ds, hid_t mem_type, void *buf, const char *what,
                               uint64_t fsize, int *done, tc_error *err);
 /* Reads all of ds into buf (already sized from tc_h5ds_extent) as type t,
-   each chunk of a compressed ds checked first (tc_h5ds_read_chunks, else
-   tc_h5ds_check_chunks then HDF5). Every read of a dataset goes through
-   here. */
+   each chunk of a compressed ds checked first (tc_h5ds_read_chunks, which
+   reads it too where it can, else HDF5). Every read of a dataset goes
+   through here. */
 tc_status tc_h5ds_read(const tc_h5grp *g, const char *name, hid_t ds, tc_dtype t,
                        void *buf, tc_error *err);
 /* Opens a 1-D dataset and checks its length against `want` (>= 0; `why`,

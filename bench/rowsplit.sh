@@ -76,10 +76,13 @@ for m in "$@"; do
     name=${name%.gz}
     name=${name%.mtx}
     name=${name%.tcf.h5}
-    printf '%s\t%s\n' "$name" "$(basename "$m")" >> "$tmp/sources.tsv"
     for s in $segs; do
         for o in $orders; do
             p=$(conv_params "$s" "$o")
+            # the conversion's name, its options and the file converted, for
+            # the rows' commands
+            printf '%s\t%s\t%s\n' "$name-seg$s-order$o" "$p" "$(basename "$m")" \
+                >> "$tmp/conversions.tsv"
             # shellcheck disable=SC2086 # p is the option and its value, or nothing
             "$tcconv" -q -f rowsplit $p -o "$tmp/conv/$name-seg$s-order$o.tcf.h5" "$m" ||
                 { echo "rowsplit: $name: tcconv $p failed" >&2; status=1; }
@@ -98,24 +101,22 @@ columns="$BENCH_SPMM_COLUMNS
     "$tmp"/conv/*.tcf.h5) || status=1
 
 # Split "NAME-segS-orderO" into the matrix, a seg and an order column; the
-# command starts with how the matrix was made (gen), converting the file
-# given (sources.tsv: NAME and the file's name).
+# command starts with how the matrix was made (gen), then its conversion
+# (conversions.tsv).
 awk -F '\t' -v OFS='\t' '
-    FNR == NR { src[$1] = $2; next }
+    FNR == NR { opts[$1] = $2; src[$1] = $3; next }
     FNR == 1 { $4 = $4 OFS "seg" OFS "order"; print; next }
     {
+        conv = $4
         o = $4; sub(/.*-order/, "", o); sub(/-order([0-9]+|default)$/, "", $4)
         s = $4; sub(/.*-seg/, "", s); sub(/-seg([0-9]+|default)$/, "", $4)
         made = $4; gsub(/-/, " ", made)
-        p = (s == "default" ? "" : "seg=" s)
-        if (o != "default")
-            p = p (p == "" ? "" : ",") "order=" o
         $NF = (made ~ /^(random|bipartite) / ? "gen -o " $4 ".tcf.h5 " made " && " : "") \
-              "tcconv -f rowsplit " (p == "" ? "" : "-p " p " ") "-o " $4 "-seg" s "-order" o \
-              ".tcf.h5 " src[$4] " && " $NF
+              "tcconv -f rowsplit " (opts[conv] == "" ? "" : opts[conv] " ") "-o " conv \
+              ".tcf.h5 " src[conv] " && " $NF
         $4 = $4 OFS s OFS o
         print
-    }' "$tmp/sources.tsv" "$tmp/all.tsv" > "$tmp/out.tsv"
+    }' "$tmp/conversions.tsv" "$tmp/all.tsv" > "$tmp/out.tsv"
 mkdir -p "$(dirname "$out")"
 cp "$tmp/out.tsv" "$out"
 echo "rowsplit: $(($(wc -l < "$out") - 1)) rows in $out" >&2

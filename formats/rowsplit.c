@@ -57,15 +57,7 @@ static int32_t default_seg(const tc_csr *a)
 #define ORDER_CV 0.9
 static int default_order(const tc_csr *a)
 {
-    if (a->rows < 2)
-        return 0;
-    const double mean = (double)a->nnz / a->rows;
-    double ss = 0;
-    for (int32_t i = 0; i < a->rows; i++) {
-        const double d = (double)(a->rowptr[i + 1] - a->rowptr[i]) - mean;
-        ss += d * d;
-    }
-    return mean > 0 && sqrt(ss / a->rows) > ORDER_CV * mean;
+    return tc_csr_row_length_cv(a) > ORDER_CV;
 }
 
 static void rowsplit_free(tc_fmt *m)

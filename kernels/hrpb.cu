@@ -785,8 +785,8 @@ static tc_status upload(hr_plan *p, const tc_hrpb *h, tc_error *err)
         st = tc_gpu_upload_new(g, h->sizePtr, (h->nblocks + 1) * 8, (void **)&p->sizePtr, err);
     if (st == TC_OK)
         st = tc_gpu_upload_new(g, h->packedBlocks, bytes, (void **)&p->packed, err);
-    /* the shapes the kernels are written for only (hr_select says why not) */
-    /* the variants hr_select takes only: no work built for the others */
+    /* work for what hr_select takes only: the shapes the kernels are
+       written for, each variant where its columns run */
     for (int v = 0; st == TC_OK && shape_runs(p) && v < NVARIANTS; v++)
         if (cols_run(p, v))
             st = build_work(p, h, v, err);

@@ -449,9 +449,10 @@ static void rsp_free(tc_kplan *base)
     free(p);
 }
 
-/* The work list, A's arrays (with the row order), the workspace (a row of n per piece) and the
-   counters (per split row and panel of the variant with the most panels,
-   "scalar"), zeroed once here: the last piece of each run zeroes its own. */
+/* The work list, A's arrays (with the row order), the workspace (a row
+   of n per piece) and the counters (per split row and panel of the
+   variant with the most panels, "scalar"), zeroed once here: the last
+   piece of each run zeroes its own. */
 static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;

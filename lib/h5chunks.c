@@ -205,8 +205,8 @@ static int chunk_in_place(const chunk_dest *d, hsize_t start, unsigned char *see
 }
 
 /* The walk of tc_h5ds_read_chunks: every chunk of ds checked, and with
-   dest placed in its array. deflate and want as
-   found by the caller; n chunks. */
+   dest placed in its array. deflate and want as found by the caller; n
+   chunks. */
 static tc_status walk_chunks(hid_t ds, hid_t space, hsize_t n, unsigned deflate, int64_t want,
                              const char *what, uint64_t fsize, const chunk_dest *dest,
                              tc_error *err)
@@ -342,8 +342,7 @@ tc_status tc_h5ds_read_chunks(hid_t ds, hid_t mem_type, void *buf, const char *w
     const int one_d = rank == 1 && shuffle >= 0;
     hid_t t = one_d ? H5Dget_type(ds) : H5I_INVALID_HID, space = H5Dget_space(ds);
     const int same_type = t >= 0 && H5Tequal(t, mem_type) > 0;
-    if (t >= 0)
-        tc_h5_close(t);
+    tc_h5_close(t);
     if (space < 0 || H5Dget_num_chunks(ds, space, &n) < 0 ||
         (one_d && (H5Sget_simple_extent_ndims(space) != 1 ||
                    H5Sget_simple_extent_dims(space, &dim, NULL) < 0))) {

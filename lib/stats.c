@@ -67,6 +67,17 @@ void tc_dist_compute(tc_dist *d, double *values, int64_t n)
         d->decile[k] = values[decile_rank(k, n) - 1];
 }
 
+double tc_csr_row_length_cv(const tc_csr *a)
+{
+    const double mean = a->rows > 0 ? (double)a->nnz / (double)a->rows : 0;
+    double dev = 0;
+    for (int32_t i = 0; i < a->rows; i++) {
+        const double d = (double)(a->rowptr[i + 1] - a->rowptr[i]) - mean;
+        dev += d * d;
+    }
+    return mean > 0 ? sqrt(dev / (double)a->rows) / mean : 0;
+}
+
 /* The same figures for integer data given as a histogram (count[v] values
    equal to v, 0 <= v < nbins): O(nbins), exact, and the same as
    tc_dist_compute on the expanded values. */

@@ -449,6 +449,9 @@ typedef struct tc_dist {
 } tc_dist;
 /* From n values (the array is sorted in place). */
 void tc_dist_compute(tc_dist *d, double *values, int64_t n);
+/* The coefficient of variation of a's row lengths (population sd / mean;
+   0 without rows or nonzeros): one pass over rowptr, no allocation. */
+double tc_csr_row_length_cv(const tc_csr *a);
 
 typedef struct tc_tiling_stats {
     int h, w;                       /* window height (rows) and block width */

@@ -60,13 +60,7 @@ tc_status tc_model_features_compute(const tc_csr *a, tc_model_features *out, tc_
     if ((st = tc_synergy_compute(a, 16, 16, &s, err)))
         return st;
     out->synergy_alpha = s.alpha;
-    /* row lengths: one pass over rowptr, in a fixed order */
-    double mean = a->rows > 0 ? (double)a->nnz / (double)a->rows : 0, dev = 0;
-    for (int32_t i = 0; i < a->rows; i++) {
-        double d = (double)(a->rowptr[i + 1] - a->rowptr[i]) - mean;
-        dev += d * d;
-    }
-    out->row_length_cv = mean > 0 ? sqrt(dev / (double)a->rows) / mean : 0;
+    out->row_length_cv = tc_csr_row_length_cv(a);
     return TC_OK;
 }
 

@@ -196,18 +196,21 @@ static void check_by_hand(void)
     tc_fmt_free(&m->base);
 
     m = build(a, NULL);
-    ok(m->seg == 128 && m->nseg == 1 && m->seg_row[0] == 0 &&
+    ok(m->seg == 4 && tc_params_get(&m->base.params, "seg", 0) == 4 && m->nseg == 5 &&
        tc_params_get(&m->base.params, "order", -1) == 1,
-       "by hand, defaults: seg=128, order=1 (stored), one segment of all 6 rows");
+       "by hand, defaults: seg=4 (1.3 x the mean cost 2.5: a small matrix), order=1, stored; "
+       "the cut of seg=4,order=1");
     tc_fmt_free(&m->base);
     check_by_hand_longest_first(a);
     tc_csr_free(a);
 }
 
-/* seg not given: 128, or 1.3 times the mean cost of a row where that is
-   more. Rows of 200 (cost 201): seg = ceil(261.3) = 262, no row cut; the
-   same row of 200 among nine of one nonzero (mean cost 21.9): seg 128, the
-   long row cut in ceil(200 / 127) = 2. Asked for, seg is kept. */
+/* seg not given: the cost (nonzeros + rows) over 8192, at most 128, and at
+   least 1.3 times the mean cost of a row. Rows of 200 (cost 201): seg =
+   ceil(261.3) = 262, no row cut; the same row of 200 among nine of one
+   nonzero (cost 219, mean 21.9): seg ceil(28.47) = 29, the long row cut in
+   ceil(200 / 28) = 8; 409600 rows of one (cost 819200): 100; 600000 of one
+   (cost 1.2M): 128. Asked for, seg is kept. */
 static tc_csr *rows_of(int32_t rows, const int32_t *len)
 {
     int64_t n = 0;
@@ -229,6 +232,21 @@ static tc_csr *rows_of(int32_t rows, const int32_t *len)
     return a;
 }
 
+/* rows rows of one nonzero each: the default seg is want. */
+static void check_default_seg_spread(int32_t rows, int32_t want, const char *what)
+{
+    int32_t *len = malloc((size_t)rows * sizeof *len);
+    for (int32_t i = 0; i < rows; i++)
+        len[i] = 1;
+    tc_csr *a = rows_of(rows, len);
+    free(len);
+    tc_rowsplit *m = build(a, NULL);
+    ok(m->seg == want && tc_params_get(&m->base.params, "seg", 0) == want && follows_rules(m),
+       "default seg, %s; the cut follows the rules", what);
+    tc_fmt_free(&m->base);
+    tc_csr_free(a);
+}
+
 static void check_default_seg(void)
 {
     static const int32_t even[3] = { 200, 200, 200 },
@@ -246,13 +264,15 @@ static void check_default_seg(void)
     tc_csr_free(a);
     a = rows_of(10, one_long);
     m = build(a, "order=0");
-    ok(m->seg == 128 && m->nseg == 4 && m->seg_row[1] == 4 && m->seg_row[2] == 4,
-       "default seg, one row of 200 among rows of 1: 128, that row in 2 pieces");
+    ok(m->seg == 29 && m->nseg == 10 && m->seg_row[1] == 4 && m->seg_row[8] == 4 &&
+       m->seg_row[9] == 5,
+       "default seg, one row of 200 among rows of 1: 29 (1.3 x the mean cost), that row in 8 "
+       "pieces");
     ok(follows_rules(m), "  and the cut follows the rules");
     tc_fmt_free(&m->base);
     m = build(a, NULL);
     ok(tc_params_get(&m->base.params, "order", -1) == 1 && m->rows &&
-       m->rows->new2old[0] == 4 && m->nseg == 3,
+       m->rows->new2old[0] == 4 && m->nseg == 9,
        "default order, one row of 200 among rows of 1 (variation 3): 1, that row first");
     ok(follows_rules(m) && order_right(a, m), "  and the order and the cut follow the rules");
     tc_fmt_free(&m->base);
@@ -272,9 +292,11 @@ static void check_default_seg(void)
     tc_csr_free(a);
     a = rows_of(0, NULL);
     m = build(a, NULL);
-    ok(m->seg == 128 && m->nseg == 0, "default seg, no rows: 128, no segments");
+    ok(m->seg == 2 && m->nseg == 0, "default seg, no rows: 2 (the least), no segments");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
+    check_default_seg_spread(409600, 100, "409600 rows of 1 (cost 819200): 819200 / 8192 = 100");
+    check_default_seg_spread(600000, 128, "600000 rows of 1 (cost 1.2M): at most 128");
 }
 
 /* ------------------------------------------------------ figures */

@@ -19,8 +19,8 @@ enum { P_SEG, P_ORDER };      /* rowsplit_params' order, which tc_fmt_init keeps
 static const tc_param_def rowsplit_params[] = {
     { "seg", "most cost of a segment, its nonzeros plus the rows of C it writes: larger means "
              "fewer segments and split rows, smaller more even work among the lanes (not given: "
-             "the cost of the matrix over 8192, at most 128, and at least 1.3 times the mean "
-             "cost of a row)",
+             "1.3 times the mean cost of a row, kept between 128 and the matrix's cost over "
+             "8192)",
       128, TC_ROWSPLIT_SEG_MIN, 65536, 1 },
     { "order", "which rows run side by side: 0 the matrix's order, 1 longest rows first (C "
                "still comes out in the matrix's order; not given: 1 where row lengths vary "
@@ -30,31 +30,31 @@ static const tc_param_def rowsplit_params[] = {
 
 #define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
 
-/* seg when the caller gives none: the cost (nonzeros + rows) over
-   SEG_SPREAD, so that a small matrix still gives the GPU SEG_SPREAD
-   segments to run side by side, at most 128; and at least 1.3 times the
-   mean cost of a row (its nonzeros + 1), at most the parameter's maximum.
-   A row is cut only when it costs clearly more than the rows around it:
-   cutting rows of about the typical cost in two doubles the segments and
-   makes every row pay the workspace (fence, atomic, second pass) while
-   evening out nothing (bench/NOTES.md, "rowsplit": a dense random graph
-   whose rows cost 133 ran 0.84x cuSPARSE cut at 128 and 1.09x whole, while
-   on power-law graphs 128 beat 256, whose larger segments left the GPU
-   under a wave). A segment's lanes walk it one chunk of gathers after
-   another, so on a matrix of under a million nonzeros segments of 128
-   left most of the GPU idle behind a few long chains: 8192 segments
-   (at n = 32, 8 lanes each: 64K threads) ran 4elt 0.44 -> 0.93x cuSPARSE
-   at n = 32 and 1.00 -> 1.6x at 128, p2p-Gnutella31 0.63 -> 1.15x at
-   n = 32 (H100, NOTES, "Segments for small matrices"). */
+/* seg when the caller gives none: 1.3 times the mean cost of a row (its
+   nonzeros + 1), so that rows of about the typical cost stay whole, kept
+   between 128 and the matrix's cost (nonzeros + rows) over SEG_SPREAD.
+   Whole rows: cutting rows of about the typical cost in two doubles the
+   segments and makes every row pay the workspace (fence, atomic, second
+   pass) while evening out nothing (bench/NOTES.md, "rowsplit": a dense
+   random graph whose rows cost 133 ran 0.84x cuSPARSE cut at 128 and 1.09x
+   whole). The spread: a group of lanes walks its segment one chunk of
+   gathers after another, so a matrix must give the GPU enough segments to
+   run side by side. Segments of 128 left most of it idle behind a few long
+   chains on matrices of under a million nonzeros (at seg = cost / 8192:
+   4elt 0.44 -> 0.88x cuSPARSE at n = 32, p2p-Gnutella31 0.63 -> 1.02x),
+   and whole rows of 615 on a matrix of 512 rows ran 3.7x slower than rows
+   cut at 128; past 128 on large matrices, 256's larger segments left
+   power-law graphs under a wave (H100, NOTES, "Segments for small
+   matrices"). */
 #define SEG_SPREAD 8192
 static int32_t default_seg(const tc_csr *a)
 {
-    const double most = rowsplit_params[P_SEG].def, cap = rowsplit_params[P_SEG].max;
+    const double fixed = rowsplit_params[P_SEG].def, cap = rowsplit_params[P_SEG].max;
     const double cost = (double)a->nnz + a->rows;
-    const double mean = a->rows ? cost / a->rows : 1.0;
-    const double spread = ceil(cost / SEG_SPREAD), whole = ceil(1.3 * mean);
-    const double s = fmax(fmax(fmin(spread, most), whole), TC_ROWSPLIT_SEG_MIN);
-    return (int32_t)fmin(s, cap);
+    const double whole = ceil(1.3 * (a->rows ? cost / a->rows : 1.0));
+    const double spread = ceil(cost / SEG_SPREAD);
+    const double s = fmin(fmax(whole, fmin(spread, fixed)), fmax(spread, fixed));
+    return (int32_t)fmin(fmax(s, TC_ROWSPLIT_SEG_MIN), cap);
 }
 
 /* order when the caller gives none: rows longest first where their

@@ -205,17 +205,22 @@ static void check_by_hand(void)
     tc_csr_free(a);
 }
 
-/* seg not given: the cost (nonzeros + rows) over 8192, at most 128, and at
-   least 1.3 times the mean cost of a row. Rows of 200 (cost 201): seg =
-   ceil(261.3) = 262, no row cut; the same row of 200 among nine of one
-   nonzero (cost 219, mean 21.9): seg ceil(28.47) = 29, the long row cut in
-   ceil(200 / 28) = 8; 409600 rows of one (cost 819200): 100; 600000 of one
-   (cost 1.2M): 128. Asked for, seg is kept. */
+/* seg not given: 1.3 times the mean cost of a row, kept between 128 and
+   the cost (nonzeros + rows) over 8192. Three rows of 200 (cost 201):
+   ceil(261.3) = 262, but 128 on a matrix this small, each row in 2; 12000
+   such rows (cost 2.41M, over 8192: 295): 262, no row cut; 1200 rows of
+   2000: 294, cost over 8192; a row of 200 among nine of one nonzero (cost
+   219, mean 21.9): ceil(28.47) = 29, the long row cut in ceil(200 / 28) =
+   8; 409600 rows of one (cost 819200): 100; 600000 (cost 1.2M): 128.
+   Asked for, seg is kept. */
 static tc_csr *rows_of(int32_t rows, const int32_t *len)
 {
     int64_t n = 0;
-    for (int32_t i = 0; i < rows; i++)
+    int32_t cols = 200;
+    for (int32_t i = 0; i < rows; i++) {
         n += len[i];
+        cols = len[i] > cols ? len[i] : cols;
+    }
     int32_t *ri = malloc((size_t)n * sizeof *ri), *ci = malloc((size_t)n * sizeof *ci);
     double *v = malloc((size_t)n * sizeof *v);
     int64_t k = 0;
@@ -225,19 +230,20 @@ static tc_csr *rows_of(int32_t rows, const int32_t *len)
             ci[k] = j;
             v[k] = 1 + j;
         }
-    tc_csr *a = from_coo(rows, 200, n, ri, ci, v);
+    tc_csr *a = from_coo(rows, cols, n, ri, ci, v);
     free(ri);
     free(ci);
     free(v);
     return a;
 }
 
-/* rows rows of one nonzero each: the default seg is want. */
-static void check_default_seg_spread(int32_t rows, int32_t want, const char *what)
+/* rows rows of length nonzeros each: the default seg is want. */
+static void check_default_seg_spread(int32_t rows, int32_t length, int32_t want,
+                                     const char *what)
 {
     int32_t *len = malloc((size_t)rows * sizeof *len);
     for (int32_t i = 0; i < rows; i++)
-        len[i] = 1;
+        len[i] = length;
     tc_csr *a = rows_of(rows, len);
     free(len);
     tc_rowsplit *m = build(a, NULL);
@@ -253,13 +259,13 @@ static void check_default_seg(void)
                          one_long[10] = { 1, 1, 1, 1, 200, 1, 1, 1, 1, 1 };
     tc_csr *a = rows_of(3, even);
     tc_rowsplit *m = build(a, NULL);
-    ok(m->seg == 262 && m->nseg == 3 && tc_params_get(&m->base.params, "seg", 0) == 262,
-       "default seg, rows of 200: 262 (1.3 x 201), stored; 3 whole rows");
+    ok(m->seg == 128 && m->nseg == 6 && tc_params_get(&m->base.params, "seg", 0) == 128,
+       "default seg, three rows of 200: 128 (a small matrix), stored; each row in 2");
     ok(tc_params_get(&m->base.params, "order", -1) == 0 && !m->rows,
        "default order, rows of one length: 0 (stored)");
     tc_fmt_free(&m->base);
-    m = build(a, "seg=128");
-    ok(m->seg == 128 && m->nseg == 6, "seg=128 asked for, rows of 200: kept, each row in 2");
+    m = build(a, "seg=300");
+    ok(m->seg == 300 && m->nseg == 3, "seg=300 asked for, rows of 200: kept, 3 whole rows");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
     a = rows_of(10, one_long);
@@ -295,8 +301,10 @@ static void check_default_seg(void)
     ok(m->seg == 2 && m->nseg == 0, "default seg, no rows: 2 (the least), no segments");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
-    check_default_seg_spread(409600, 100, "409600 rows of 1 (cost 819200): 819200 / 8192 = 100");
-    check_default_seg_spread(600000, 128, "600000 rows of 1 (cost 1.2M): at most 128");
+    check_default_seg_spread(12000, 200, 262, "12000 rows of 200: 262 (1.3 x 201), no row cut");
+    check_default_seg_spread(1200, 2000, 294, "1200 rows of 2000: 294 (cost / 8192)");
+    check_default_seg_spread(409600, 1, 100, "409600 rows of 1 (cost 819200): 819200 / 8192 = 100");
+    check_default_seg_spread(600000, 1, 128, "600000 rows of 1 (cost 1.2M): 128");
 }
 
 /* ------------------------------------------------------ figures */

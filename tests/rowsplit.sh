@@ -39,8 +39,8 @@ is "$(fmt_figures "$T/hand.tsv" format.rowsplit)" \
     "tcstat -f rowsplit: segments, split rows, costs (bytes: 7*8 + 9*8 + 5*40)"
 "$TCCONV" -q -f rowsplit "$T/hand.mtx" -o "$T/default.tcf.h5"
 is "$(fmt_attrs rowsplit "$T/default.tcf.h5" seg order) $(fmt_data rowsplit "$T/default.tcf.h5" seg_row)" \
-    "seg=128 order=1  0" \
-    "defaults: seg=128, the whole matrix in one segment; order=1 (row lengths' variation 1.1)"
+    "seg=4 order=1  0, 0, 1, 2, 4" \
+    "defaults: seg=4 (1.3 x the mean cost of a row, a matrix this small), the cut of seg=4; order=1 (row lengths' variation 1.1)"
 run_fails 2 "tcconv: rowsplit: seg=1 is out of range [2, 65536]" "tcconv -p seg=1: refused" \
     -- "$TCCONV" -f rowsplit -p seg=1 "$T/hand.mtx" -o "$T/seg1.tcf.h5"
 [ ! -e "$T/seg1.tcf.h5" ]; ok $? "  and leaves no file"

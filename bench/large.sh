@@ -28,7 +28,9 @@
 #   tcmul --device gpu --format PATH --order given --bench --verify --tsv
 #         --cols N --seed N --no-plan-cache FILE
 # times the path and cuSPARSE in the same run; `tcstat -f PATHS --cols N`
-# (once for all paths) gives the traffic model's prediction, and ncu the
+# (once for all paths; again with --b-half for a path whose chosen variant
+# ran in fp16, which converts B first and gathers 2 bytes an element)
+# gives the traffic model's prediction, and ncu the
 # DRAM bytes of one
 # product with the variant the bench chose (tcmul --variant V --verify, no
 # --bench: the launches of the kernel alone, summed over its kernels, the
@@ -228,16 +230,18 @@ dram() {
         }' "$work/ncu.csv"
 }
 
-# model FILE N: the traffic model of every path at N columns (tcstat),
-# into $work/model.tsv (empty when tcstat failed).
+# model FILE N [--b-half]: the traffic model of every path at N columns
+# (tcstat; with --b-half, of kernels that gather B in fp16), into
+# $work/model.tsv or $work/model-half.tsv (empty when tcstat failed).
 model() {
+    _to=$work/model${3:+-half}.tsv
     if [ "$dry" -eq 1 ]; then
-        show "$tcstat" -q -f "$paths_list" --cols "$2" --tsv "$1"
+        show "$tcstat" -q -f "$paths_list" --cols "$2" ${3:+"$3"} --tsv "$1"
         return 0
     fi
-    "$tcstat" -q -f "$paths_list" --cols "$2" --tsv "$1" > "$work/model.tsv" || {
-        echo "$0: $(basename "$1") n=$2: tcstat failed" >&2
-        : > "$work/model.tsv"
+    "$tcstat" -q -f "$paths_list" --cols "$2" ${3:+"$3"} --tsv "$1" > "$_to" || {
+        echo "$0: $(basename "$1") n=$2: tcstat${3:+ $3} failed" >&2
+        : > "$_to"
         status=1
     }
 }
@@ -277,6 +281,7 @@ for spec in $matrices; do
         fi
         for n in $ns; do
             model "$mfile" "$n"
+            rm -f "$work/model-half.tsv"
             for p in $paths; do
                 # --no-plan-cache: tuned afresh, as bench_tcmul_sweep's rows
                 args="--device gpu --format $p --order given --bench --verify --tsv --cols $n --seed $n --no-plan-cache"
@@ -293,7 +298,12 @@ for spec in $matrices; do
                 variant=$(bench_report_values "$work/report.tsv" run.variant)
                 dram_bytes=-
                 [ -z "$variant" ] || dram_bytes=$(dram "$mfile" "$p" "$n" "$variant")
-                predicted_bytes=$(bench_report_values "$work/model.tsv" "traffic.$p.dram_bytes")
+                model_tsv=$work/model.tsv
+                if [ "$(bench_report_values "$work/report.tsv" run.precision)" = fp16 ]; then
+                    [ -e "$work/model-half.tsv" ] || model "$mfile" "$n" --b-half
+                    model_tsv=$work/model-half.tsv
+                fi
+                predicted_bytes=$(bench_report_values "$model_tsv" "traffic.$p.dram_bytes")
                 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
                     "$device" "$(bench_date)" "$commit" "$name" "$order" "$n" "$p" \
                     "$(bench_report_values "$work/report.tsv" "$report_keys")" \

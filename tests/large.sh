@@ -84,13 +84,17 @@ fi
 
 # A whole run through a stand-in tcmul: --list-devices names a device;
 # products run on the CPU (CSR, whatever the format asked), so every
-# column but the GPU's own figures is the script's real work.
+# column but the GPU's own figures is the script's real work. rstile's
+# run is reported in fp16 (as its variant tc runs), so that its row takes
+# the fp16 traffic model.
 cat > "$T/tcmul" <<EOF
 #!/bin/sh
 case " \$* " in *" --list-devices "*) echo "0: stand-in device"; exit 0 ;; esac
+prec=; case " \$* " in *" --format rstile "*) prec=fp16 ;; esac
 # shellcheck disable=SC2046 # the arguments hold no spaces
 set -- \$(echo "\$*" | sed 's/--device gpu/--device cpu/; s/--format [a-z]*/--format csr/; s/--variant [^ ]*//')
-exec "$TCMUL" "\$@"
+"$TCMUL" "\$@" > "$T/stand-in.out" || exit
+awk -F '\t' -v p="\$prec" 'BEGIN { OFS = "\t" } p != "" && \$2 == "run" && \$3 == "precision" { \$4 = p } { print }' "$T/stand-in.out"
 EOF
 chmod +x "$T/tcmul"
 TCMUL=$T/tcmul NCU=$T/no-ncu "$BENCH" -o "$T/large.tsv" -m band:2000:16 -n 8 -f "csr rstile" \
@@ -119,9 +123,14 @@ awk -F '\t' -v s="$(col conv_s)" -v m="$(col conv_peak_mb)" -v f="$(col floor_fr
     'NR > 1 && !($s > 0 && $m > 0 && $f > 0) { bad = 1 } END { exit bad }' "$T/large.tsv"
 ok $? "  conv_s, conv_peak_mb and floor_fraction positive"
 "$top_builddir/bench/gen" -q -o "$T/band.tcf.h5" band 2000 16
-"$TCSTAT" -q -f rstile --cols 8 --tsv "$T/band.tcf.h5" > "$T/model.tsv"
-is "$(field predicted_dram_bytes | cut -d ' ' -f 2)" "$(tsv_value traffic.rstile dram_bytes "$T/model.tsv")" \
-    "  predicted_dram_bytes: tcstat's traffic model of the path"
+"$TCSTAT" -q -f csr,rstile --cols 8 --tsv "$T/band.tcf.h5" > "$T/model.tsv"
+"$TCSTAT" -q -f rstile --cols 8 --b-half --tsv "$T/band.tcf.h5" > "$T/model-half.tsv"
+is "$(field predicted_dram_bytes | cut -d ' ' -f 1-2)" \
+    "$(tsv_value traffic.csr dram_bytes "$T/model.tsv") $(tsv_value traffic.rstile dram_bytes "$T/model-half.tsv")" \
+    "  predicted_dram_bytes: tcstat's traffic model of the path, of B in fp16 where it ran in fp16"
+[ "$(tsv_value traffic.rstile dram_bytes "$T/model.tsv")" != \
+  "$(tsv_value traffic.rstile dram_bytes "$T/model-half.tsv")" ]
+ok $? "  ... which differs from the float32 model's"
 is "$(field command | cut -d '&' -f 1)" "gen -o band-2000-16.tcf.h5 band 2000 16 " \
     "  the command starts with the matrix's generation"
 awk -F '\t' -v c="$(col command)" 'NR == 5 { exit !(index($c, "tcreorder -q -m wjaccard") &&

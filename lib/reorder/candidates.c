@@ -1,4 +1,4 @@
-/* candidates.c: the candidate map and the rarest-first order of
+/* candidates.c: the candidate map and the budgeted column walk of
    candidates.h. */
 #include "config.h"
 #include <stdlib.h>
@@ -40,8 +40,11 @@ static int key_cmp(const void *x, const void *y)
     return (p > q) - (p < q);
 }
 
-int tc_rarest_first(const tc_csr *t, const int32_t *cols, int64_t len, uint64_t **keys,
-                    int64_t *room)
+/* cols[0 .. len) into (*keys)[0 .. len) as (degree << 32 | column), rarest
+   first (ties: the lower column), degrees from t; *keys grows as needed
+   (*room entries). 0 when memory is short. */
+static int rarest_first(const tc_csr *t, const int32_t *cols, int64_t len, uint64_t **keys,
+                        int64_t *room)
 {
     if (len > *room) {
         free(*keys);
@@ -56,4 +59,22 @@ int tc_rarest_first(const tc_csr *t, const int32_t *cols, int64_t len, uint64_t 
     }
     qsort(*keys, (size_t)len, sizeof **keys, key_cmp);
     return 1;
+}
+
+int tc_col_walk_start(tc_col_walk *w, const tc_csr *t, const int32_t *cols, int64_t len,
+                      int32_t at, int32_t cap, int64_t budget, int self, uint64_t **keys,
+                      int64_t *room, tc_cand_map *map)
+{
+    int64_t need = 0;
+    for (int64_t i = 0; i < len; i++) {
+        const int64_t rows = t->rowptr[cols[i] + 1] - t->rowptr[cols[i]] - self,
+                      most = (int64_t)cap + 1 - self;
+        need += rows < most ? rows : most;
+    }
+    *w = (tc_col_walk){ .t = t, .cols = cols, .len = len, .left = budget, .at = at, .cap = cap,
+                        .self = self, .over = need > budget };
+    if (w->over && !rarest_first(t, cols, len, keys, room))
+        return 0;
+    w->keys = w->over ? *keys : NULL;
+    return tc_cand_reserve(map, w->over ? budget : need);
 }

@@ -1,7 +1,7 @@
 /* candidates.h: what the reorderings that pair rows through their columns
    share (wjaccard's kNN candidates, hmatch's partners): a map of the
-   candidates met, the rows of a column that are read, and a row's or
-   group's columns taken rarest first. Internal to the library; not
+   candidates met, the rows of a column that are read, and the budgeted
+   walk over a row's or group's columns, rarest first past the budget. Internal to the library; not
    installed. */
 #ifndef TC_CANDIDATES_H
 #define TC_CANDIDATES_H
@@ -64,10 +64,43 @@ static inline int tc_column_span(const tc_csr *t, int32_t c, int32_t u, int32_t 
     return 1;
 }
 
-/* cols[0 .. len) into (*keys)[0 .. len) as (degree << 32 | column), rarest
-   first (ties: the lower column), degrees from t; *keys grows as needed
-   (*room entries). 0 when memory is short. */
-int tc_rarest_first(const tc_csr *t, const int32_t *cols, int64_t len, uint64_t **keys,
-                    int64_t *room);
+/* A budgeted walk over the columns of one row or group, reading the rows
+   of each (tc_column_span): at most `budget` entries in all; when its
+   columns hold more, they go rarest first and the budget, not cap, bounds
+   the last ones read (wjaccard.c, knn_row, says why). self: 1 when the
+   row walked is in every one of its columns and is not counted
+   (wjaccard's row), 0 when every entry read counts (hmatch's group). */
+typedef struct tc_col_walk {
+    const tc_csr *t;
+    const int32_t *cols;
+    const uint64_t *keys;       /* over budget: the columns rarest first */
+    int64_t len, i, left;
+    int32_t at, cap;
+    int self, over;
+} tc_col_walk;
+
+/* Starts the walk of cols[0 .. len) about row `at` (t: the pattern
+   transposed) and makes room in map for every candidate it can meet;
+   keys and room: the caller's buffer for the rarest-first order, kept
+   from walk to walk. 0 when memory is short. */
+int tc_col_walk_start(tc_col_walk *w, const tc_csr *t, const int32_t *cols, int64_t len,
+                      int32_t at, int32_t cap, int64_t budget, int self, uint64_t **keys,
+                      int64_t *room, tc_cand_map *map);
+
+/* The walk's next column *c and the rows read of it, t->colidx[*lo ..
+   *hi); 0 when the walk is done. *sampled: the column was longer than
+   what was read. */
+static inline int tc_col_walk_next(tc_col_walk *w, int32_t *c, int64_t *lo, int64_t *hi,
+                                   int *sampled)
+{
+    if (w->i >= w->len || w->left <= 0)
+        return 0;
+    *c = w->over ? (int32_t)(uint32_t)w->keys[w->i] : w->cols[w->i];
+    w->i++;
+    const int64_t most = w->left - 1 + w->self;
+    *sampled = tc_column_span(w->t, *c, w->at, most < w->cap ? (int32_t)most : w->cap, lo, hi);
+    w->left -= *hi - *lo - w->self;
+    return 1;
+}
 
 #endif

@@ -125,21 +125,15 @@ static int count_shared(worker *wk, int32_t g)
     const shared_state *ss = wk->ss;
     const tc_csr *t = ss->t;
     const level *lv = ss->lv;
-    const int32_t *col = lv->col + lv->uoff[g];
-    int64_t len = lv->uoff[g + 1] - lv->uoff[g], need = 0;
-    int32_t first = ss->member[lv->start[g]];
-    for (int64_t i = 0; i < len; i++) {
-        int64_t rows = t->rowptr[col[i] + 1] - t->rowptr[col[i]];
-        need += rows < ss->cap + 1 ? rows : ss->cap + 1;
-    }
-    int over = need > ss->budget;
-    if ((over && !tc_rarest_first(t, col, len, &wk->keys, &wk->room)) ||
-        !tc_cand_reserve(&wk->cnt, over ? ss->budget : need))
+    tc_col_walk walk;
+    if (!tc_col_walk_start(&walk, t, lv->col + lv->uoff[g], lv->uoff[g + 1] - lv->uoff[g],
+                           ss->member[lv->start[g]], ss->cap, ss->budget, 0, &wk->keys,
+                           &wk->room, &wk->cnt))
         return 0;
-    for (int64_t i = 0, left = ss->budget; i < len && left > 0; i++) {
-        int32_t c = over ? (int32_t)(uint32_t)wk->keys[i] : col[i];
-        int64_t lo, hi;
-        tc_column_span(t, c, first, left <= ss->cap ? (int32_t)left - 1 : ss->cap, &lo, &hi);
+    int32_t c;
+    int64_t lo, hi;
+    int sampled;
+    while (tc_col_walk_next(&walk, &c, &lo, &hi, &sampled))
         for (int64_t f = lo; f < hi; f++) {
             int32_t h = ss->group_of[t->colidx[f]];
             if (h < 0 || h == g || (ss->taken && ss->taken[h]))
@@ -150,8 +144,6 @@ static int count_shared(worker *wk, int32_t g)
                 x->val++;
             }
         }
-        left -= hi - lo;
-    }
     return 1;
 }
 

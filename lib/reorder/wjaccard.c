@@ -287,27 +287,21 @@ static void knn_row(knn_worker *wk, int32_t u)
     int k = wk->g->k;
     int32_t *nbr = wk->g->nbr + (int64_t)u * k;
     double *sim = wk->g->sim + (int64_t)u * k;
-    int64_t need = 0, len = a->rowptr[u + 1] - a->rowptr[u];
-    for (int64_t e = a->rowptr[u]; e < a->rowptr[u + 1]; e++) {
-        int64_t others = t->rowptr[a->colidx[e] + 1] - t->rowptr[a->colidx[e]] - 1;
-        need += others < wk->cap ? others : wk->cap;
-    }
-    int over = need > wk->budget;
-    if ((over && !tc_rarest_first(t, a->colidx + a->rowptr[u], len, &wk->keys, &wk->room)) ||
-        !tc_cand_reserve(&wk->acc, over ? wk->budget : need)) {
+    tc_cand_map *m = &wk->acc;
+    tc_col_walk walk;
+    if (!tc_col_walk_start(&walk, t, a->colidx + a->rowptr[u], a->rowptr[u + 1] - a->rowptr[u],
+                           u, wk->cap, wk->budget, 1, &wk->keys, &wk->room, m)) {
         wk->st = TC_ERR_NOMEM;
         return;
     }
-    tc_cand_map *m = &wk->acc;
-    int sampled = over, n = 0;
-    for (int64_t i = 0, left = wk->budget; i < len && left > 0; i++) {
-        int32_t c = over ? (int32_t)(uint32_t)wk->keys[i] : a->colidx[a->rowptr[u] + i];
-        int64_t lo, hi;
-        sampled |= tc_column_span(t, c, u, left < wk->cap ? (int32_t)left : wk->cap, &lo, &hi);
+    int sampled = walk.over, n = 0, one;
+    int32_t c;
+    int64_t lo, hi;
+    while (tc_col_walk_next(&walk, &c, &lo, &hi, &one)) {
+        sampled |= one;
         for (int64_t f = lo; f < hi; f++)
             if (t->colidx[f] != u)
                 tc_cand_at(m, t->colidx[f])->val += pb->w[c];
-        left -= hi - lo - 1;
     }
     /* J(u, v) = S / (W(u) + W(v) - S) <= S / W(u), as W(v) >= S: once k
        are kept, a candidate whose bound is under the k-th J cannot enter

@@ -1,8 +1,8 @@
 /* candidates.h: what the reorderings that pair rows through their columns
    share (wjaccard's kNN candidates, hmatch's partners): a map of the
    candidates met, the rows of a column that are read, and the budgeted
-   walk over a row's or group's columns, rarest first past the budget. Internal to the library; not
-   installed. */
+   walk over a row's or group's columns, rarest first past the budget.
+   Internal to the library; not installed. */
 #ifndef TC_CANDIDATES_H
 #define TC_CANDIDATES_H
 
@@ -88,8 +88,8 @@ int tc_col_walk_start(tc_col_walk *w, const tc_csr *t, const int32_t *cols, int6
                       int64_t *room, tc_cand_map *map);
 
 /* The walk's next column *c and the rows read of it, t->colidx[*lo ..
-   *hi); 0 when the walk is done. *sampled: the column was longer than
-   what was read. */
+   *hi); 0 when the walk is done. *sampled (unless NULL): the column was
+   longer than what was read. */
 static inline int tc_col_walk_next(tc_col_walk *w, int32_t *c, int64_t *lo, int64_t *hi,
                                    int *sampled)
 {
@@ -98,7 +98,9 @@ static inline int tc_col_walk_next(tc_col_walk *w, int32_t *c, int64_t *lo, int6
     *c = w->over ? (int32_t)(uint32_t)w->keys[w->i] : w->cols[w->i];
     w->i++;
     const int64_t most = w->left - 1 + w->self;
-    *sampled = tc_column_span(w->t, *c, w->at, most < w->cap ? (int32_t)most : w->cap, lo, hi);
+    const int s = tc_column_span(w->t, *c, w->at, most < w->cap ? (int32_t)most : w->cap, lo, hi);
+    if (sampled)
+        *sampled = s;
     w->left -= *hi - *lo - w->self;
     return 1;
 }

@@ -132,8 +132,7 @@ static int count_shared(worker *wk, int32_t g)
         return 0;
     int32_t c;
     int64_t lo, hi;
-    int sampled;
-    while (tc_col_walk_next(&walk, &c, &lo, &hi, &sampled))
+    while (tc_col_walk_next(&walk, &c, &lo, &hi, NULL))
         for (int64_t f = lo; f < hi; f++) {
             int32_t h = ss->group_of[t->colidx[f]];
             if (h < 0 || h == g || (ss->taken && ss->taken[h]))

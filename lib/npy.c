@@ -149,7 +149,7 @@ static tc_status parse_descr(hdr_parser *h, const char *d, tc_npy *a)
 
 static tc_status parse_header(hdr_parser *h, tc_npy *a)
 {
-    char key[32], descr[32] = "";
+    char key[32], descr[sizeof a->descr] = "";   /* a longer descr is refused whole */
     int fortran = 0, seen = 0;
     if (!eat(h, '{'))
         return hdr_fail(h, "'{'");

@@ -21,7 +21,7 @@ typedef struct tc_npy {
     char kind;                  /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float,
                                    'S' bytes, 'U' unicode (UCS-4) */
     int size;                   /* bytes per element */
-    char descr[16];             /* as written ("<i4"), for messages */
+    char descr[32];             /* as written ("<i4"), for messages */
     int rank;
     int64_t shape[TC_NPY_MAX_RANK];
     int64_t count;              /* elements: the product of shape */

@@ -198,6 +198,11 @@ def bad(d):
     npz(d + "/complex-data.npz", dict(good, data=npy([1j, 2, 3])))
     npz(d + "/big-endian.npz", dict(good, indices=npy([0, 2, 1], ">i4")))
     npz(d + "/float-indices.npz", dict(good, indices=npy([0.0, 2.0, 1.0])))
+    # the same with a descr of 18 characters the reader still takes (the
+    # size is read as a number): its message names it whole; 15 spaces of
+    # the header's padding make room
+    padded = npy([0.0, 2.0, 1.0]).replace(b"'<f8'", b"'<f0000000000000008'")
+    npz(d + "/padded-descr.npz", dict(good, indices=padded.replace(b" " * 15 + b"\n", b"\n")))
     npz(d + "/indptr-down.npz", dict(good, indptr=npy([0, 3, 2], np.int32)), compressed=False)
     npz(d + "/index-range.npz", dict(good, indices=npy([0, 3, 1], np.int32)))
     npz(d + "/shape-mismatch.npz", dict(good, shape=npy([3, 3], np.int64)))

@@ -110,6 +110,7 @@ bad npz no-indices.npz "indices.npy: no such member (scipy.sparse.save_npz write
 bad npz complex-data.npz "data.npy: dtype '<c16' is not supported (expected bool, int8 to int64, uint8 to uint64, float32, float64 or a string)"
 bad npz big-endian.npz "indices.npy: dtype '>i4' is not little-endian (expected '<' or, for one-byte types, '|')"
 bad npz float-indices.npz "indices.npy: dtype '<f8', expected an integer array (int32 or int64)"
+bad npz padded-descr.npz "indices.npy: dtype '<f0000000000000008', expected an integer array (int32 or int64)"
 bad npz indptr-down.npz "indptr.npy[2] is 2, less than indptr.npy[1] = 3 (pointers must not decrease)"
 bad npz index-range.npz "indices.npy[1] is 3, out of range (expected 0 to 2, the number of columns less one)"
 bad npz shape-mismatch.npz "indptr.npy: expected 4 entries (the number of rows plus one), found 3"

@@ -174,6 +174,34 @@ static int take_path(tc_plan *p, const tc_stored_plan *s, char *why, size_t len)
     return 1;
 }
 
+/* "PATH: why" into p's stale message. A path too long to leave the reason
+   whole gives way from its start ("...", then its end, which names the
+   file): the reason is what the message is for. */
+static void set_stale(tc_plan *p, const char *path, const char *why)
+{
+    char *out = p->info.stale;
+    const size_t size = sizeof p->info.stale, len = strlen(path);
+    size_t w = strlen(why);
+    const size_t room = size > w + 3 ? size - (w + 3) : 0;   /* ": ", why, the NUL */
+    size_t at = 0;
+    if (len > room && room > 3) {
+        memcpy(out, "...", 3);
+        memcpy(out + 3, path + len - (room - 3), room - 3);
+        at = room;
+    } else if (len <= room) {
+        memcpy(out, path, len);
+        at = len;
+    }
+    if (at) {
+        memcpy(out + at, ": ", 2);
+        at += 2;
+    }
+    if (w > size - 1 - at)
+        w = size - 1 - at;
+    memcpy(out + at, why, w);
+    out[at + w] = '\0';
+}
+
 /* Reads path; 1 in *found when it serves p. */
 static tc_status try_file(tc_plan *p, const tc_stored_plan *key, const char *path, int explicit_file,
                           int *found, tc_error *err)
@@ -199,7 +227,7 @@ static tc_status try_file(tc_plan *p, const tc_stored_plan *key, const char *pat
         snprintf(p->info.plan_file, sizeof p->info.plan_file, "%s", path);
         return TC_OK;
     }
-    snprintf(p->info.stale, sizeof p->info.stale, "%s: %s", path, why);
+    set_stale(p, path, why);
     return TC_OK;
 }
 

@@ -76,6 +76,18 @@ sed 's/^device\t.*/device\tNVIDIA Z100/' "$P" > "$T/dev.plan"
 mul "$A" --cols 7 --plan "$T/dev.plan" > "$T/7.tsv"
 is "$(fig plan stale "$T/7.tsv")" "$T/dev.plan: planned for device 'NVIDIA Z100', this is 'cpu'" \
     "another device: stale"
+# a path too long to leave room for the reason: its start gives way, never the reason
+L=$T/$(printf 'd%.0s' $(seq 1 200))
+mkdir "$L" && sed 's/^device\t.*/device\tNVIDIA Z100/' "$P" > "$L/dev.plan"
+mul "$A" --cols 7 --plan "$L/dev.plan" > "$T/7l.tsv"
+stale=$(fig plan stale "$T/7l.tsv")
+case $stale in
+"...d"*"d/dev.plan: planned for device 'NVIDIA Z100', this is 'cpu'") good=0 ;;
+*) good=1 ;;
+esac
+ok $good "a stale plan at a long path: the path cut at its start, the reason whole"
+[ $good -eq 0 ] || diag "stale: $stale"
+is "${#stale}" 255 "... in all the room the report has"
 sed 's/^version\t.*/version\t0.0.1/' "$P" > "$T/ver.plan"
 mul "$A" --cols 7 --plan "$T/ver.plan" > "$T/8.tsv"
 case $(fig plan stale "$T/8.tsv") in

@@ -65,10 +65,10 @@ int tc_col_walk_start(tc_col_walk *w, const tc_csr *t, const int32_t *cols, int6
                       int32_t at, int32_t cap, int64_t budget, int self, uint64_t **keys,
                       int64_t *room, tc_cand_map *map)
 {
+    const int64_t most = (int64_t)cap + 1 - self;     /* the most a column counts */
     int64_t need = 0;
     for (int64_t i = 0; i < len; i++) {
-        const int64_t rows = t->rowptr[cols[i] + 1] - t->rowptr[cols[i]] - self,
-                      most = (int64_t)cap + 1 - self;
+        const int64_t rows = t->rowptr[cols[i] + 1] - t->rowptr[cols[i]] - self;
         need += rows < most ? rows : most;
     }
     *w = (tc_col_walk){ .t = t, .cols = cols, .len = len, .left = budget, .at = at, .cap = cap,

@@ -45,7 +45,10 @@
    step 1 (at most budget per group, about nnz x the rows of a column at
    level 0), a sort of each group's union of columns when it is over
    budget, and 4 x K bytes a group; unions of columns 8 bytes a nonzero at
-   most (the previous level's and the next), the inverted index 4. */
+   most (the previous level's and the next), the inverted index 4 and its
+   entries as the level's groups 4 more (map_groups). Step 2 runs on one
+   thread: on many CPUs it is most of the time (bench/NOTES.md,
+   "Reordering at scale"). */
 #include "config.h"
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -98,7 +101,8 @@ static int better(score x, score y)
 typedef struct shared_state {
     const tc_csr *t;            /* the pattern transposed: column -> rows */
     const int32_t *member;
-    const int32_t *group_of;    /* row -> its group at this level, -1 once retired */
+    const int32_t *gcol;        /* t's entries as groups at this level (the row's
+                                   group, -1 once retired): map_groups */
     const level *lv;
     const unsigned char *taken; /* NULL in step 1 */
     int32_t cap;
@@ -134,7 +138,7 @@ static int count_shared(worker *wk, int32_t g)
     int64_t lo, hi;
     while (tc_col_walk_next(&walk, &c, &lo, &hi, NULL))
         for (int64_t f = lo; f < hi; f++) {
-            int32_t h = ss->group_of[t->colidx[f]];
+            int32_t h = ss->gcol[f];
             if (h < 0 || h == g || (ss->taken && ss->taken[h]))
                 continue;
             tc_cand *x = tc_cand_at(&wk->cnt, h);
@@ -155,6 +159,10 @@ static void best_partners(worker *wk, int32_t *out, int k)
     int n = 0;
     for (int64_t q = 0; q < wk->cnt.n; q++) {
         const tc_cand *x = &wk->cnt.e[wk->cnt.slot[q]];
+        /* most candidates share fewer columns than the k-th best: they
+           are passed over without reading their size (a random read) */
+        if (n == k && (int32_t)x->val < top[k - 1].shared)
+            continue;
         score s = { (int32_t)x->val, lv->uoff[x->key + 1] - lv->uoff[x->key], x->key };
         if (n == k && !better(s, top[k - 1]))
             continue;
@@ -250,6 +258,34 @@ static tc_status match(shared_state *ss, const int32_t *list, int32_t *partner, 
     return st;
 }
 
+/* gcol = group_of of every entry of t, in parallel: the walks of step 1
+   read a group per entry, some budget / (nonzeros a row) times each
+   entry a level, and through group_of each was a random read of an array
+   of rows (16 MB at 4M rows); this pass reads it once an entry. */
+typedef struct map_job {
+    const int32_t *rowidx, *group_of;
+    int32_t *gcol;
+    int64_t lo, hi;
+} map_job;
+
+static void *map_run(void *arg)
+{
+    const map_job *j = arg;
+    for (int64_t f = j->lo; f < j->hi; f++)
+        j->gcol[f] = j->group_of[j->rowidx[f]];
+    return NULL;
+}
+
+static void map_groups(const tc_csr *t, const int32_t *group_of, int32_t *gcol)
+{
+    const int64_t nnz = t->rowptr[t->rows];
+    map_job jobs[TC_MAX_JOBS];
+    const int n = tc_threads_for(nnz / 65536 + 1);
+    for (int i = 0; i < n; i++)
+        jobs[i] = (map_job){ t->colidx, group_of, gcol, nnz * i / n, nnz * (i + 1) / n };
+    tc_run_jobs(map_run, jobs, sizeof jobs[0], n);
+}
+
 /* The sorted union of two sorted runs into out; returns its length. */
 static int64_t merge_union(const int32_t *x, int64_t nx, const int32_t *y, int64_t ny,
                            int32_t *out)
@@ -328,7 +364,9 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
         ok = (member[i] = tc_malloc_array(rows, sizeof *member[i], err)) &&
              (start[i] = tc_malloc_array((int64_t)rows + 1, sizeof *start[i], err)) &&
              (uoff[i] = tc_malloc_array((int64_t)rows + 1, sizeof *uoff[i], err));
-    int32_t *partner = ok ? tc_malloc_array(rows, sizeof *partner, err) : NULL;
+    /* level 0's groups are the rows: t's own entries */
+    int32_t *gcol = ok ? tc_malloc_array(nnz > 0 ? nnz : 1, sizeof *gcol, err) : NULL;
+    int32_t *partner = gcol ? tc_malloc_array(rows, sizeof *partner, err) : NULL;
     int32_t *list = partner ? tc_malloc_array((int64_t)rows * K, sizeof *list, err) : NULL;
     if (!list) {
         st = TC_ERR_NOMEM;
@@ -342,7 +380,7 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
     }
     lv.start[rows] = rows;
     lv.uoff[rows] = nnz;
-    shared_state ss = { .t = t, .member = member[0], .group_of = group_of, .lv = &lv,
+    shared_state ss = { .t = t, .member = member[0], .gcol = t->colidx, .lv = &lv,
                         .cap = (int32_t)tc_reorder_param(me, p, "cap"),
                         .budget = (int64_t)tc_reorder_param(me, p, "budget") };
     /* at most one group is left alone a level, of 2^l rows: 15 rows */
@@ -375,6 +413,8 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
                     group_of, retired, &nretired);
         lv = next;
         ss.member = member[!cur];
+        map_groups(t, group_of, gcol);
+        ss.gcol = gcol;
     }
     memcpy(new2old, member[l % 2], (size_t)lv.start[lv.m] * sizeof *new2old);
     memcpy(new2old + lv.start[lv.m], retired, (size_t)nretired * sizeof *retired);
@@ -384,6 +424,7 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
 done:
     tc_csr_free(t);
     free(group_of);
+    free(gcol);
     for (int i = 0; i < 2; i++) {
         free(member[i]);
         free(col[i]);

@@ -27,10 +27,14 @@
        its list not yet matched (greedy matching). When the whole list is
        taken, it is scored again against the unmatched groups alone; with
        no unmatched group sharing a column it takes the next unmatched
-       group in order. While windows are built (the first four levels),
-       a group left with none (the last) leaves the matching and goes at
-       the end of the order, so that every window but the last is whole
-       and aligned; after, it is a group of its own in the next level.
+       group in order. The pass is one thread's; the scoring again runs
+       ahead on all, for the groups a block ahead of the pass whose lists
+       are spent already, and a list made ahead serves while it holds an
+       unmatched group (the result does not depend on the thread count).
+       While windows are built (the first four levels), a group left with
+       none (the last) leaves the matching and goes at the end of the
+       order, so that every window but the last is whole and aligned;
+       after, it is a group of its own in the next level.
     3. The merged group takes the place of its first member.
    Past the four levels that make the windows, matching goes on (up to
    `levels`, by default until one group is left) over the windows: pairs
@@ -46,9 +50,9 @@
    level 0), a sort of each group's union of columns when it is over
    budget, and 4 x K bytes a group; unions of columns 8 bytes a nonzero at
    most (the previous level's and the next), the inverted index 4 and its
-   entries as the level's groups 4 more (map_groups). Step 2 runs on one
-   thread: on many CPUs it is most of the time (bench/NOTES.md,
-   "Reordering at scale"). */
+   entries as the level's groups 4 more (map_groups). Step 2's greedy pass
+   runs on one thread (bench/NOTES.md, "Reordering at scale", steps 12
+   and 13). */
 #include "config.h"
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -112,6 +116,9 @@ typedef struct shared_state {
 typedef struct worker {
     const shared_state *ss;
     int32_t *list;              /* K entries a group, -1 after the last */
+    const int32_t *todo;        /* rescoring ahead: the groups to list, ntodo of
+                                   them, into list at (group - lo) x K */
+    int64_t ntodo, lo;
     _Atomic int64_t *next;
     const tc_progress *prog;
     int64_t progress_base, progress_total;
@@ -216,44 +223,162 @@ static tc_status list_partners(const shared_state *ss, int32_t *list, const tc_p
     return st ? tc_error_set(err, st, "hmatch: out of memory listing partners") : TC_OK;
 }
 
-/* Step 2: partner[g] for every group (g itself: left alone). */
+/* Group g's listed partners, all taken: step 1 found K (there may be more),
+   and every one is matched already. */
+static int list_spent(const int32_t *list, const unsigned char *taken, int64_t g)
+{
+    if (list[g * K + K - 1] < 0)
+        return 0;
+    for (int i = 0; i < K; i++)
+        if (!taken[list[g * K + i]])
+            return 0;
+    return 1;
+}
+
+#define NOT_LISTED (-2)     /* relist: the group was not rescored ahead */
+/* Groups whose rescoring step 2 runs ahead, on all threads, before its
+   greedy pass reaches them: a 256th of the level's, from 256 to AHEAD.
+   Only the groups whose lists are spent when a block starts are rescored
+   ahead, so a block must be short beside the level; on R-MAT 2^20 a 64th
+   left 7,760 of 128,496 rescorings on the one thread at level 0, a 256th
+   2,087 (bench/NOTES.md, "Reordering at scale", step 13). */
+#define AHEAD 16384
+#define AHEAD_MIN 256
+#define RELIST_MIN 4        /* groups a thread, or none are rescored ahead */
+
+static int64_t ahead_groups(int64_t m)
+{
+    return m / 256 < AHEAD_MIN ? AHEAD_MIN : m / 256 > AHEAD ? AHEAD : m / 256;
+}
+
+/* Rescoring ahead: each group of the todo list (one at a time: each is
+   a walk of up to `budget` rows), its K best partners among the groups
+   untaken now. */
+static void *relist_run(void *arg)
+{
+    worker *wk = arg;
+    for (int64_t i; !wk->st && (i = atomic_fetch_add(wk->next, 1)) < wk->ntodo;) {
+        const int32_t g = wk->todo[i];
+        if (!count_shared(wk, g))
+            wk->st = TC_ERR_NOMEM;
+        else
+            best_partners(wk, wk->list + (g - wk->lo) * K, K);
+    }
+    return NULL;
+}
+
+/* Rescores ahead the groups of [b0, b1) untaken and with their lists
+   spent as the groups stand now (into relist; the others NOT_LISTED), on
+   the nw workers wk. */
+static tc_status relist_block(worker *wk, int nw, const int32_t *list,
+                              const unsigned char *taken, int64_t b0, int64_t b1,
+                              int32_t *relist, int32_t *todo)
+{
+    int64_t ntodo = 0;
+    for (int64_t g = b0; g < b1; g++) {
+        relist[(g - b0) * K] = NOT_LISTED;
+        if (!taken[g] && list_spent(list, taken, g))
+            todo[ntodo++] = (int32_t)g;
+    }
+    /* a few are left to the greedy pass: starting the threads costs more */
+    if (ntodo < RELIST_MIN * (int64_t)nw)
+        return TC_OK;
+    _Atomic int64_t next;
+    atomic_init(&next, 0);
+    for (int i = 0; i < nw; i++)
+        wk[i].todo = todo, wk[i].ntodo = ntodo, wk[i].lo = b0, wk[i].next = &next;
+    tc_run_jobs(relist_run, wk, sizeof wk[0], nw);
+    tc_status st = TC_OK;
+    for (int i = 0; i < nw; i++)
+        if (wk[i].st)
+            st = wk[i].st;
+    return st;
+}
+
+/* Group g's partner when its list is spent: the best untaken group
+   sharing a column with it, -1 when none does. From the list made ahead
+   (r; NULL: none) where it still holds an untaken group: the groups
+   untaken now are a subset of those it ranked, so its first untaken one
+   is the best untaken one; else rescored here. */
+static tc_status rescore(worker *one, const int32_t *r, int32_t g, int32_t *p)
+{
+    const unsigned char *taken = one->ss->taken;
+    *p = -1;
+    if (r && r[0] != NOT_LISTED) {
+        for (int i = 0; i < K && r[i] >= 0; i++)
+            if (!taken[r[i]]) {
+                *p = r[i];
+                return TC_OK;
+            }
+        if (r[K - 1] < 0)   /* it ranked every group sharing a column */
+            return TC_OK;
+    }
+    if (!count_shared(one, g))
+        return TC_ERR_NOMEM;
+    best_partners(one, p, 1);
+    return TC_OK;
+}
+
+/* Step 2: partner[g] for every group (g itself: left alone). The greedy
+   pass is one thread's; the rescoring of the groups it will reach next
+   runs ahead on all (relist_run), ahead_groups at a time. */
 static tc_status match(shared_state *ss, const int32_t *list, int32_t *partner, tc_error *err)
 {
     const int64_t m = ss->lv->m;
     unsigned char *taken = tc_calloc_array(m, 1, err);
-    if (!taken)
+    int32_t *relist = taken ? tc_malloc_array(AHEAD * K, sizeof *relist, err) : NULL;
+    int32_t *todo = relist ? tc_malloc_array(AHEAD, sizeof *todo, err) : NULL;
+    if (!todo) {
+        free(relist);
+        free(taken);
         return TC_ERR_NOMEM;
+    }
     worker one = { .ss = ss };
+    worker wk[TC_MAX_JOBS];
+    const int nw = tc_threads_for(AHEAD);
+    for (int i = 0; i < nw; i++)
+        wk[i] = (worker){ .ss = ss, .list = relist, .id = i };
     ss->taken = taken;
     tc_status st = TC_OK;
     int64_t next = 0;   /* no group before it is unmatched but the one at hand */
-    for (int64_t g = 0; g < m && !st; g++) {
-        if (taken[g])
-            continue;
-        taken[g] = 1;
-        int32_t p = -1;
-        for (int i = 0; i < K && list[g * K + i] >= 0 && p < 0; i++)
-            if (!taken[list[g * K + i]])
-                p = list[g * K + i];
-        if (p < 0 && list[g * K + K - 1] >= 0) {
-            if (!count_shared(&one, (int32_t)g)) {
-                st = tc_error_set(err, TC_ERR_NOMEM, "hmatch: out of memory matching");
-                break;
+    const int64_t ahead = ahead_groups(m);
+    for (int64_t b0 = 0; b0 < m && !st; b0 += ahead) {
+        const int64_t b1 = m - b0 < ahead ? m : b0 + ahead;
+        /* on one thread, rescoring ahead would only add the lists that
+           go stale before their group is reached */
+        if (nw > 1)
+            st = relist_block(wk, nw, list, taken, b0, b1, relist, todo);
+        for (int64_t g = b0; g < b1 && !st; g++) {
+            if (taken[g])
+                continue;
+            taken[g] = 1;
+            int32_t p = -1;
+            for (int i = 0; i < K && list[g * K + i] >= 0 && p < 0; i++)
+                if (!taken[list[g * K + i]])
+                    p = list[g * K + i];
+            if (p < 0 && list[g * K + K - 1] >= 0)
+                st = rescore(&one, nw > 1 ? relist + (g - b0) * K : NULL, (int32_t)g, &p);
+            if (p < 0) {
+                for (next = next > g ? next : g + 1; next < m && taken[next]; next++)
+                    ;
+                p = next < m ? (int32_t)next : (int32_t)g;
             }
-            best_partners(&one, &p, 1);
+            taken[p] = 1;
+            partner[g] = p;
+            partner[p] = (int32_t)g;
         }
-        if (p < 0) {
-            for (next = next > g ? next : g + 1; next < m && taken[next]; next++)
-                ;
-            p = next < m ? (int32_t)next : (int32_t)g;
-        }
-        taken[p] = 1;
-        partner[g] = p;
-        partner[p] = (int32_t)g;
     }
+    if (st)
+        tc_error_set(err, st, "hmatch: out of memory matching");
     ss->taken = NULL;
+    for (int i = 0; i < nw; i++) {
+        tc_cand_free(&wk[i].cnt);
+        free(wk[i].keys);
+    }
     tc_cand_free(&one.cnt);
     free(one.keys);
+    free(todo);
+    free(relist);
     free(taken);
     return st;
 }

@@ -520,6 +520,12 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
     int l = 0;
     for (; l < levels && lv.m > 1; l++) {
         const int cur = l % 2;
+        /* the groups of a level past the first (not after the last level:
+           no walk reads them) */
+        if (l > 0) {
+            map_groups(t, group_of, gcol);
+            ss.gcol = gcol;
+        }
         st = list_partners(&ss, list, prog, (int64_t)l * rows, total, err);
         if (!st)
             st = match(&ss, list, partner, err);
@@ -538,8 +544,6 @@ static tc_status hmatch_run(const tc_csr *a, const tc_params *p, int32_t *new2ol
                     group_of, retired, &nretired);
         lv = next;
         ss.member = member[!cur];
-        map_groups(t, group_of, gcol);
-        ss.gcol = gcol;
     }
     memcpy(new2old, member[l % 2], (size_t)lv.start[lv.m] * sizeof *new2old);
     memcpy(new2old + lv.start[lv.m], retired, (size_t)nretired * sizeof *retired);

@@ -33,7 +33,7 @@ static const tc_effort level[LEVELS] = { TC_EFFORT_ESTIMATE, TC_EFFORT_MEASURE,
 static const char *const level_name[LEVELS] = { "estimate", "measure", "patient", "exhaustive" };
 
 typedef struct outcome {
-    char plan[160];
+    char plan[256];
     double auto_ms, cusparse_ms, plan_s, payback;
     int pass;
 } outcome;
@@ -46,6 +46,23 @@ static double report_num(const tc_report *r, const char *section, const char *ke
             return e->is_int ? (double)e->ival : e->num;
     }
     return NAN;
+}
+
+static const char *report_str(const tc_report *r, const char *section, const char *key)
+{
+    for (int i = 0; i < tc_report_count(r); i++) {
+        const tc_report_entry *e = tc_report_at(r, i);
+        if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0 && e->is_str)
+            return e->str;
+    }
+    return "";
+}
+
+/* "rowsplit" or, with parameters the plan chose, "rowsplit:seg=64,order=1". */
+static const char *format_text(const char *format, const char *params, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s", format, params[0] ? ":" : "", params);
+    return buf;
 }
 
 static void die(const char *what, const tc_error *err)
@@ -73,12 +90,17 @@ static tc_plan *plan_and_time(const tc_csr *a, int32_t n, tc_effort e, int warmu
         die("plan", &err);
     tc_plan_info info;
     tc_plan_get_info(p, &info);
-    snprintf(out->plan, sizeof out->plan, "%s/%s/%s/%s", info.order, info.format, info.variant,
-             info.precision);
+    tc_report *r = tc_report_new();
+    if (!r || tc_plan_report(p, r, &err))
+        die("report", &err);
+    char format[128];
+    snprintf(out->plan, sizeof out->plan, "%s/%s/%s/%s", info.order,
+             format_text(info.format, report_str(r, "plan", "format_params"), format,
+                         sizeof format),
+             info.variant, info.precision);
     out->plan_s = info.plan_s;
     out->payback = info.payback_calls;
-    tc_report *r = tc_report_new();
-    if (!r || tc_plan_bench(p, B, n, warmup, iters, 0, 0, C, n, r, &err))
+    if (tc_plan_bench(p, B, n, warmup, iters, 0, 0, C, n, r, &err))
         die("bench", &err);
     out->auto_ms = report_num(r, "bench", "plan_ms");
     out->cusparse_ms = report_num(r, "baseline", "median_ms");
@@ -95,9 +117,11 @@ static void print_candidates(FILE *f, const char *name, int32_t n, const tc_plan
 {
     for (int i = 0; i < tc_plan_candidate_count(p); i++) {
         const tc_plan_candidate *c = tc_plan_candidate_at(p, i);
+        char format[128];
         if (c->ms >= 0)
-            fprintf(f, "%s\t%d\t%s\t%s\t%s\t%.6g\t%.6g\n", name, n, c->order, c->format,
-                    c->variant, c->ms, cusparse_ms);
+            fprintf(f, "%s\t%d\t%s\t%s\t%s\t%.6g\t%.6g\n", name, n, c->order,
+                    format_text(c->format, c->format_params, format, sizeof format), c->variant,
+                    c->ms, cusparse_ms);
     }
 }
 

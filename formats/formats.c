@@ -133,6 +133,10 @@ tc_status tc_fmt_build(const tc_format *f, const tc_csr *a, const tc_params *p,
 
 const tc_format *tc_fmt_format(const tc_fmt *m) { return m->kind; }
 
+const tc_params *tc_fmt_params(const tc_fmt *m) { return &m->params; }
+
+const char *const *tc_format_plan_params(const tc_format *f) { return f->plan_params; }
+
 tc_status tc_fmt_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
 {
     return m->kind->to_csr(m, out, err);

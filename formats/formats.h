@@ -65,6 +65,11 @@ struct tc_format {
        time, gathering its own columns (a CSR kernel's). */
     void (*window_shape)(const tc_fmt *m, int32_t *window_rows, int32_t *col_unit);
     void (*free)(tc_fmt *m);
+    /* Parameter settings ("seg=64,order=1"; NULL-terminated; NULL: none)
+       that a PATIENT or EXHAUSTIVE plan times besides the defaults: those
+       whose best value depends on n and the device, which a format built
+       before either is known cannot choose (plan/gpu.c). */
+    const char *const *plan_params;
 };
 
 /* Fills the generic header of a newly built format from a and p (with the

@@ -386,6 +386,13 @@ static tc_status rowsplit_stats(const tc_fmt *m, tc_report *rep, const char *s, 
     return tc_fmt_report_figures(rep, s, f, sizeof f / sizeof f[0]);
 }
 
+/* What a patient plan times besides the defaults: the other row order, and
+   segments of 64. On social graphs of 85-90 nonzeros a row the defaults
+   left 5-19% and the best (seg, order) pair changed with n (bench/NOTES.md,
+   "rowsplit", "seg and order where cuSPARSE wins"). */
+static const char *const rowsplit_plan_params[] = { "order=0", "order=1", "seg=64,order=0",
+                                                    "seg=64,order=1", NULL };
+
 const tc_format tc_format_rowsplit = {
     .name = "rowsplit",
     .description = "CSR cut into segments of about equal cost (short rows packed, long rows "
@@ -403,4 +410,5 @@ const tc_format tc_format_rowsplit = {
     .stats = rowsplit_stats,
     .nnz_part = NULL,
     .free = rowsplit_free,
+    .plan_params = rowsplit_plan_params,
 };

@@ -65,6 +65,20 @@ double tc_params_get(const tc_params *p, const char *name, double def)
     return def;
 }
 
+char *tc_params_text(const tc_params *p, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; p && i < p->n && at < len; i++) {
+        char num[TC_NUMBER_CHARS];
+        const int w = snprintf(buf + at, len - at, "%s%s=%s", i ? "," : "", p->kv[i].name,
+                               tc_number_text(p->kv[i].value, num));
+        at += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
 tc_status tc_params_check(const tc_params *p, const tc_param_def *defs, int ndefs,
                           const char *owner, tc_error *err)
 {

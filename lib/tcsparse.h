@@ -364,6 +364,9 @@ typedef struct tc_param_def {
 } tc_param_def;
 /* Parses "h=16,w=8" (appending to p). */
 tc_status tc_params_parse(tc_params *p, const char *text, tc_error *err);
+/* p as "h=16,w=8" (what tc_params_parse reads back; "" for none) into
+   buf of len bytes, cut short if it does not fit. Returns buf. */
+char *tc_params_text(const tc_params *p, char *buf, size_t len);
 /* The value of name in p, else def. */
 double tc_params_get(const tc_params *p, const char *name, double def);
 /* Checks p against defs: unknown names and out-of-range values refused
@@ -382,6 +385,9 @@ const tc_format *tc_format_find(const char *name);   /* NULL if unknown */
 const char *tc_format_name(const tc_format *f);
 const char *tc_format_description(const tc_format *f);
 const tc_param_def *tc_format_params(const tc_format *f, int *n);
+/* The parameter settings ("seg=64,order=1") a patient plan times besides
+   f's defaults, NULL-terminated; NULL when f lists none. */
+const char *const *tc_format_plan_params(const tc_format *f);
 /* 1 for the format that is /matrix itself (csr): never stored under /formats. */
 int tc_format_is_canonical(const tc_format *f);
 /* Parses "csr,brp" or "all" (every format, alone or in a list) into a list
@@ -392,6 +398,8 @@ tc_status tc_format_list_parse(const char *text, const tc_format **list, int max
 tc_status tc_fmt_build(const tc_format *f, const tc_csr *a, const tc_params *p,
                        tc_fmt **out, tc_error *err);
 const tc_format *tc_fmt_format(const tc_fmt *m);
+/* The parameters m was built with, all of them (defaults filled in). */
+const tc_params *tc_fmt_params(const tc_fmt *m);
 tc_status tc_fmt_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err);
 /* C = A*B from the format's own arrays, float64; B is cols x n (ldb),
    C is rows x n (ldc), both row-major. */

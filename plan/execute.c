@@ -49,13 +49,13 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
     p->have_ops = !st;
     const tc_format *f = p->path.format;
     const tc_fmt *m = NULL;
-    for (int i = 0; p->tcf && !tc_format_is_canonical(f) && i < p->tcf->nformats; i++)
+    for (int i = 0; p->tcf && !tc_format_is_canonical(f) && !p->path.format_params.n &&
+                    i < p->tcf->nformats; i++)
         if (strcmp(p->path.order, "given") == 0 && tc_fmt_format(p->tcf->formats[i]) == f)
             m = p->tcf->formats[i];
-    tc_params none = { 0 };
     if (!st && !m && !tc_format_is_canonical(f)) {
         const double tb = tc_plan_now();
-        st = tc_fmt_build(f, p->a, &none, &p->fmt, err);
+        st = tc_fmt_build(f, p->a, &p->path.format_params, &p->fmt, err);
         p->info.build_s += tc_plan_now() - tb;
         t0 += tc_plan_now() - tb;
         m = p->fmt;

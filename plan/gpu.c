@@ -11,7 +11,10 @@
  *   MEASURE   the model's top few in the given order, and cuSPARSE, each
  *             built, uploaded and tuned (tc_kernel_tune over operand sets
  *             rotated through L2); the fastest wins.
- *   PATIENT   the same over the orders the model proposes too.
+ *   PATIENT   the same over the orders the model proposes too, and each
+ *             timed format again at the parameter settings it lists for
+ *             plans (tc_format.plan_params: those whose best value
+ *             depends on n and the device).
  * A forced format times that format's kernel alone (in each order PATIENT
  * or a forced order names), with cuSPARSE timed beside it for the payback.
  */
@@ -31,6 +34,11 @@
 typedef struct gcand {
     const char *order;
     const tc_kernel *k;
+    const char *fparams;                    /* the format's parameters; NULL:
+                                               its defaults (or the .tcf.h5's
+                                               stored format) */
+    char used[96];                          /* its parameters as built, all of
+                                               them ("" for csr) */
     double predicted;
     double ms;
     double safe_ms;                         /* of ms, the safeguards' */
@@ -62,27 +70,35 @@ static int variant_exact_enough(const tc_plan *p, const tc_kernel *k, int v)
     return tc_precision_meets(tc_kernel_variant_precision(k, v), p->o.accuracy);
 }
 
-/* The format m that kernel k multiplies for p->a: NULL for csr, the
-   .tcf.h5's stored one in its own order, else built with default
-   parameters into *built. */
-static tc_status kernel_fmt(tc_plan *p, const tc_kernel *k, const tc_fmt **m, tc_fmt **built,
+/* The format m that candidate c's kernel multiplies for p->a: NULL for
+   csr; with the format's defaults, the .tcf.h5's stored one in its own
+   order; else built with c's parameters into *built. c->used gets its
+   parameters as built. */
+static tc_status kernel_fmt(tc_plan *p, gcand *c, const tc_fmt **m, tc_fmt **built,
                             tc_error *err)
 {
-    const tc_format *f = tc_format_find(k->format);
+    const tc_format *f = tc_format_find(c->k->format);
     *m = NULL;
     *built = NULL;
+    c->used[0] = '\0';
     if (!f || tc_format_is_canonical(f))
         return TC_OK;
-    for (int i = 0; p->tcf && strcmp(p->path.order, "given") == 0 && i < p->tcf->nformats; i++)
+    for (int i = 0; !c->fparams && p->tcf && strcmp(p->path.order, "given") == 0 &&
+                    i < p->tcf->nformats; i++)
         if (tc_fmt_format(p->tcf->formats[i]) == f) {
             *m = p->tcf->formats[i];
+            tc_params_text(tc_fmt_params(*m), c->used, sizeof c->used);
             return TC_OK;
         }
     const double t0 = tc_plan_now();
-    tc_params none = { 0 };
-    tc_status st = tc_fmt_build(f, p->a, &none, built, err);
+    tc_params params = { 0 };
+    tc_status st = c->fparams ? tc_params_parse(&params, c->fparams, err) : TC_OK;
+    if (!st)
+        st = tc_fmt_build(f, p->a, &params, built, err);
     p->info.build_s += tc_plan_now() - t0;
     *m = *built;
+    if (!st)
+        tc_params_text(tc_fmt_params(*m), c->used, sizeof c->used);
     return st;
 }
 
@@ -160,22 +176,19 @@ static tc_status with_safeguards(tc_plan *p, tc_kplan *kp, int forced,
     return st || best == kp->variant ? st : tc_kernel_select(kp, best, err);
 }
 
-/* Builds, uploads and tunes c on p->a (already in c's order) over ops; its
+/* Uploads and tunes c on p->a (already in c's order), in format m
+   (kernel_fmt), over ops; its
    time is the kernel's plus the order's moves (moves_ms) plus what its
    safeguards cost (safeguard_time.c). At ESTIMATE
    nothing is timed: c gets the kernel's first variant that takes the
    matrix (tc_kernel_prepare's choice; each kernel lists its variants in
    that order on purpose, kernels.h) and no time. */
-static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, double moves_ms,
-                           tc_safeguard_timer *safe, tc_error *err)
+static tc_status time_cand(tc_plan *p, gcand *c, const tc_fmt *m, const tc_gpu_operands *ops,
+                           double moves_ms, tc_safeguard_timer *safe, tc_error *err)
 {
-    const tc_fmt *m;
-    tc_fmt *built;
     tc_kplan *kp = NULL;
-    tc_status st = kernel_fmt(p, c->k, &m, &built, err);
     double t0 = tc_plan_now();
-    if (!st)
-        st = tc_kernel_prepare(c->k, p->gpu, m, p->a, ops, &kp, err);
+    tc_status st = tc_kernel_prepare(c->k, p->gpu, m, p->a, ops, &kp, err);
     p->info.upload_s += tc_plan_now() - t0;
     t0 = tc_plan_now();
     const int forced = p->o.variant && strcmp(c->k->format, p->o.format) == 0;
@@ -214,6 +227,34 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_gpu_operands *ops, dou
     if (!untimed)
         p->info.tune_s += tc_plan_now() - t0;
     tc_kernel_free(kp);
+    return st;
+}
+
+/* The candidate before gc[i] in the same order with the same kernel and
+   the same parameters as built (gc[i] an alternative setting that came
+   out as another's), else NULL. */
+static const gcand *same_as_earlier(const gcand *gc, int i)
+{
+    for (int j = 0; j < i && gc[i].fparams; j++)
+        if (gc[j].ms != -2 && gc[j].k == gc[i].k && strcmp(gc[j].order, gc[i].order) == 0 &&
+            strcmp(gc[j].used, gc[i].used) == 0)
+            return &gc[j];
+    return NULL;
+}
+
+/* Builds c's format (kernel_fmt) and times c in it (time_cand); *dup the
+   earlier candidate it is the same as, when it is one (c is not timed). */
+static tc_status build_and_time(tc_plan *p, gcand *gc, int i, const tc_gpu_operands *ops,
+                                double moves_ms, tc_safeguard_timer *safe, const gcand **dup,
+                                tc_error *err)
+{
+    const tc_fmt *m;
+    tc_fmt *built;
+    gcand *c = &gc[i];
+    tc_status st = kernel_fmt(p, c, &m, &built, err);
+    *dup = st ? NULL : same_as_earlier(gc, i);
+    if (!st && !*dup)
+        st = time_cand(p, c, m, ops, moves_ms, safe, err);
     tc_fmt_free(built);
     /* the kernels' messages name their kernel; the order is news only when
        it is not the given one */
@@ -235,7 +276,7 @@ static int add_every_pair(const tc_plan *p, gcand *gc, int n)
             for (int i = 0; i < n && !have; i++)
                 have = gc[i].k == kk && strcmp(gc[i].order, orders[o]) == 0;
             if (kk && !have)
-                gc[n++] = (gcand){ orders[o], kk, 0, -1, 0, -1, { 0 } };
+                gc[n++] = (gcand){ orders[o], kk, NULL, "", 0, -1, 0, -1, { 0 } };
         }
     return n;
 }
@@ -246,7 +287,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
 {
     const tc_kernel *base = tc_kernel_baseline();
     int n = 0;
-    gc[n++] = (gcand){ "given", base, 1, -1, 0, -1, { 0 } };
+    gc[n++] = (gcand){ "given", base, NULL, "", 1, -1, 0, -1, { 0 } };
     if (p->o.format) {
         const tc_kernel *k = tc_kernel_find(p->o.format);
         if (!k)
@@ -269,7 +310,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
             no += tc_plan_orders(orders + 1, 31);
         for (int i = 0; i < no && n < MAX_GC; i++)
             if (k != base || strcmp(orders[i], "given") != 0)
-                gc[n++] = (gcand){ orders[i], k, 0, -1, 0, -1, { 0 } };
+                gc[n++] = (gcand){ orders[i], k, NULL, "", 0, -1, 0, -1, { 0 } };
         *ngc = n;
         return TC_OK;
     }
@@ -288,8 +329,8 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
         }
         /* the model's order names live in the registry: keep its pointer */
         const tc_reorder_method *r = tc_reorder_find(mc[i].order);
-        gc[n++] = (gcand){ r ? tc_reorder_name(r) : "given", k, mc[i].predicted_speedup, -1, 0, -1,
-                            { 0 } };
+        gc[n++] = (gcand){ r ? tc_reorder_name(r) : "given", k, NULL, "", mc[i].predicted_speedup,
+                           -1, 0, -1, { 0 } };
     }
     free(mc);
     if (!st && p->o.effort == TC_EFFORT_EXHAUSTIVE)
@@ -298,11 +339,19 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
     return st;
 }
 
+/* The given order first, then by order; in an order, each format's
+   defaults before its other settings (same_as_earlier compares with
+   them). */
 static int by_order(const void *x, const void *y)
 {
     const gcand *a = x, *b = y;
     const int ga = strcmp(a->order, "given") == 0, gb = strcmp(b->order, "given") == 0;
-    return ga != gb ? gb - ga : strcmp(a->order, b->order);
+    if (ga != gb)
+        return gb - ga;
+    const int o = strcmp(a->order, b->order);
+    if (o || !a->fparams != !b->fparams)
+        return o ? o : a->fparams ? 1 : -1;
+    return a->fparams ? strcmp(a->fparams, b->fparams) : 0;
 }
 
 /* Times the candidates not marked out (ms -2), grouped by order so that
@@ -349,8 +398,18 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
                 p->info.tune_s += tc_plan_now() - t1;
             }
         }
+        const gcand *dup = NULL;
         if (!st)
-            st = time_cand(p, &gc[i], &ops, moves_ms, &safe, err);
+            st = build_and_time(p, gc, i, &ops, moves_ms, &safe, &dup, err);
+        if (dup) {
+            char note[160];
+            snprintf(note, sizeof note, "not timed: the same parameters as %s (%.100s)",
+                     dup->fparams ? dup->fparams : "the defaults", gc[i].used);
+            tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, gc[i].fparams, "",
+                             cand_precision(&gc[i]), gc[i].predicted, -1, note);
+            gc[i].ms = -2;
+            continue;
+        }
         /* a kernel that cannot take this matrix (its format refuses it, its
            device memory runs short) is a candidate left out, unless it is
            cuSPARSE or the format asked for */
@@ -359,7 +418,7 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
         if ((st == TC_ERR_UNSUPPORTED || st == TC_ERR_NOMEM || st == TC_ERR_INVALID) && !must) {
             char note[160];
             snprintf(note, sizeof note, "left out: %.140s", err ? err->msg : "failed");
-            tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, "",
+            tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, gc[i].fparams, "",
                              cand_precision(&gc[i]), gc[i].predicted, -1, note);
             gc[i].ms = -2;
             st = TC_OK;
@@ -391,7 +450,7 @@ static void choose_timed(tc_plan *p, gcand *gc, int n, int timed)
                 snprintf(note, sizeof note, timed ? "not timed: below the model's top %d"
                                                   : "not timed (estimate)", TOP_TIMED);
             gc[i].ms = -2;
-            tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, "",
+            tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, NULL, "",
                              cand_precision(&gc[i]), gc[i].predicted, -1, note);
         } else if (!base) {
             kept[!given]++;
@@ -414,6 +473,23 @@ static const gcand *estimate(const tc_plan *p, const gcand *gc, int n)
     return best;
 }
 
+/* PATIENT and EXHAUSTIVE: each candidate to time (not marked out) again
+   at every parameter setting its format lists for plans, in the same
+   order; returns the new count. */
+static int add_param_settings(const tc_plan *p, gcand *gc, int n)
+{
+    const int listed = n;
+    for (int i = 0; p->o.effort >= TC_EFFORT_PATIENT && i < listed; i++) {
+        const tc_format *f = tc_format_find(gc[i].k->format);
+        const char *const *settings = f ? tc_format_plan_params(f) : NULL;
+        for (int s = 0; gc[i].ms != -2 && settings && settings[s] && n < MAX_GC; s++) {
+            gc[n] = gc[i];
+            gc[n++].fparams = settings[s];
+        }
+    }
+    return n;
+}
+
 static void set_path(tc_plan *p, const gcand *c)
 {
     p->path.kernel = c->k;
@@ -434,8 +510,10 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
     int n = 0;
     tc_status st = list_cands(p, given, gc, &n, err);
     const int timed = p->o.effort != TC_EFFORT_ESTIMATE;
-    if (!st)
+    if (!st) {
         choose_timed(p, gc, n, timed);
+        n = add_param_settings(p, gc, n);
+    }
     if (!st && timed)
         st = time_cands(p, given, gc, n, err);
     if (st)
@@ -447,7 +525,7 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         if (gc[i].ms < 0)
             continue;
         const int other = p->o.format && strcmp(gc[i].k->format, p->o.format) != 0;
-        tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format,
+        tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, gc[i].fparams,
                          gc[i].k->variant_names[gc[i].variant], cand_precision(&gc[i]),
                          gc[i].predicted, gc[i].ms, other ? "timed for the payback only: "
                                                             "the format is forced" : "");
@@ -475,13 +553,16 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         if (st)
             return st;
         best = &one;
-        tc_plan_add_cand(p, TC_DEVICE_GPU, best->order, best->k->format,
+        tc_plan_add_cand(p, TC_DEVICE_GPU, best->order, best->k->format, NULL,
                          best->variant >= 0 ? best->k->variant_names[best->variant] : "",
                          cand_precision(best), best->predicted, best->ms,
                          "the model's choice, its first variant that takes the matrix "
                          "(nothing timed)");
     }
     set_path(p, best);
+    memset(&p->path.format_params, 0, sizeof p->path.format_params);
+    if (best->fparams)  /* one of the format's own plan_params: it parses */
+        (void)tc_params_parse(&p->path.format_params, best->fparams, NULL);
     if (strcmp(p->path.order, best->order) != 0)
         st = tc_plan_set_order(p, given, best->order, NULL, err);
     tc_plan_sort_cands(p);
@@ -493,8 +574,8 @@ tc_status tc_plan_gpu(tc_plan *p, const tc_csr *given, int reuse, tc_error *err)
     tc_status st;
     if (reuse) {
         /* the stored plan's time; its safeguards were not timed again */
-        const gcand c = { p->path.order, p->path.kernel, p->info.predicted_speedup, p->info.ms,
-                          -1, p->path.variant, { 0 } };
+        const gcand c = { p->path.order, p->path.kernel, NULL, "", p->info.predicted_speedup,
+                          p->info.ms, -1, p->path.variant, { 0 } };
         set_path(p, &c);
         st = tc_plan_set_order(p, given, p->path.order, &p->path.order_params, err);
     } else {

@@ -129,6 +129,9 @@ static void explain(tc_plan *p, const char *device_why)
     char what[256];
     if (i->reused)
         snprintf(what, sizeof what, "reused the stored plan %.200s: nothing tuned", i->plan_file);
+    else if (p->o.format && (p->o.order || i->device == TC_DEVICE_CPU) && timed > 2)
+        snprintf(what, sizeof what, "format and order as asked, its settings the fastest of %d "
+                 "timed with cuSPARSE (%s effort)", timed, tc_plan_effort_name(i->effort));
     else if (p->o.format && (p->o.order || i->device == TC_DEVICE_CPU))
         snprintf(what, sizeof what, "format and order as asked");
     else if (i->device == TC_DEVICE_GPU && i->effort == TC_EFFORT_ESTIMATE)
@@ -142,7 +145,10 @@ static void explain(tc_plan *p, const char *device_why)
                  "(%s effort)", tc_plan_effort_name(i->effort));
     else
         snprintf(what, sizeof what, "the model's choice, nothing timed");
-    snprintf(p->why, sizeof p->why, "%s on the %s: %s; device: %s", i->format,
+    char params[128];
+    tc_params_text(&p->path.format_params, params, sizeof params);
+    snprintf(p->why, sizeof p->why, "%s%s%s%s on the %s: %s; device: %s", i->format,
+             params[0] ? " (" : "", params, params[0] ? ")" : "",
              i->device == TC_DEVICE_CPU ? "CPU" : "GPU", what,
              device_why[0] ? device_why : "as asked");
 }
@@ -170,7 +176,7 @@ static tc_status plan_spmm(tc_plan *p, const tc_csr *given, const tc_plan_opts *
     p->info.payback_calls = payback(&p->info);
     if (!st && why[0])
         tc_plan_add_cand(p, p->info.device == TC_DEVICE_CPU ? TC_DEVICE_GPU : TC_DEVICE_CPU,
-                         "given", "csr", "", "", 0, -1, why);
+                         "given", "csr", NULL, "", "", 0, -1, why);
     if (!st && !found && p->o.effort != TC_EFFORT_ESTIMATE)
         st = tc_plan_store(p, err);
     p->o.plan_file = NULL;
@@ -287,23 +293,32 @@ const tc_plan_candidate *tc_plan_candidate_at(const tc_plan *p, int i)
     return i >= 0 && i < p->ncand ? &p->cand[i].pub : NULL;
 }
 
+/* c's public strings are its own (again, after a move). */
+static void point_strings(plan_cand *c)
+{
+    c->pub.order = c->order;
+    c->pub.format = c->format;
+    c->pub.format_params = c->format_params;
+    c->pub.variant = c->variant;
+    c->pub.precision = c->precision;
+    c->pub.note = c->note;
+}
+
 plan_cand *tc_plan_add_cand(tc_plan *p, tc_device dev, const char *order, const char *format,
-                            const char *variant, const char *precision, double predicted,
-                            double ms, const char *note)
+                            const char *format_params, const char *variant,
+                            const char *precision, double predicted, double ms,
+                            const char *note)
 {
     if (p->ncand == (int)(sizeof p->cand / sizeof p->cand[0]))
         return NULL;
     plan_cand *c = &p->cand[p->ncand++];
     snprintf(c->order, sizeof c->order, "%s", order);
     snprintf(c->format, sizeof c->format, "%s", format);
+    snprintf(c->format_params, sizeof c->format_params, "%s", format_params ? format_params : "");
     snprintf(c->variant, sizeof c->variant, "%s", variant);
     snprintf(c->precision, sizeof c->precision, "%s", precision);
     snprintf(c->note, sizeof c->note, "%s", note ? note : "");
-    c->pub.order = c->order;
-    c->pub.format = c->format;
-    c->pub.variant = c->variant;
-    c->pub.precision = c->precision;
-    c->pub.note = c->note;
+    point_strings(c);
     c->pub.device = dev;
     c->pub.predicted_speedup = predicted;
     c->pub.ms = ms;
@@ -328,14 +343,8 @@ void tc_plan_sort_cands(tc_plan *p)
 {
     qsort(p->cand, (size_t)p->ncand, sizeof p->cand[0], cand_cmp);
     /* the strings moved with their structs: point at them again */
-    for (int i = 0; i < p->ncand; i++) {
-        plan_cand *c = &p->cand[i];
-        c->pub.order = c->order;
-        c->pub.format = c->format;
-        c->pub.variant = c->variant;
-        c->pub.precision = c->precision;
-        c->pub.note = c->note;
-    }
+    for (int i = 0; i < p->ncand; i++)
+        point_strings(&p->cand[i]);
 }
 
 void tc_plan_free(tc_plan *p)

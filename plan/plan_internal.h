@@ -15,7 +15,7 @@
 typedef struct plan_cand {
     tc_plan_candidate pub;
     double predicted_ms;        /* -1: none */
-    char order[64], format[32], variant[32], precision[8], note[160];
+    char order[64], format[32], format_params[96], variant[32], precision[8], note[160];
 } plan_cand;
 
 /* The path a plan runs: an order, a format's kernel and variant. */
@@ -23,6 +23,9 @@ typedef struct plan_path {
     char order[64];             /* "given" or a reordering method */
     tc_params order_params;     /* the reordering's parameters as run */
     const tc_format *format;
+    tc_params format_params;    /* given to the format's build (n 0: its
+                                   defaults, or the .tcf.h5's stored format
+                                   in the given order) */
     const tc_kernel *kernel;    /* GPU plans; NULL on the CPU */
     int variant;                /* kernel variant index (GPU) */
 } plan_path;
@@ -89,10 +92,12 @@ tc_status tc_plan_choose_device(tc_plan *p, char *why, size_t whylen, tc_error *
 
 /* ---- planners (plan/cpu.c, plan/gpu.c) ---- */
 
-/* Adds a candidate; returns it (NULL when the list is full). */
+/* Adds a candidate; returns it (NULL when the list is full). format_params:
+   NULL or "" for the format's defaults. */
 plan_cand *tc_plan_add_cand(tc_plan *p, tc_device dev, const char *order, const char *format,
-                            const char *variant, const char *precision, double predicted,
-                            double ms, const char *note);
+                            const char *format_params, const char *variant,
+                            const char *precision, double predicted, double ms,
+                            const char *note);
 /* Sorts the candidates best first (measured, then predicted). */
 void tc_plan_sort_cands(tc_plan *p);
 /* Makes p->a (and p->row) the caller's matrix in `order` ("given" keeps
@@ -151,7 +156,8 @@ void tc_safeguard_timer_free(tc_plan *p, tc_safeguard_timer *t);
 /* The key and the choices of a plan, as a file holds them. */
 struct tc_stored_plan {
     char version[32], matrix[32], op[16], accuracy[8], device[256], effort[16];
-    char order[64], order_params[512], format[32], variant[32], precision[8];
+    char order[64], order_params[512], format[32], format_params[512], variant[32];
+    char precision[8];
     int64_t rows, cols, nnz, n;
     double ms, cusparse_ms, predicted;
 };

@@ -18,12 +18,16 @@ static const char *device_word(tc_device d)
 static tc_status report_plan(const tc_plan *p, tc_report *r)
 {
     const tc_plan_info *i = &p->info;
+    char fparams[512];
+    tc_params_text(&p->path.format_params, fparams, sizeof fparams);
     tc_status st;
     (void)((st = tc_report_str(r, "plan", "device", device_word(i->device), NULL)) ||
            (st = tc_report_str(r, "plan", "device_name", i->device_name, NULL)) ||
            (st = tc_report_str(r, "plan", "effort", tc_plan_effort_name(i->effort), NULL)) ||
            (st = tc_report_str(r, "plan", "order", i->order, "rows as the kernel sees them")) ||
            (st = tc_report_str(r, "plan", "format", i->format, "csr on the GPU: cuSPARSE")) ||
+           (st = tc_report_str(r, "plan", "format_params", fparams,
+                               "the format's parameters the plan chose (\"\": its defaults)")) ||
            (st = tc_report_str(r, "plan", "variant", i->variant, NULL)) ||
            (st = tc_report_str(r, "plan", "precision", i->precision, NULL)) ||
            (st = tc_report_num(r, "plan", "tolerance", i->tolerance,
@@ -60,21 +64,23 @@ static tc_status report_plan(const tc_plan *p, tc_report *r)
 
 static tc_status report_cand(tc_report *r, int n, const plan_cand *c)
 {
-    char k[9][32];
-    static const char *const names[9] = { "device", "order", "format", "variant", "precision",
-                                          "predicted_speedup", "predicted_ms", "ms", "note" };
-    for (int i = 0; i < 9; i++)
+    char k[10][32];
+    static const char *const names[10] = { "device", "order", "format", "format_params",
+                                           "variant", "precision", "predicted_speedup",
+                                           "predicted_ms", "ms", "note" };
+    for (int i = 0; i < 10; i++)
         snprintf(k[i], sizeof k[i], "%d.%s", n, names[i]);
     tc_status st;
     (void)((st = tc_report_str(r, "candidates", k[0], device_word(c->pub.device), NULL)) ||
            (st = tc_report_str(r, "candidates", k[1], c->order, NULL)) ||
            (st = tc_report_str(r, "candidates", k[2], c->format, NULL)) ||
-           (st = tc_report_str(r, "candidates", k[3], c->variant, NULL)) ||
-           (st = tc_report_str(r, "candidates", k[4], c->precision, NULL)) ||
-           (st = tc_report_num(r, "candidates", k[5], c->pub.predicted_speedup, NULL)) ||
-           (st = tc_report_num(r, "candidates", k[6], c->predicted_ms, NULL)) ||
-           (st = tc_report_num(r, "candidates", k[7], c->pub.ms, NULL)) ||
-           (st = tc_report_str(r, "candidates", k[8], c->note, NULL)));
+           (st = tc_report_str(r, "candidates", k[3], c->format_params, NULL)) ||
+           (st = tc_report_str(r, "candidates", k[4], c->variant, NULL)) ||
+           (st = tc_report_str(r, "candidates", k[5], c->precision, NULL)) ||
+           (st = tc_report_num(r, "candidates", k[6], c->pub.predicted_speedup, NULL)) ||
+           (st = tc_report_num(r, "candidates", k[7], c->predicted_ms, NULL)) ||
+           (st = tc_report_num(r, "candidates", k[8], c->pub.ms, NULL)) ||
+           (st = tc_report_str(r, "candidates", k[9], c->note, NULL)));
     return st;
 }
 

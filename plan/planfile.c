@@ -150,6 +150,12 @@ static int take_path(tc_plan *p, const tc_stored_plan *s, char *why, size_t len)
         return snprintf(why, len, "%.200s", e.msg), 0;
     if (!(q->format = tc_format_find(s->format)))
         return snprintf(why, len, "names an unknown format '%s'", s->format), 0;
+    int ndefs;
+    const tc_param_def *defs = tc_format_params(q->format, &ndefs);
+    if (s->format_params[0] &&
+        (tc_params_parse(&q->format_params, s->format_params, &e) ||
+         tc_params_check(&q->format_params, defs, ndefs, s->format, &e)))
+        return snprintf(why, len, "format_params: %.200s", e.msg), 0;
     if (p->info.device == TC_DEVICE_GPU) {
         q->kernel = tc_kernel_find(s->format);
         q->variant = q->kernel ? tc_kernel_variant_find(q->kernel, s->variant) : -1;

@@ -16,7 +16,10 @@
 
 /* the first line: the prefix, then the layout's version */
 #define PLAN_PREFIX "tcsparse-plan "
-#define PLAN_MAGIC PLAN_PREFIX "1"
+#define PLAN_MAGIC PLAN_PREFIX "2"
+/* Version 1 had no format_params line (its plans ran the format's
+   defaults); it is read as that. */
+#define PLAN_MAGIC_V1 PLAN_PREFIX "1"
 #define PLAN_PREFIX_LEN (sizeof PLAN_PREFIX - 1)
 #define PLAN_MAX_BYTES 65536
 
@@ -32,8 +35,8 @@ typedef struct field {
 #define D(k) { #k, offsetof(tc_stored_plan, k), 'd', 0 }
 static const field fields[] = {
     S(version), S(matrix), I(rows), I(cols), I(nnz), I(n), S(op), S(accuracy), S(device),
-    S(effort), S(order), S(order_params), S(format), S(variant), S(precision), D(ms),
-    D(cusparse_ms), D(predicted),
+    S(effort), S(order), S(order_params), S(format), S(format_params), S(variant), S(precision),
+    D(ms), D(cusparse_ms), D(predicted),
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 
@@ -88,7 +91,7 @@ static tc_status parse_line(char *text, int line, const char *path, tc_stored_pl
 static tc_status parse(char *buf, size_t len, const char *path, tc_stored_plan *s, tc_error *err)
 {
     unsigned char seen[NFIELDS] = { 0 };
-    int line = 0;
+    int line = 0, v1 = 0;
     char *at = buf;
     tc_status st = TC_OK;
     while (!st && at < buf + len) {
@@ -101,7 +104,9 @@ static tc_status parse(char *buf, size_t len, const char *path, tc_stored_plan *
         if (strlen(at) != (size_t)(nl - at))
             return tc_error_set(err, TC_ERR_PARSE, "%s:%d: a NUL byte: not a plan file", path,
                                 line);
-        if (line == 1 && strcmp(at, PLAN_MAGIC) != 0)
+        if (line == 1)
+            v1 = strcmp(at, PLAN_MAGIC_V1) == 0;
+        if (line == 1 && strcmp(at, PLAN_MAGIC) != 0 && !v1)
             return strncmp(at, PLAN_PREFIX, PLAN_PREFIX_LEN) == 0
                        ? tc_error_set(err, TC_ERR_PARSE, "%s:1: plan file version '%.20s', this "
                                       "library reads '%s'", path, at + PLAN_PREFIX_LEN,
@@ -115,7 +120,7 @@ static tc_status parse(char *buf, size_t len, const char *path, tc_stored_plan *
     if (!st && line == 0)
         return tc_error_set(err, TC_ERR_PARSE, "%s: empty: not a tcsparse plan file", path);
     for (int i = 0; !st && i < NFIELDS; i++)
-        if (!seen[i])
+        if (!seen[i] && !(v1 && strcmp(fields[i].key, "format_params") == 0))
             return tc_error_set(err, TC_ERR_PARSE, "%s:%d: truncated: no '%s' line", path,
                                 line + 1, fields[i].key);
     return st;
@@ -151,13 +156,9 @@ tc_status tc_plan_write_file(const tc_plan *p, const tc_stored_plan *key, const 
                              tc_error *err)
 {
     const tc_plan_info *i = &p->info;
-    char params[512] = "";
-    for (int k = 0; k < p->path.order_params.n; k++) {
-        char num[TC_NUMBER_CHARS];
-        snprintf(params + strlen(params), sizeof params - strlen(params), "%s%s=%s",
-                 k ? "," : "", p->path.order_params.kv[k].name,
-                 tc_number_text(p->path.order_params.kv[k].value, num));
-    }
+    char params[512], fparams[512];
+    tc_params_text(&p->path.order_params, params, sizeof params);
+    tc_params_text(&p->path.format_params, fparams, sizeof fparams);
     tc_atomic a;
     tc_status st = tc_atomic_open(&a, path, 1, err);
     if (st)
@@ -167,8 +168,9 @@ tc_status tc_plan_write_file(const tc_plan *p, const tc_stored_plan *key, const 
             (long long)key->nnz, (long long)key->n);
     fprintf(a.fp, "op\t%s\naccuracy\t%s\ndevice\t%s\neffort\t%s\n", key->op, key->accuracy,
             key->device, tc_plan_effort_name(i->effort));
-    fprintf(a.fp, "order\t%s\norder_params\t%s\nformat\t%s\nvariant\t%s\nprecision\t%s\n",
-            i->order, params, i->format, i->variant, i->precision);
+    fprintf(a.fp, "order\t%s\norder_params\t%s\nformat\t%s\nformat_params\t%s\n", i->order,
+            params, i->format, fparams);
+    fprintf(a.fp, "variant\t%s\nprecision\t%s\n", i->variant, i->precision);
     fprintf(a.fp, "ms\t%.9g\ncusparse_ms\t%.9g\npredicted\t%.9g\n", i->ms, i->cusparse_ms,
             i->predicted_speedup);
     if (ferror(a.fp)) {

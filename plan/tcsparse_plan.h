@@ -173,6 +173,9 @@ typedef struct tc_plan_candidate {
     double predicted_speedup;       /* the model's, over cuSPARSE (0: none) */
     double ms;                      /* measured median (-1: not timed) */
     const char *note;               /* why it was left out or not timed, or "" */
+    const char *format_params;      /* the format's parameters where the plan
+                                       chose them ("seg=64,order=1"), "" for
+                                       its defaults */
 } tc_plan_candidate;
 int tc_plan_candidate_count(const tc_plan *p);
 const tc_plan_candidate *tc_plan_candidate_at(const tc_plan *p, int i);

@@ -3,7 +3,9 @@
 # (--verify passes, and auto's median is within 2% of cuSPARSE's or
 # better), a B that fp16 cannot hold as it is (1e6 and 1e-7) passing
 # --verify on an fp16 path, a stored plan reused, and a reordered .tcf.h5
-# giving C in the original order. Skipped without a GPU.
+# giving C in the original order, and a patient plan choosing among the
+# format settings rowsplit lists for plans (stored, reused, and run as a
+# plan file names them). Skipped without a GPU.
 . "${top_srcdir:-.}/tests/lib.sh"
 TCMUL=$TOOLS/tcmul
 "$TCMUL" --list-devices > /dev/null 2>&1 || skip_all "no CUDA device"
@@ -65,4 +67,35 @@ fi
 "$TCMUL" --device gpu "$T/R.tcf.h5" --cols 16 --effort patient --verify --tsv --no-plan-cache \
     > "$T/rp.tsv"
 is "$(fig verify result "$T/rp.tsv")" pass "a reordered .tcf.h5 planned patiently: --verify passes"
+
+# A patient plan times a format again at the settings it lists for plans
+# (rowsplit: tc_format_plan_params), stores the chosen one and reuses it.
+# On the .tcf.h5 that holds rowsplit built with seg=64 too: the stored
+# one serves as the defaults' candidate, the others are built.
+P=$T/rs.plan
+for src in "$A" "$T/rs64.tcf.h5"; do
+    [ "$src" = "$A" ] || "$TOOLS/tcconv" -q -f rowsplit -p seg=64 -o "$src" "$A" || break
+    rm -f "$P"
+    "$TCMUL" --device gpu "$src" --cols 32 -f rowsplit --effort patient --order given \
+        --plan "$P" --verify --tsv > "$T/rs1.tsv"
+    is "$(fig verify result "$T/rs1.tsv")" pass "$(basename "$src"): -f rowsplit, patient: --verify passes"
+    is "$(awk -F'\t' '$2 == "candidates" && $3 ~ /format_params$/ && $4 != "" { c++ }
+                      END { print c + 0 }' "$T/rs1.tsv")" 4 \
+        "... its four plan settings are candidates besides the defaults"
+    chosen=$(fig plan format_params "$T/rs1.tsv")
+    is "$(awk -F'\t' '$1 == "format_params" { print $2 }' "$P")" "$chosen" \
+        "... the plan file holds the chosen settings ('$chosen')"
+    "$TCMUL" --device gpu "$src" --cols 32 -f rowsplit --effort patient --order given \
+        --plan "$P" --verify --tsv > "$T/rs2.tsv"
+    is "$(fig plan reused "$T/rs2.tsv")|$(fig plan format_params "$T/rs2.tsv")|$(fig verify result "$T/rs2.tsv")" \
+        "yes|$chosen|pass" "... and reused with them"
+done
+# Settings a plan file names are what runs (C checked), whatever was timed.
+for s in seg=64,order=1 seg=200,order=0; do
+    sed "s/^format_params\t.*/format_params\t$s/" "$P" > "$T/rs3.plan"
+    "$TCMUL" --device gpu "$A" --cols 32 -f rowsplit --effort patient --order given \
+        --plan "$T/rs3.plan" --verify --tsv > "$T/rs3.tsv"
+    is "$(fig plan reused "$T/rs3.tsv")|$(fig plan format_params "$T/rs3.tsv")|$(fig verify result "$T/rs3.tsv")" \
+        "yes|$s|pass" "a plan file's format_params $s: built with them, --verify passes"
+done
 done_testing

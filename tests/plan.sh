@@ -45,7 +45,8 @@ is "$(fig plan order "$T/o.tsv") $(fig verify result "$T/o.tsv")" "rcm pass" \
 # Plan files: written, reused without tuning, stale when the key differs.
 P=$T/a.plan
 mul "$A" --cols 6 --plan "$P" > "$T/1.tsv"
-is "$(head -n 1 "$P")" "tcsparse-plan 1" "--plan FILE writes a plan file"
+is "$(head -n 1 "$P")" "tcsparse-plan 2" "--plan FILE writes a plan file"
+is "$(grep -c '^format_params	$' "$P")" 1 "... with the format's defaults: format_params empty"
 is "$(fig plan reused "$T/1.tsv") $(fig plan plan_file "$T/1.tsv")" "no $P" \
     "... the report says where"
 is "$(fig plan effort "$T/1.tsv")" measure "... planned at the measure level"
@@ -117,17 +118,30 @@ is "$(fig plan reused "$T/c3.tsv")" no "--no-plan-cache: not reused"
 echo garbage > "$C/$(ls "$C")"
 TC_PLAN_CACHE=$C mul "$A" --cols 3 --effort measure > "$T/c4.tsv"
 is "$(fig plan reused "$T/c4.tsv")|$(fig plan stale "$T/c4.tsv")" \
-    "no|$C/$(ls "$C"): $C/$(ls "$C"):1: not a tcsparse plan file (expected 'tcsparse-plan 1')" \
+    "no|$C/$(ls "$C"): $C/$(ls "$C"):1: not a tcsparse plan file (expected 'tcsparse-plan 2')" \
     "a garbled cache entry is stale, not an error"
 
 # Bad plan files: an error naming the file and the line, status 1.
 echo garbage > "$T/g.plan"
 cp "$T/g.plan" "$T/g.before"
-run_fails 1 "tcmul: $T/g.plan:1: not a tcsparse plan file (expected 'tcsparse-plan 1')" \
+run_fails 1 "tcmul: $T/g.plan:1: not a tcsparse plan file (expected 'tcsparse-plan 2')" \
     "a plan file of garbage" -- "$TCMUL" --device cpu "$A" --cols 7 --verify --plan "$T/g.plan"
-sed '1s/ 1$/ 2/' "$P" > "$T/v2.plan"
-run_fails 1 "tcmul: $T/v2.plan:1: plan file version '2', this library reads '1'" \
-    "a plan file of another version" -- "$TCMUL" --device cpu "$A" --cols 7 --verify --plan "$T/v2.plan"
+sed '1s/ 2$/ 3/' "$P" > "$T/v3.plan"
+run_fails 1 "tcmul: $T/v3.plan:1: plan file version '3', this library reads '2'" \
+    "a plan file of another version" -- "$TCMUL" --device cpu "$A" --cols 7 --verify --plan "$T/v3.plan"
+# Version 1 had no format_params line: read as the format's defaults.
+sed '1s/ 2$/ 1/; /^format_params	/d' "$P" > "$T/v1.plan"
+mul "$A" --cols 7 --plan "$T/v1.plan" > "$T/v1.tsv"
+is "$(fig plan reused "$T/v1.tsv") $(fig plan format_params "$T/v1.tsv")" "yes " \
+    "a version 1 plan file (no format_params) is reused"
+sed '/^format_params	/d' "$P" > "$T/nofp.plan"
+run_fails 1 "tcmul: $T/nofp.plan:20: truncated: no 'format_params' line" \
+    "version 2 without format_params" -- "$TCMUL" --device cpu "$A" --cols 7 --verify --plan "$T/nofp.plan"
+sed 's/^format_params	$/format_params	seg=64/' "$P" > "$T/fp.plan"
+mul "$A" --cols 7 --plan "$T/fp.plan" > "$T/fp.tsv"
+is "$(fig plan reused "$T/fp.tsv")|$(fig plan stale "$T/fp.tsv")" \
+    "no|$T/fp.plan: format_params: csr has no parameter 'seg'" \
+    "format_params the format does not take: stale, with the reason"
 head -c 60 "$P" > "$T/cut.plan"
 run_fails 1 "tcmul: $T/cut.plan:4: truncated: the line has no newline" \
     "a plan file cut inside a line" -- "$TCMUL" --device cpu "$A" --cols 7 --verify --plan "$T/cut.plan"

@@ -97,8 +97,8 @@ tc_status tc_plan_cpu(tc_plan *p, const tc_csr *given, int reuse, tc_error *err)
         if (!st && timed)
             st = time_order(p, &ms, err);
         plan_cand *c = st ? NULL
-                          : tc_plan_add_cand(p, TC_DEVICE_CPU, orders[i], "csr", NULL, "rows", "fp32",
-                                             0, ms, timed ? "" : "not timed (estimate)");
+                          : tc_plan_add_cand(p, TC_DEVICE_CPU, orders[i], "csr", NULL, "rows",
+                                             "fp32", 0, ms, timed ? "" : "not timed (estimate)");
         if (c && strcmp(orders[i], "given") == 0)
             c->predicted_ms = est;
         if (!st && timed && ms < best)

@@ -29,7 +29,6 @@
 
 /* Timed candidates besides cuSPARSE. */
 #define TOP_TIMED 3
-#define MAX_GC 64
 
 typedef struct gcand {
     const char *order;
@@ -270,7 +269,7 @@ static int add_every_pair(const tc_plan *p, gcand *gc, int n)
     const char *orders[32] = { p->o.order ? p->o.order : "given" };
     const int no = 1 + (p->o.order ? 0 : tc_plan_orders(orders + 1, 31));
     for (int o = 0; o < no; o++)
-        for (int k = 0; k < tc_kernel_count() && n < MAX_GC; k++) {
+        for (int k = 0; k < tc_kernel_count() && n < TC_PLAN_MAX_CANDS; k++) {
             const tc_kernel *kk = tc_kernel_at(k);
             int have = 0;
             for (int i = 0; i < n && !have; i++)
@@ -308,7 +307,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
         int no = 1;
         if (!p->o.order && p->o.effort >= TC_EFFORT_PATIENT)
             no += tc_plan_orders(orders + 1, 31);
-        for (int i = 0; i < no && n < MAX_GC; i++)
+        for (int i = 0; i < no && n < TC_PLAN_MAX_CANDS; i++)
             if (k != base || strcmp(orders[i], "given") != 0)
                 gc[n++] = (gcand){ orders[i], k, NULL, "", 0, -1, 0, -1, { 0 } };
         *ngc = n;
@@ -319,7 +318,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
     tc_model_candidate *mc = NULL;
     int count = 0;
     tc_status st = tc_model_rank(given, p->o.n, all, &mc, &count, p->o.progress, err);
-    for (int i = 0; !st && i < count && n < MAX_GC; i++) {
+    for (int i = 0; !st && i < count && n < TC_PLAN_MAX_CANDS; i++) {
         const tc_kernel *k = tc_kernel_find(tc_format_name(mc[i].format));
         if (!k || (p->o.order && strcmp(p->o.order, mc[i].order) != 0))
             continue;
@@ -482,7 +481,7 @@ static int add_param_settings(const tc_plan *p, gcand *gc, int n)
     for (int i = 0; p->o.effort >= TC_EFFORT_PATIENT && i < listed; i++) {
         const tc_format *f = tc_format_find(gc[i].k->format);
         const char *const *settings = f ? tc_format_plan_params(f) : NULL;
-        for (int s = 0; gc[i].ms != -2 && settings && settings[s] && n < MAX_GC; s++) {
+        for (int s = 0; gc[i].ms != -2 && settings && settings[s] && n < TC_PLAN_MAX_CANDS; s++) {
             gc[n] = gc[i];
             gc[n++].fparams = settings[s];
         }
@@ -506,7 +505,7 @@ static void set_path(tc_plan *p, const gcand *c)
 
 static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
 {
-    gcand gc[MAX_GC];
+    gcand gc[TC_PLAN_MAX_CANDS];
     int n = 0;
     tc_status st = list_cands(p, given, gc, &n, err);
     const int timed = p->o.effort != TC_EFFORT_ESTIMATE;

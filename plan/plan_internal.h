@@ -11,6 +11,12 @@
 #include "attention.h"
 #include "kernels.h"
 
+/* The most candidates a plan lists and reports: an exhaustive plan lists
+   every format in every order (the given one and each reordering), each
+   format once more for each of its plan settings (tc_format_plan_params);
+   t_plan checks that the registries fit. */
+#define TC_PLAN_MAX_CANDS 128
+
 /* Stored strings of a candidate (tc_plan_candidate points into them). */
 typedef struct plan_cand {
     tc_plan_candidate pub;
@@ -76,7 +82,7 @@ struct tc_plan {
     tc_gpu_guard *guard;
 
     int ncand;
-    plan_cand cand[64];
+    plan_cand cand[TC_PLAN_MAX_CANDS];
     tc_stored_plan *key;        /* the plan file key (matrix hash, n, ...) */
 };
 

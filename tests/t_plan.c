@@ -142,8 +142,26 @@ static void test_cpu_plan(void)
     tc_csr_free(a);
 }
 
+/* An exhaustive plan's candidates fit the plan's list: every format in
+   every order, once for its defaults and once for each plan setting, and
+   the other device's line. */
+static void test_candidate_room(void)
+{
+    int per_order = 0;
+    for (int i = 0; i < tc_format_count(); i++) {
+        const char *const *s = tc_format_plan_params(tc_format_at(i));
+        per_order++;
+        while (s && *s++)
+            per_order++;
+    }
+    const int need = (1 + tc_reorder_count()) * per_order + 1;
+    ok(need <= TC_PLAN_MAX_CANDS, "an exhaustive plan's %d candidates fit its list of %d", need,
+       TC_PLAN_MAX_CANDS);
+}
+
 int main(void)
 {
+    test_candidate_room();
     test_exponent();
     test_hash();
     test_cpu_plan();

@@ -42,7 +42,9 @@ typedef enum {
                                kernel's first variant that takes A runs) */
     TC_EFFORT_MEASURE = 1,  /* times the model's candidates in the matrix's
                                given order, and cuSPARSE */
-    TC_EFFORT_PATIENT = 2,  /* also the reorderings the model proposes */
+    TC_EFFORT_PATIENT = 2,  /* also the reorderings the model proposes, and
+                               each timed format at the parameter settings it
+                               lists for plans (tc_format_plan_params) */
     TC_EFFORT_EXHAUSTIVE = 3 /* every candidate: every kernel and its variants,
                                in the given order and after every registered
                                reordering, nothing pruned (FFTW's

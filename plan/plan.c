@@ -129,9 +129,9 @@ static void explain(tc_plan *p, const char *device_why)
     char what[256];
     if (i->reused)
         snprintf(what, sizeof what, "reused the stored plan %.200s: nothing tuned", i->plan_file);
-    else if (p->o.format && (p->o.order || i->device == TC_DEVICE_CPU) && timed > 2)
-        snprintf(what, sizeof what, "format and order as asked, its settings the fastest of %d "
-                 "timed with cuSPARSE (%s effort)", timed, tc_plan_effort_name(i->effort));
+    else if (p->o.format && p->o.order && i->device == TC_DEVICE_GPU && timed > 2)
+        snprintf(what, sizeof what, "format and order as asked, the fastest of its %d settings "
+                 "timed (%s effort)", timed - 1, tc_plan_effort_name(i->effort));
     else if (p->o.format && (p->o.order || i->device == TC_DEVICE_CPU))
         snprintf(what, sizeof what, "format and order as asked");
     else if (i->device == TC_DEVICE_GPU && i->effort == TC_EFFORT_ESTIMATE)

@@ -5,7 +5,8 @@
 #   auto [-w W -i I] -c CANDIDATES MATRIX N...
 # and one TSV row per (matrix, n, effort level that plans: estimate,
 # measure, patient): device, date, commit, matrix, n, effort, the plan
-# (order/format/variant/precision), auto_ms (the plan's whole product,
+# (order/format/variant/precision, the format as format:params where the
+# plan chose settings, e.g. rowsplit:seg=64,order=1), auto_ms (the plan's whole product,
 # timed after planning on fresh operands), cusparse_ms (cuSPARSE's fastest
 # algorithm on the caller's matrix and the same operands, same run),
 # oracle_ms and oracle_plan (the exhaustive plan: every kernel, variant and

@@ -38,24 +38,27 @@ typedef struct outcome {
     int pass;
 } outcome;
 
-static double report_num(const tc_report *r, const char *section, const char *key)
+static const tc_report_entry *report_entry(const tc_report *r, const char *section,
+                                           const char *key)
 {
     for (int i = 0; i < tc_report_count(r); i++) {
         const tc_report_entry *e = tc_report_at(r, i);
         if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0)
-            return e->is_int ? (double)e->ival : e->num;
+            return e;
     }
-    return NAN;
+    return NULL;
+}
+
+static double report_num(const tc_report *r, const char *section, const char *key)
+{
+    const tc_report_entry *e = report_entry(r, section, key);
+    return !e ? NAN : e->is_int ? (double)e->ival : e->num;
 }
 
 static const char *report_str(const tc_report *r, const char *section, const char *key)
 {
-    for (int i = 0; i < tc_report_count(r); i++) {
-        const tc_report_entry *e = tc_report_at(r, i);
-        if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0 && e->is_str)
-            return e->str;
-    }
-    return "";
+    const tc_report_entry *e = report_entry(r, section, key);
+    return e && e->is_str ? e->str : "";
 }
 
 /* "rowsplit" or, with parameters the plan chose, "rowsplit:seg=64,order=1". */

@@ -35,6 +35,15 @@ static void set_variant_precision(tc_plan *p)
     p->info.tolerance = tc_tolerance(prec);
 }
 
+const tc_fmt *tc_plan_stored_fmt(const tc_plan *p, const tc_format *f)
+{
+    for (int i = 0; p->tcf && !tc_format_is_canonical(f) && strcmp(p->path.order, "given") == 0 &&
+                    i < p->tcf->nformats; i++)
+        if (tc_fmt_format(p->tcf->formats[i]) == f)
+            return p->tcf->formats[i];
+    return NULL;
+}
+
 /* The chosen kernel prepared on p->a with one operand set of scratch. */
 tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
 {
@@ -48,11 +57,7 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
     free(zero);
     p->have_ops = !st;
     const tc_format *f = p->path.format;
-    const tc_fmt *m = NULL;
-    for (int i = 0; p->tcf && !tc_format_is_canonical(f) && !p->path.format_params.n &&
-                    i < p->tcf->nformats; i++)
-        if (strcmp(p->path.order, "given") == 0 && tc_fmt_format(p->tcf->formats[i]) == f)
-            m = p->tcf->formats[i];
+    const tc_fmt *m = p->path.format_params.n ? NULL : tc_plan_stored_fmt(p, f);
     if (!st && !m && !tc_format_is_canonical(f)) {
         const double tb = tc_plan_now();
         st = tc_fmt_build(f, p->a, &p->path.format_params, &p->fmt, err);

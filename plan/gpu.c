@@ -82,13 +82,10 @@ static tc_status kernel_fmt(tc_plan *p, gcand *c, const tc_fmt **m, tc_fmt **bui
     c->used[0] = '\0';
     if (!f || tc_format_is_canonical(f))
         return TC_OK;
-    for (int i = 0; !c->fparams && p->tcf && strcmp(p->path.order, "given") == 0 &&
-                    i < p->tcf->nformats; i++)
-        if (tc_fmt_format(p->tcf->formats[i]) == f) {
-            *m = p->tcf->formats[i];
-            tc_params_text(tc_fmt_params(*m), c->used, sizeof c->used);
-            return TC_OK;
-        }
+    if (!c->fparams && (*m = tc_plan_stored_fmt(p, f))) {
+        tc_params_text(tc_fmt_params(*m), c->used, sizeof c->used);
+        return TC_OK;
+    }
     const double t0 = tc_plan_now();
     tc_params params = { 0 };
     tc_status st = c->fparams ? tc_params_parse(&params, c->fparams, err) : TC_OK;

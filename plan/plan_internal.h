@@ -116,6 +116,9 @@ tc_status tc_plan_set_order(tc_plan *p, const tc_csr *caller, const char *order,
 int tc_plan_orders(const char **out, int max);
 tc_status tc_plan_cpu(tc_plan *p, const tc_csr *caller, int reuse, tc_error *err);
 tc_status tc_plan_gpu(tc_plan *p, const tc_csr *caller, int reuse, tc_error *err);
+/* The .tcf.h5's stored matrix in format f when the plan multiplies it as
+   stored (the given order, f not csr), else NULL. */
+const tc_fmt *tc_plan_stored_fmt(const tc_plan *p, const tc_format *f);
 /* Prepares the chosen GPU path on p->a (format built or taken from the
    tcf, kernel prepared, variant selected, device permutations and scratch
    allocated). */

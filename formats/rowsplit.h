@@ -81,6 +81,21 @@ typedef struct tc_rowsplit_work_list {
     int32_t nsplit;             /* split rows: arrival counters */
 } tc_rowsplit_work_list;
 
+/* The segments as the "lockstep" kernel runs them (tc_rowsplit_runs):
+   items, each a whole row or a piece of a split row, in stored order; a
+   warp takes a run of items, its `groups` groups of lanes one item each,
+   side by side, so that items of about the same length (rows longest
+   first, a split row's pieces) end together and no lane tests for a
+   row's end a nonzero. */
+typedef struct tc_rowsplit_run_list {
+    int32_t *item;              /* nitems: >= 0 a whole stored row; < 0 the
+                                   piece that is segment -item - 1 */
+    int64_t nitems;
+    int64_t *run_start;         /* nruns + 1: each run's first item;
+                                   run_start[nruns] = nitems */
+    int64_t nruns;
+} tc_rowsplit_run_list;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -94,6 +109,14 @@ tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err);
    of split rows pass 2^31 - 1. Relies on what validate checks. */
 tc_status tc_rowsplit_work(const tc_rowsplit *m, tc_rowsplit_work_list *w, tc_error *err);
 void tc_rowsplit_work_free(tc_rowsplit_work_list *w);
+/* m's items in runs for warps of `groups` (>= 1) groups of lanes: a step
+   is the next `groups` items, one a group, and costs the longest of them
+   plus one (its row stored); steps are packed greedily into runs of cost
+   at most m->seg (a step alone may pass it). TC_ERR_UNSUPPORTED when the
+   segments pass 2^31 - 1. */
+tc_status tc_rowsplit_runs(const tc_rowsplit *m, int groups, tc_rowsplit_run_list *r,
+                           tc_error *err);
+void tc_rowsplit_runs_free(tc_rowsplit_run_list *r);
 /* Whether segment s is a piece of a split row (shares its first row with a
    neighbour). */
 int tc_rowsplit_is_piece(const tc_rowsplit *m, int64_t s);

@@ -119,3 +119,69 @@ void tc_rowsplit_work_free(tc_rowsplit_work_list *w)
     free(w->seg);
     *w = (tc_rowsplit_work_list){ 0 };
 }
+
+/* Item i's nonzeros (see tc_rowsplit_run_list). */
+static int64_t item_len(const tc_rowsplit *m, int32_t i)
+{
+    if (i >= 0)
+        return m->a->rowptr[i + 1] - m->a->rowptr[i];
+    return m->seg_start[-(int64_t)i] - m->seg_start[-(int64_t)i - 1];
+}
+
+/* The runs of r->item (see tc_rowsplit_runs); with run_start (room for
+   the count and one more) their first items. Run twice, as cut. */
+static int64_t pack_runs(const tc_rowsplit *m, const tc_rowsplit_run_list *r, int groups,
+                         int64_t *run_start)
+{
+    int64_t n = 0, cost = 0;
+    for (int64_t e = 0; e < r->nitems; e += groups) {
+        int64_t step = 0;
+        for (int64_t i = e; i < r->nitems && i < e + groups; i++)
+            if (item_len(m, r->item[i]) > step)
+                step = item_len(m, r->item[i]);
+        step++;
+        if (cost == 0 || cost + step > m->seg) {
+            if (run_start)
+                run_start[n] = e;
+            n++;
+            cost = 0;
+        }
+        cost += step;
+    }
+    if (run_start)
+        run_start[n] = r->nitems;
+    return n;
+}
+
+tc_status tc_rowsplit_runs(const tc_rowsplit *m, int groups, tc_rowsplit_run_list *r,
+                           tc_error *err)
+{
+    *r = (tc_rowsplit_run_list){ 0 };
+    if (m->nseg > INT32_MAX)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rowsplit: more than 2^31 - 1 segments for the lockstep kernel");
+    r->item = tc_malloc_array((int64_t)m->base.rows + m->nseg + 1, sizeof *r->item, err);
+    if (!r->item)
+        return TC_ERR_NOMEM;
+    for (int64_t s = 0; s < m->nseg; s++)
+        if (tc_rowsplit_is_piece(m, s))
+            r->item[r->nitems++] = (int32_t)(-s - 1);
+        else
+            for (int32_t i = m->seg_row[s]; i < tc_rowsplit_end_row(m, s); i++)
+                r->item[r->nitems++] = i;
+    r->nruns = pack_runs(m, r, groups, NULL);
+    r->run_start = tc_malloc_array(r->nruns + 1, sizeof *r->run_start, err);
+    if (!r->run_start) {
+        tc_rowsplit_runs_free(r);
+        return TC_ERR_NOMEM;
+    }
+    pack_runs(m, r, groups, r->run_start);
+    return TC_OK;
+}
+
+void tc_rowsplit_runs_free(tc_rowsplit_run_list *r)
+{
+    free(r->item);
+    free(r->run_start);
+    *r = (tc_rowsplit_run_list){ 0 };
+}

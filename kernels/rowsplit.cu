@@ -52,8 +52,19 @@
  *             bench/NOTES.md, "B gathered in fp16"). Its precision is fp16
  *             (variant_precision): tuning leaves it out under --accuracy
  *             fp32, and the plan's fp16 safeguards (B's range) apply when
- *             it runs. Listed last, so that a plan that times nothing runs
- *             an fp32 variant.
+ *             it runs. The fp16 variants are listed last, so that a plan
+ *             that times nothing runs an fp32 variant.
+ *   "lockstep-half"  half's gathers, but the work as runs of items (a
+ *             whole row, or a piece of a split row) taken by a warp, its
+ *             32 / L groups of lanes one item each, walking them side by
+ *             side to the longest one's end: no row-end test a nonzero
+ *             and every branch of the walk the warp's, for lanes idle
+ *             past a short item's end. On random graphs of even degree
+ *             (every item of a step one length) 22% fewer instructions
+ *             than half and 4-18% faster; on power-law graphs no faster
+ *             (H200, bench/NOTES.md, "Rows side by side"). Its fp32
+ *             twin was slower than vec4 nearly everywhere, so there is
+ *             none.
  *
  * Tuning: UNROLL and BLOCK_THREADS below, and the format's parameter seg
  * (the cost of a segment: tcconv -p seg=N), are what to change first.
@@ -71,10 +82,11 @@
 
 namespace cg = cooperative_groups;
 
-enum { V_VEC4, V_SCALAR, V_HALF, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "vec4", "scalar", "half" };
-static const unsigned char variant_spreads[NVARIANTS] = { 0, 0, 0 };
-static const char *const variant_precision[NVARIANTS] = { "fp32", "fp32", "fp16" };
+enum { V_VEC4, V_SCALAR, V_HALF, V_LOCK_HALF, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "vec4", "scalar", "half",
+                                                      "lockstep-half" };
+static const unsigned char variant_spreads[NVARIANTS] = { 0, 0, 0, 0 };
+static const char *const variant_precision[NVARIANTS] = { "fp32", "fp32", "fp16", "fp16" };
 
 /* Threads per thread block: 128 holds 4 segments at n = 128 and 16 at
    n = 32. Smaller blocks spread a graph that fills the GPU less than a
@@ -231,6 +243,20 @@ static __device__ __forceinline__ void gather(lanevec<V> &b, const float *Bl, co
         b.load(Bl + tc_row_elems(c, ld));
 }
 
+/* Nonzero k's column and value (val NULL: a pattern, 1) where `in`, else
+   0 and 0: each lane's share of a chunk of L, loaded once, coalesced, and
+   passed round by shuffles. */
+static __device__ __forceinline__ void load_chunk(const int32_t *col, const float *val, int32_t k,
+                                                  bool in, int32_t &c, float &v)
+{
+    c = 0;
+    v = 0.f;
+    if (in) {
+        c = __ldg(col + k);
+        v = val ? __ldg(val + k) : 1.f;
+    }
+}
+
 /* The segment's nonzeros times B, for this lane's V columns
    from col0 (active: inside n), row by row: L column indices and values
    loaded at a time, coalesced, whatever rows they belong to, and UNROLL
@@ -251,12 +277,9 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     const int32_t ld = H ? a.ld16 : a.n;
     for (int32_t k0 = 0; k0 < len; k0 += L) {
         const int m = min(L, len - k0);
-        int32_t c = 0;
-        float v = 0.f;
-        if (lane < m) {
-            c = __ldg(col + k0 + lane);
-            v = val ? __ldg(val + k0 + lane) : 1.f;
-        }
+        int32_t c;
+        float v;
+        load_chunk(col, val, k0 + lane, lane < m, c, v);
         int j = 0;
         for (; j + UNROLL <= m; j += UNROLL) {
             int32_t cj[UNROLL];
@@ -346,6 +369,108 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_ker
             flush_row<L, V>(a, g, w, col0, active, acc, tile);
 }
 
+/* "lockstep": the segments as items in runs (rowsplit.h, tc_rowsplit_runs). */
+typedef struct rsp_runs {
+    const int32_t *item;
+    const int64_t *run_start;
+    int64_t nruns;
+} rsp_runs;
+
+#define FULL_WARP 0xffffffffu
+
+/* Run `run` by the whole warp: its G groups of L lanes take its items G
+   at a time, one each, and walk them side by side to the longest one's
+   end (the others' lanes gather nothing past their own), so that the walk's
+   branches are the warp's and no nonzero tests for a row's end; when the
+   step ends each group stores its row, or its piece as finish_piece does.
+   Rows longest first make the G rows of a step about as long as each
+   other, and a split row's pieces are. */
+template <int L, int V, bool H>
+static __device__ __forceinline__ void lockstep_run(const rsp_args &a, const rsp_runs &r,
+                                                    int64_t run)
+{
+    constexpr int G = 32 / L;
+    const int lane = (int)(threadIdx.x % L);
+    const int grp = (int)(threadIdx.x % 32) / L;
+    const int32_t col0 = ((int32_t)blockIdx.y * L + lane) * V;
+    const bool active = col0 < a.n;
+    const float *Bl = a.B + col0;
+    const __half *Bh = H ? a.B16 + col0 : NULL;
+    const int32_t ld = H ? a.ld16 : a.n;
+    const int64_t e1 = __ldg(r.run_start + run + 1);
+    for (int64_t e = __ldg(r.run_start + run) + grp; e - grp < e1; e += G) {
+        const bool valid = e < e1;
+        int32_t item = 0, len = 0;
+        int64_t nz0 = 0;
+        if (valid) {
+            item = __ldg(r.item + e);
+            if (item >= 0) {
+                nz0 = __ldg(a.row_ptr + item);
+                len = (int32_t)(__ldg(a.row_ptr + item + 1) - nz0);
+            } else {
+                nz0 = a.seg[-(int64_t)item - 1].nz0;
+                len = (int32_t)(a.seg[-(int64_t)item - 1].nz1 - nz0);
+            }
+        }
+        const int32_t steps = G > 1 ? __reduce_max_sync(FULL_WARP, len) : len;
+        const int32_t *col = a.col + nz0;
+        const float *val = a.val ? a.val + nz0 : NULL;
+        lanevec<V> acc;
+        acc.zero();
+        for (int32_t k0 = 0; k0 < steps; k0 += L) {
+            const int m = min(L, len - k0);     /* this group's; <= 0 past its row */
+            int32_t c;
+            float v;
+            load_chunk(col, val, k0 + lane, lane < m, c, v);
+            const int mm = min(L, steps - k0);  /* the warp's */
+            int j = 0;
+            for (; j + UNROLL <= mm; j += UNROLL) {
+                int32_t cj[UNROLL];
+                float vj[UNROLL];
+                lanevec<V> b[UNROLL];
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) {
+                    cj[u] = __shfl_sync(FULL_WARP, c, j + u, L);
+                    vj[u] = __shfl_sync(FULL_WARP, v, j + u, L);
+                }
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++)
+                    if (active && j + u < m)
+                        gather<H, V>(b[u], Bl, Bh, ld, cj[u]);
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++)
+                    if (active && j + u < m)
+                        acc.fma(vj[u], b[u]);
+            }
+            for (; j < mm; j++) {
+                const int32_t cj = __shfl_sync(FULL_WARP, c, j, L);
+                const float vj = __shfl_sync(FULL_WARP, v, j, L);
+                if (active && j < m) {
+                    lanevec<V> b;
+                    gather<H, V>(b, Bl, Bh, ld, cj);
+                    acc.fma(vj, b);
+                }
+            }
+        }
+        if (valid && item >= 0 && active)
+            acc.store_cs(a.C + tc_row_elems(out_row(a, item), a.n) + col0);
+        if (valid && item < 0) {
+            const cg::thread_block_tile<L> tile =
+                cg::tiled_partition<L>(cg::this_thread_block());
+            finish_piece<L, V>(a, tile, a.seg[-(int64_t)item - 1], col0, active, acc);
+        }
+    }
+}
+
+template <int L, int V, bool H>
+__global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM)
+    rowsplit_lockstep_kernel(rsp_args a, rsp_runs r)
+{
+    const int64_t run = ((int64_t)blockIdx.x * BLOCK_THREADS + threadIdx.x) / 32;
+    if (run < r.nruns)          /* the whole warp: run is the warp's */
+        lockstep_run<L, V, H>(a, r, run);
+}
+
 /* ---- host side ---- */
 
 typedef struct rsp_plan {
@@ -361,7 +486,20 @@ typedef struct rsp_plan {
     __half *B16;                /* "half": B converted each run; allocated when
                                    the variant is first selected */
     int64_t ld16;               /* its row length: n rounded up to 8 */
+    int32_t *item;              /* "lockstep": the segments' items in runs */
+    int64_t *run_start;         /* (tc_rowsplit_runs) */
+    int64_t nruns;
 } rsp_plan;
+
+static bool is_half(int v)
+{
+    return v == V_HALF || v == V_LOCK_HALF;
+}
+
+static bool is_lockstep(int v)
+{
+    return v == V_LOCK_HALF;
+}
 
 /* Columns per lane of variant v. */
 static int lane_cols(int v)
@@ -400,7 +538,7 @@ static rsp_kernel_fn kernel_lanes(int lanes)
     }
 }
 
-/* The instance variant v runs at n. */
+/* The instance variant v runs at n (not "lockstep"). */
 static rsp_kernel_fn kernel_of(int32_t n, int v)
 {
     const int lanes = tile_lanes(n, v);
@@ -408,9 +546,32 @@ static rsp_kernel_fn kernel_of(int32_t n, int v)
                                                                      : kernel_lanes<1, false>(lanes);
 }
 
+typedef void (*rsp_lockstep_fn)(rsp_args, rsp_runs);
+
+/* "lockstep-half"'s instance for `lanes` lanes a row. */
+static rsp_lockstep_fn lockstep_lanes(int lanes)
+{
+    switch (lanes) {
+    case 1: return rowsplit_lockstep_kernel<1, 4, true>;
+    case 2: return rowsplit_lockstep_kernel<2, 4, true>;
+    case 4: return rowsplit_lockstep_kernel<4, 4, true>;
+    case 8: return rowsplit_lockstep_kernel<8, 4, true>;
+    case 16: return rowsplit_lockstep_kernel<16, 4, true>;
+    default: return rowsplit_lockstep_kernel<32, 4, true>;
+    }
+}
+
+static int64_t blocks_of(int64_t items, int lanes)
+{
+    return (items * lanes + BLOCK_THREADS - 1) / BLOCK_THREADS;
+}
+
+/* A segment a group of lanes, or a run a warp ("lockstep"). */
 static int64_t grid_x(const rsp_plan *p, int v)
 {
-    return (p->nseg * tile_lanes(p->base.n, v) + BLOCK_THREADS - 1) / BLOCK_THREADS;
+    if (is_lockstep(v))
+        return blocks_of(p->nruns, 32);
+    return blocks_of(p->nseg, tile_lanes(p->base.n, v));
 }
 
 static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err)
@@ -423,10 +584,15 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
     if (p->nseg == 0)
         return TC_OK;
-    if (v == V_HALF) {
+    if (is_half(v)) {
         tc_status st = tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n, p->ld16, err);
         if (st != TC_OK)
             return st;
+    }
+    if (is_lockstep(v)) {
+        const rsp_runs r = { p->item, p->run_start, p->nruns };
+        lockstep_lanes(tile_lanes(base->n, v))<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a, r);
+        return TC_LAUNCHED(err, "rowsplit_lockstep_kernel");
     }
     kernel_of(base->n, v)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rowsplit_kernel");
@@ -446,13 +612,33 @@ static void rsp_free(tc_kplan *base)
     tc_gpu_free(g, p->part);
     tc_gpu_free(g, p->arrived);
     tc_gpu_free(g, p->B16);
+    tc_gpu_free(g, p->item);
+    tc_gpu_free(g, p->run_start);
     free(p);
+}
+
+/* "lockstep"'s items and runs, for warps of groups of lanes as wide as
+   the float4 variants' at this n. */
+static tc_status upload_runs(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
+{
+    tc_gpu *g = p->base.gpu;
+    tc_rowsplit_run_list r;
+    tc_status st = tc_rowsplit_runs(m, 32 / tile_lanes(p->base.n, V_LOCK_HALF), &r, err);
+    if (st != TC_OK)
+        return st;
+    p->nruns = r.nruns;
+    if (r.nitems)
+        st = tc_gpu_upload_new(g, r.item, r.nitems * 4, (void **)&p->item, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload_new(g, r.run_start, (r.nruns + 1) * 8, (void **)&p->run_start, err);
+    tc_rowsplit_runs_free(&r);
+    return st;
 }
 
 /* The work list, A's arrays (with the row order), the workspace (a row
    of n per piece) and the counters (per split row and panel of the
    variant with the most panels, "scalar"), zeroed once here: the last
-   piece of each run zeroes its own. */
+   piece of each run zeroes its own; then "lockstep"'s items. */
 static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
 {
     tc_gpu *g = p->base.gpu;
@@ -483,6 +669,8 @@ static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
         st = tc_gpu_upload_new(g, zeros, counters * (int64_t)sizeof *zeros, (void **)&p->arrived,
                                err);
     free(zeros);
+    if (st == TC_OK)
+        st = upload_runs(p, m, err);
     tc_rowsplit_work_free(&w);
     return st;
 }
@@ -517,10 +705,10 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel %s: needs n a multiple of 4 (%s), n is %d",
                             variant_names[v],
-                            v == V_HALF ? "8-byte pieces of fp16 rows of B" : "float4 rows of B",
+                            is_half(v) ? "8-byte pieces of fp16 rows of B" : "float4 rows of B",
                             (int)base->n);
     if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535 ||
-        (v == V_HALF && (p->ld16 > INT32_MAX ||
+        (is_half(v) && (p->ld16 > INT32_MAX ||
                          tc_half_launch_blocks(base->cols, p->ld16) > INT32_MAX)))
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel %s: %lld x %lld thread blocks is more than one "
@@ -531,7 +719,7 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
        variant that cannot run here, not an error: the failed cudaMalloc's
        error is taken back, so that the next launch check does not report
        it. */
-    if (v == V_HALF && !p->B16 &&
+    if (is_half(v) && !p->B16 &&
         tc_gpu_alloc(base->gpu, base->cols * p->ld16 * 2, (void **)&p->B16, err) != TC_OK) {
         (void)cudaGetLastError();
         return tc_error_set(err, TC_ERR_UNSUPPORTED,

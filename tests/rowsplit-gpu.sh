@@ -10,6 +10,8 @@
 # an n that is not a multiple of 4, with the reason; a row of 5000
 # nonzeros among rows of 3; half (B in fp16) at several n, checked at fp16's
 # tolerance, left out by --accuracy fp32 and refused there when forced;
+# lockstep-half (a warp's items side by side) at n = 4-264 on pieces
+# only, pieces among whole rows and rows longest first;
 # rows stored longest first (order=1) at several seg and n, every variant,
 # giving the C bytes of the matrix's own order (each row summed in the
 # same order either way) into the caller's rows.
@@ -25,7 +27,7 @@ for n in 1 4 32 33 128 256 264; do
     verify_passes "seg=2 (every nonzero a piece), n=$n" "$T/seg2.tcf.h5" --format rowsplit --cols "$n"
     verify_passes "seg=8, n=$n" "$T/seg8.tcf.h5" --format rowsplit --cols "$n"
 done
-for v in vec4 scalar half; do
+for v in vec4 scalar half lockstep-half; do
     verify_passes "$v, seg=2, n=128: the last of 200 timed runs" "$T/seg2.tcf.h5" \
         --format rowsplit --variant "$v" --cols 128 --bench --iters 200
 done
@@ -49,7 +51,7 @@ for seg in 2 8 128; do
     done
 done
 "$TCCONV" -q -f rowsplit -p seg=8,order=0 "$DATA/cora.mtx.gz" -o "$T/given8.tcf.h5"
-for v in vec4 scalar half; do
+for v in vec4 scalar half lockstep-half; do
     "$TCMUL" --device gpu --format rowsplit --variant "$v" --cols 128 "$T/given8.tcf.h5" \
         -o "$T/c0.mtx" &&
         "$TCMUL" --device gpu --format rowsplit --variant "$v" --cols 128 "$T/long8.tcf.h5" \
@@ -58,10 +60,22 @@ for v in vec4 scalar half; do
     ok $? "$v, seg=8, n=128: order=1 gives the C of order=0, bit for bit"
 done
 
+# lockstep: items side by side in a warp, G = 32 / lanes of them (n = 4:
+# 32 a warp, 12: 8, 36: 2, 132 and 264: 1 over two and three panels);
+# every nonzero a piece, pieces among whole rows, rows longest first
+for n in 4 12 36 132 264; do
+    for f in seg2 seg8 long8 long2; do
+        verify_passes "lockstep-half, $f, n=$n" "$T/$f.tcf.h5" --format rowsplit \
+            --variant lockstep-half --cols "$n"
+    done
+done
+
 gen_longrow "$T/long.mtx"
 verify_passes "a row of 5000 among rows of 3, n=32" "$T/long.mtx" --format rowsplit --cols 32
 verify_passes "a row of 5000 among rows of 3, scalar, n=7" "$T/long.mtx" --format rowsplit \
     --variant scalar --cols 7
+verify_passes "a row of 5000 among rows of 3, lockstep-half, n=32" "$T/long.mtx" \
+    --format rowsplit --variant lockstep-half --cols 32
 
 # half: B in fp16, checked at fp16's tolerance; n not a multiple of 8
 # (its fp16 rows padded to 8) and past one panel

@@ -111,12 +111,57 @@ static int follows_rules(const tc_rowsplit *m)
     return good;
 }
 
+/* 1 when the lockstep kernel's runs of m for `groups` groups follow
+   rowsplit.h: every segment's items once, in order (a piece as -s - 1, a
+   whole-row segment as its rows), and steps of `groups` items packed
+   greedily into runs of cost at most seg, a step costing its longest
+   item plus one. */
+static int runs_follow_rules(const tc_rowsplit *m, int groups)
+{
+    tc_rowsplit_run_list r;
+    tc_error err;
+    if (tc_rowsplit_runs(m, groups, &r, &err))
+        return 0;
+    int64_t e = 0;
+    int good = 1;
+    for (int64_t s = 0; good && s < m->nseg; s++)
+        if (tc_rowsplit_is_piece(m, s))
+            good = e < r.nitems && r.item[e++] == -s - 1;
+        else
+            for (int32_t i = m->seg_row[s]; good && i < tc_rowsplit_end_row(m, s); i++)
+                good = e < r.nitems && r.item[e++] == i;
+    good = good && e == r.nitems && r.run_start[0] == 0 && r.run_start[r.nruns] == r.nitems;
+    int64_t cost = 0;
+    for (int64_t k = 0, run = 0; good && k < r.nitems; k += groups) {
+        int64_t step = 0;
+        for (int64_t i = k; i < k + groups && i < r.nitems; i++) {
+            const int32_t it = r.item[i];
+            const int64_t len = it >= 0 ? m->a->rowptr[it + 1] - m->a->rowptr[it]
+                                        : m->seg_start[-(int64_t)it] - m->seg_start[-(int64_t)it - 1];
+            step = len > step ? len : step;
+        }
+        step++;
+        const int starts = run < r.nruns && r.run_start[run] == k;
+        good = starts == (cost == 0 || cost + step > m->seg);
+        if (starts) {
+            run++;
+            cost = 0;
+        }
+        cost += step;
+        good = good && (k + groups < r.nitems || run == r.nruns);
+    }
+    tc_rowsplit_runs_free(&r);
+    return good;
+}
+
 static void check_matrix(const char *name, const tc_csr *a)
 {
     for (int i = 0; SEGS[i]; i++) {
         tc_rowsplit *m = build(a, SEGS[i]);
         ok(follows_rules(m) && order_right(a, m),
            "%s, %s: row order, segments and work list follow the rules", name, SEGS[i]);
+        ok(runs_follow_rules(m, 1) && runs_follow_rules(m, 4) && runs_follow_rules(m, 32),
+           "%s, %s: the lockstep runs for 1, 4 and 32 groups follow the rules", name, SEGS[i]);
         tc_fmt_free(&m->base);
     }
 }
@@ -190,6 +235,15 @@ static void check_by_hand(void)
        g[3].nrows == 2 && g[3].nz0 == 6 && g[3].nz1 == 8 && g[4].row0 == 5 && g[4].nrows == 1 &&
        g[4].parts == 1, "by hand: whole rows 1-2, 3-4 (4 empty) and 5");
     tc_rowsplit_work_free(&w);
+    /* lockstep items: the pieces -1 -2 (2 and 3 nonzeros), rows 1-5 (0 1
+       2 0 1); steps of 2 cost 4, 2, 3, 2, no two of which fit seg=4 */
+    tc_rowsplit_run_list r;
+    static const int32_t items[] = { -1, -2, 1, 2, 3, 4, 5 };
+    static const int64_t starts[] = { 0, 2, 4, 6, 7 };
+    ok(tc_rowsplit_runs(m, 2, &r, &err) == TC_OK && r.nitems == 7 &&
+       same_i32(r.item, items, 7) && r.nruns == 4 && same_i64(r.run_start, starts, 5),
+       "by hand: lockstep items -1 -2 1 2 3 4 5, runs of 2 groups from items 0 2 4 6");
+    tc_rowsplit_runs_free(&r);
     is_int(tc_fmt_bytes(&m->base), 7 * 8 + 9 * (4 + 4) + 5 * (int64_t)sizeof(tc_rowsplit_seg),
            "by hand: bytes of the GPU layout (int64 row_ptr, int32 col_id, float values, work "
            "list)");

@@ -165,6 +165,10 @@ typedef struct tc_plan_info {
                                        b_max_abs leaves B's range open: max|B|
                                        measured, B and C scaled for fp16, the
                                        NaN/Inf guard (0: none; -1: not timed) */
+    char format_params[256];        /* the format's settings the plan runs
+                                       ("seg=64,order=1": chosen by a patient
+                                       plan, or read from a plan file), ""
+                                       for its defaults */
 } tc_plan_info;
 void tc_plan_get_info(const tc_plan *p, tc_plan_info *out);
 

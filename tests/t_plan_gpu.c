@@ -4,12 +4,16 @@
    permutation is applied to B and undone on C on the device; leading
    dimensions larger than n; device pointers that are not 16-byte aligned;
    a NaN and an Inf in a B of unknown range on every kernel that could
-   spread them; what a timed plan charges for its safeguards. Skipped where there is no CUDA device. */
+   spread them; what a timed plan charges for its safeguards; the format's
+   settings a plan runs in its info (format_params), as its report says and
+   as a plan file gives them. Skipped where there is no CUDA device. */
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "tcsparse.h"
@@ -211,6 +215,79 @@ static void check_safeguard_ms(const tc_csr *a, int32_t n)
     }
 }
 
+/* The report's value of plan.format_params. */
+static void report_format_params(const tc_plan *p, char *out, size_t len)
+{
+    tc_report *r = tc_report_new();
+    tc_error err;
+    snprintf(out, len, "(none)");
+    if (r && tc_plan_report(p, r, &err) == TC_OK)
+        for (int i = 0; i < tc_report_count(r); i++) {
+            const tc_report_entry *e = tc_report_at(r, i);
+            if (strcmp(e->section, "plan") == 0 && strcmp(e->key, "format_params") == 0)
+                snprintf(out, len, "%s", e->str);
+        }
+    tc_report_free(r);
+}
+
+/* A patient rowsplit plan's info.format_params is what its report says;
+   saved, its file's format_params line set to seg=64,order=1, the plan
+   read from it runs those and says so. */
+static void check_format_params(const tc_csr *a, int32_t n)
+{
+    tc_plan_opts o = gpu_opts(n, TC_EFFORT_PATIENT);
+    o.format = "rowsplit";
+    o.iters = 10;
+    tc_plan *p = NULL;
+    tc_error err;
+    if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "rowsplit, patient: planned")) {
+        diag("  %s", err.msg);
+        return;
+    }
+    tc_plan_info info;
+    tc_plan_get_info(p, &info);
+    char want[256];
+    report_format_params(p, want, sizeof want);
+    is_str(info.format_params, want, "... info.format_params is the report's plan.format_params");
+    char path[] = "/tmp/t_plan_gpu.XXXXXX";
+    const int fd = mkstemp(path);
+    ok(fd >= 0 && tc_plan_save(p, path, &err) == TC_OK, "... saved");
+    tc_plan_free(p);
+    /* the file with its format_params line replaced */
+    char text[8192], edited[8192];
+    FILE *f = fopen(path, "r");
+    const size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[got] = '\0';
+    char *line = strstr(text, "\nformat_params\t"), *end = line ? strchr(line + 1, '\n') : NULL;
+    ok(line && end, "... the file has a format_params line");
+    if (line && end) {
+        snprintf(edited, sizeof edited, "%.*s\nformat_params\tseg=64,order=1%s",
+                 (int)(line - text), text, end);
+        f = fopen(path, "w");
+        if (f) {
+            fputs(edited, f);
+            fclose(f);
+        }
+    }
+    o.plan_file = path;
+    if (ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "... the edited file planned")) {
+        tc_plan_get_info(p, &info);
+        ok(info.reused && strcmp(info.format_params, "seg=64,order=1") == 0,
+           "... reused, info.format_params seg=64,order=1 (%s)", info.format_params);
+        report_format_params(p, want, sizeof want);
+        is_str(want, "seg=64,order=1", "... and its report says so");
+        tc_plan_free(p);
+    } else {
+        diag("  %s", err.msg);
+    }
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
+}
+
 int main(void)
 {
     tap_need_gpu();
@@ -247,6 +324,7 @@ int main(void)
     }
     check_nonfinite_guard(a, n);
     check_safeguard_ms(a, n);
+    check_format_params(a, n);
     o.format = "csr";
     o.order = "rcm";
     o.effort = TC_EFFORT_MEASURE;

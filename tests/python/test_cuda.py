@@ -163,6 +163,15 @@ def refused(call, message):
         raise AssertionError("not refused: expected '%s'" % message)
 
 
+def test_cuda_patient_rowsplit_plan_says_its_format_params():
+    a = matrix("cora")
+    with a.plan(32, device="gpu", effort="patient", format="rowsplit", iters=10) as plan:
+        assert plan.info.format == "rowsplit"
+        assert plan.info.format_params == plan.report()["plan"]["format_params"]
+        x = torch.randn(2708, 32, device="cuda")
+        within(plan(x).cpu().numpy(), csr_product(a, x.cpu().numpy()), plan.info.tolerance)
+
+
 def test_cuda_tensor_with_a_cpu_plan_is_refused():
     a = matrix()
     plan = a.plan(4, device="cpu")

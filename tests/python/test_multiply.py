@@ -159,6 +159,7 @@ def test_plan_info_report_save_verify_bench(rng, tmp_path):
     with a.plan(6, device="cpu") as plan:
         assert plan.info.device == "cpu" and plan.info.precision == "fp32"
         assert plan.info.tolerance == 1e-5
+        assert plan.info.format_params == ""  # a CPU plan runs CSR, no settings
         report = plan.report()
         assert report["plan"]["format"] == "csr" and report["plan"]["format_params"] == ""
         plan.save(tmp_path / "p.plan")

@@ -386,12 +386,16 @@ static tc_status rowsplit_stats(const tc_fmt *m, tc_report *rep, const char *s, 
     return tc_fmt_report_figures(rep, s, f, sizeof f / sizeof f[0]);
 }
 
-/* What a patient plan times besides the defaults: the other row order, and
-   segments of 64. On social graphs of 85-90 nonzeros a row the defaults
-   left 5-19% and the best (seg, order) pair changed with n (bench/NOTES.md,
-   "rowsplit", "seg and order where cuSPARSE wins"). */
+/* What a patient plan times besides the defaults: the other row order,
+   segments of 64 in either, and smaller segments (16-48) in the default
+   order. On social graphs of 85-90 nonzeros a row the defaults left 5-19%
+   and the best (seg, order) pair changed with n; on graphs of under a few
+   million nonzeros at n = 32 and 64 the best seg was 16-64, against
+   defaults of 26-128, and up to 1.35x faster (bench/NOTES.md, "rowsplit",
+   "seg and order where cuSPARSE wins", "Smaller segments in plans"). */
 static const char *const rowsplit_plan_params[] = { "order=0", "order=1", "seg=64,order=0",
-                                                    "seg=64,order=1", NULL };
+                                                    "seg=64,order=1", "seg=16", "seg=24",
+                                                    "seg=32", "seg=48", NULL };
 
 const tc_format tc_format_rowsplit = {
     .name = "rowsplit",

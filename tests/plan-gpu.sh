@@ -80,8 +80,8 @@ for src in "$A" "$T/rs64.tcf.h5"; do
         --plan "$P" --verify --tsv > "$T/rs1.tsv"
     is "$(fig verify result "$T/rs1.tsv")" pass "$(basename "$src"): -f rowsplit, patient: --verify passes"
     is "$(awk -F'\t' '$2 == "candidates" && $3 ~ /format_params$/ && $4 != "" { c++ }
-                      END { print c + 0 }' "$T/rs1.tsv")" 4 \
-        "... its four plan settings are candidates besides the defaults"
+                      END { print c + 0 }' "$T/rs1.tsv")" 8 \
+        "... its eight plan settings are candidates besides the defaults"
     chosen=$(fig plan format_params "$T/rs1.tsv")
     is "$(awk -F'\t' '$1 == "format_params" { print $2 }' "$P")" "$chosen" \
         "... the plan file holds the chosen settings ('$chosen')"

@@ -159,9 +159,28 @@ static void test_candidate_room(void)
        TC_PLAN_MAX_CANDS);
 }
 
+/* Every plan setting a format lists is parameters it takes, within their
+   bounds (a plan would skip one that is not, untimed). */
+static void test_plan_settings_valid(void)
+{
+    for (int i = 0; i < tc_format_count(); i++) {
+        const tc_format *f = tc_format_at(i);
+        int ndefs = 0;
+        const tc_param_def *defs = tc_format_params(f, &ndefs);
+        for (const char *const *s = tc_format_plan_params(f); s && *s; s++) {
+            tc_params q;
+            tc_error err;
+            ok(tc_params_parse(&q, *s, &err) == TC_OK &&
+                   tc_params_check(&q, defs, ndefs, tc_format_name(f), &err) == TC_OK,
+               "%s's plan setting %s: parameters it takes", tc_format_name(f), *s);
+        }
+    }
+}
+
 int main(void)
 {
     test_candidate_room();
+    test_plan_settings_valid();
     test_exponent();
     test_hash();
     test_cpu_plan();

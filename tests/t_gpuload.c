@@ -85,13 +85,16 @@ static void registry_kernels(int counted)
     ok(known && bounded, "every variant's precision is known and no more exact than its "
        "kernel's");
     const tc_kernel *rs = tc_kernel_find("rowsplit");
-    const int half = rs ? tc_kernel_variant_find(rs, "half") : -1;
-    ok(rs && strcmp(rs->precision, "fp32") == 0 && half == rs->nvariants - 1 &&
+    const int half = rs ? tc_kernel_variant_find(rs, "half") : -1,
+              lock = rs ? tc_kernel_variant_find(rs, "lockstep-half") : -1;
+    ok(rs && strcmp(rs->precision, "fp32") == 0 && half == rs->nvariants - 2 &&
+           lock == rs->nvariants - 1 &&
            strcmp(tc_kernel_variant_precision(rs, half), "fp16") == 0 &&
+           strcmp(tc_kernel_variant_precision(rs, lock), "fp16") == 0 &&
            strcmp(tc_kernel_variant_precision(rs, 0), "fp32") == 0 &&
            strcmp(tc_kernel_variant_precision(rs, -1), "fp32") == 0,
-       "rowsplit: fp32, its last variant half fp16 (an untimed plan runs an fp32 one), a "
-       "variant out of range the kernel's");
+       "rowsplit: fp32, its last variants half and lockstep-half fp16 (an untimed plan runs an "
+       "fp32 one), a variant out of range the kernel's");
 }
 #else
 static void nothing_loaded(int counted)

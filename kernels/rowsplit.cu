@@ -70,6 +70,7 @@
  * (the cost of a segment: tcconv -p seg=N), are what to change first.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -489,6 +490,7 @@ typedef struct rsp_plan {
     int32_t *item;              /* "lockstep": the segments' items in runs */
     int64_t *run_start;         /* (tc_rowsplit_runs) */
     int64_t nruns;
+    char no_lockstep[160];      /* why they could not be laid out ("": they were) */
 } rsp_plan;
 
 static bool is_half(int v)
@@ -618,21 +620,32 @@ static void rsp_free(tc_kplan *base)
 }
 
 /* "lockstep"'s items and runs, for warps of groups of lanes as wide as
-   the float4 variants' at this n. */
-static tc_status upload_runs(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
+   the float4 variants' at this n (4-5% more device memory than the
+   format's arrays on a power-law graph). Where they cannot be laid out
+   (segments past 2^31, no host or device memory) lockstep-half is a
+   variant that cannot run here, not an error: the reason is kept for
+   rsp_select, a failed cudaMalloc's error taken back. */
+static void upload_runs(rsp_plan *p, const tc_rowsplit *m)
 {
     tc_gpu *g = p->base.gpu;
     tc_rowsplit_run_list r;
-    tc_status st = tc_rowsplit_runs(m, 32 / tile_lanes(p->base.n, V_LOCK_HALF), &r, err);
-    if (st != TC_OK)
-        return st;
-    p->nruns = r.nruns;
-    if (r.nitems)
-        st = tc_gpu_upload_new(g, r.item, r.nitems * 4, (void **)&p->item, err);
+    tc_error err;
+    tc_status st = tc_rowsplit_runs(m, 32 / tile_lanes(p->base.n, V_LOCK_HALF), &r, &err);
+    if (st == TC_OK && r.nitems)
+        st = tc_gpu_upload_new(g, r.item, r.nitems * 4, (void **)&p->item, &err);
     if (st == TC_OK)
-        st = tc_gpu_upload_new(g, r.run_start, (r.nruns + 1) * 8, (void **)&p->run_start, err);
+        st = tc_gpu_upload_new(g, r.run_start, (r.nruns + 1) * 8, (void **)&p->run_start, &err);
+    p->nruns = r.nruns;
     tc_rowsplit_runs_free(&r);
-    return st;
+    if (st == TC_OK)
+        return;
+    (void)cudaGetLastError();
+    tc_gpu_free(g, p->item);
+    tc_gpu_free(g, p->run_start);
+    p->item = NULL;
+    p->run_start = NULL;
+    p->nruns = 0;
+    snprintf(p->no_lockstep, sizeof p->no_lockstep, "%.150s", err.msg);
 }
 
 /* The work list, A's arrays (with the row order), the workspace (a row
@@ -670,7 +683,7 @@ static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
                                err);
     free(zeros);
     if (st == TC_OK)
-        st = upload_runs(p, m, err);
+        upload_runs(p, m);
     tc_rowsplit_work_free(&w);
     return st;
 }
@@ -701,6 +714,9 @@ static tc_status rsp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
 static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
 {
     rsp_plan *p = (rsp_plan *)base;
+    if (is_lockstep(v) && p->no_lockstep[0])
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "rowsplit kernel %s: %s", variant_names[v],
+                            p->no_lockstep);
     if (v != V_SCALAR && base->n % 4 != 0)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel %s: needs n a multiple of 4 (%s), n is %d",

@@ -6,8 +6,10 @@
  * nonzero in exactly one segment, each row of C written exactly once (by
  * its whole-rows segment, or by the last piece of a split row), the
  * pieces of a row on consecutive workspace slots with one counter, no
- * segment costing more than seg; the format validates against its matrix
- * and its spmm_ref, which sums as the kernel does, equals CSR SpMM.
+ * segment costing more than seg; the lockstep kernel's items (each whole
+ * row once, each piece once, in order) in runs that start at 0, rise and
+ * end at the last item; the format validates against its matrix and its
+ * spmm_ref, which sums as the kernel does, equals CSR SpMM.
  *
  * The input: byte 0 the rows and byte 1 the columns (up to 70), byte 2
  * flags (pattern, a dense row, a dense column), byte 3 seg (2 .. 41, or the
@@ -103,6 +105,45 @@ static int work_keeps_promises(const tc_rowsplit *m, const tc_rowsplit_work_list
     return good;
 }
 
+/* The lockstep kernel's runs of m for `groups` groups (rowsplit.h): the
+   items are the work list w's segments in order, a piece as -s - 1 and
+   whole rows one by one; runs rise from 0 to the last item. */
+static int runs_keep_promises(const tc_rowsplit *m, const tc_rowsplit_work_list *w, int groups,
+                              char *why, size_t len)
+{
+    tc_rowsplit_run_list r;
+    tc_error err;
+    if (tc_rowsplit_runs(m, groups, &r, &err) != TC_OK)
+        fuzz_fail("no runs for %d groups: %s", groups, err.msg);
+    int64_t e = 0;
+    int good = 1;
+    for (int64_t s = 0; good && s < w->nseg; s++) {
+        const tc_rowsplit_seg *g = &w->seg[s];
+        if (g->slot >= 0)
+            good = e < r.nitems && r.item[e++] == -s - 1;
+        else
+            for (int32_t i = g->row0; good && i < g->row0 + g->nrows; i++)
+                good = e < r.nitems && r.item[e++] == i;
+        if (!good)
+            snprintf(why, len, "%d groups: item %lld is not segment %lld's", groups,
+                     (long long)(e - 1), (long long)s);
+    }
+    if (good && e != r.nitems) {
+        snprintf(why, len, "%d groups: %lld items, the segments make %lld", groups,
+                 (long long)r.nitems, (long long)e);
+        good = 0;
+    }
+    for (int64_t k = 0; good && k < r.nruns; k++)
+        if (r.run_start[k] >= r.run_start[k + 1] || (k == 0 && r.run_start[0] != 0) ||
+            (k + 1 == r.nruns && r.run_start[k + 1] != r.nitems)) {
+            snprintf(why, len, "%d groups: run %lld starts at %lld, the next at %lld", groups,
+                     (long long)k, (long long)r.run_start[k], (long long)r.run_start[k + 1]);
+            good = 0;
+        }
+    tc_rowsplit_runs_free(&r);
+    return good;
+}
+
 /* The format's spmm_ref against CSR SpMM on a B of small integers: equal
    exactly. */
 static void check_product(const tc_fmt *m, const tc_csr *a)
@@ -154,6 +195,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail("no work list: %s", err.msg);
     if (!work_keeps_promises((const tc_rowsplit *)m, &w, why, sizeof why))
         fuzz_fail("%dx%d, %s: %s", rows, cols, text, why);
+    for (int groups = 1; groups <= 32; groups *= 2)
+        if (!runs_keep_promises((const tc_rowsplit *)m, &w, groups, why, sizeof why))
+            fuzz_fail("%dx%d, %s: %s", rows, cols, text, why);
     tc_rowsplit_work_free(&w);
     check_product(m, a);
     tc_fmt_free(m);

@@ -135,9 +135,9 @@ static int runs_follow_rules(const tc_rowsplit *m, int groups)
     for (int64_t k = 0, run = 0; good && k < r.nitems; k += groups) {
         int64_t step = 0;
         for (int64_t i = k; i < k + groups && i < r.nitems; i++) {
-            const int32_t it = r.item[i];
+            const int64_t it = r.item[i];
             const int64_t len = it >= 0 ? m->a->rowptr[it + 1] - m->a->rowptr[it]
-                                        : m->seg_start[-(int64_t)it] - m->seg_start[-(int64_t)it - 1];
+                                        : m->seg_start[-it] - m->seg_start[-it - 1];
             step = len > step ? len : step;
         }
         step++;

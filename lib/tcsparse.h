@@ -534,9 +534,11 @@ int64_t tc_csr_device_bytes(const tc_csr *a);
    moved once. */
 int64_t tc_spmm_floor_bytes(const tc_csr *a, int32_t n);
 
-/* H100's L2, and the rows of A whose windows run at once (132 SMs, 4
-   thread blocks of a 16-row window each). */
-#define TC_TRAFFIC_L2_BYTES ((int64_t)50 << 20)
+/* One of the two halves of an H100's L2 (random gathers find less of it
+   than an LRU of all 50 MB: bench/NOTES.md, "The model's L2"), and the
+   rows of A whose windows run at once (132 SMs, 4 thread blocks of a
+   16-row window each). */
+#define TC_TRAFFIC_L2_BYTES ((int64_t)25 << 20)
 #define TC_TRAFFIC_INFLIGHT_ROWS (132 * 4 * 16)
 
 typedef struct tc_traffic_params {

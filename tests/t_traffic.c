@@ -128,7 +128,7 @@ static tc_csr *band(int32_t rows, int32_t half)
 
 static void at_scale(void)
 {
-    /* B of a band matrix (5000 x 32 float32, 640 KB) fits in 50 MB: each
+    /* B of a band matrix (5000 x 32 float32, 640 KB) fits the default L2: each
        row of B comes from DRAM once, however many windows gather it */
     tc_csr *a = band(5000, 20);
     tc_traffic t = predict(a, 32, 16, 1, TC_TRAFFIC_L2_BYTES, TC_TRAFFIC_INFLIGHT_ROWS);

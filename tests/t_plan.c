@@ -168,7 +168,7 @@ static void test_plan_settings_valid(void)
         int ndefs = 0;
         const tc_param_def *defs = tc_format_params(f, &ndefs);
         for (const char *const *s = tc_format_plan_params(f); s && *s; s++) {
-            tc_params q;
+            tc_params q = { 0 };
             tc_error err;
             ok(tc_params_parse(&q, *s, &err) == TC_OK &&
                    tc_params_check(&q, defs, ndefs, tc_format_name(f), &err) == TC_OK,

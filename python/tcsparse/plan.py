@@ -61,8 +61,9 @@ def plan_opts(op, n, device="auto", gpu=0, effort=None, accuracy=None, order=Non
 
 class PlanInfo:
     """tc_plan_info as attributes: device ("cpu" or "gpu"), device_name,
-    order, format, variant, precision, tolerance, ms, cusparse_ms, reused,
-    scale, ..."""
+    order, format, format_params (the format's settings the plan runs, ""
+    for its defaults), variant, precision, tolerance, ms, cusparse_ms,
+    reused, scale, ..."""
 
     def __init__(self, info):
         for name, _ in TcPlanInfo._fields_:

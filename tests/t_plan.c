@@ -160,7 +160,8 @@ static void test_candidate_room(void)
 }
 
 /* Every plan setting a format lists is parameters it takes, within their
-   bounds (a plan would skip one that is not, untimed). */
+   bounds: a patient plan that built one that is not would fail (the
+   build's TC_ERR_ARG is no candidate's to leave out, plan/gpu.c). */
 static void test_plan_settings_valid(void)
 {
     for (int i = 0; i < tc_format_count(); i++) {

@@ -390,8 +390,8 @@ static tc_status rowsplit_stats(const tc_fmt *m, tc_report *rep, const char *s, 
    segments of 64 in either, and smaller segments (16-48) in the default
    order. On social graphs of 85-90 nonzeros a row the defaults left 5-19%
    and the best (seg, order) pair changed with n; on graphs of under a few
-   million nonzeros at n = 32 and 64 the best seg was 16-64, against
-   defaults of 26-128, and up to 1.37x faster (bench/NOTES.md, "seg and
+   million nonzeros at n = 32 and 64 the best seg was 16-64, mostly below
+   defaults of 14-128, and up to 1.37x faster (bench/NOTES.md, "seg and
    order where cuSPARSE wins", "Smaller segments in plans"). */
 static const char *const rowsplit_plan_params[] = { "order=0", "order=1", "seg=64,order=0",
                                                     "seg=64,order=1", "seg=16", "seg=24",

@@ -578,6 +578,8 @@ tc_status tc_plan_gpu(tc_plan *p, const tc_csr *given, int reuse, tc_error *err)
         st = plan_new(p, given, err);
     }
     snprintf(p->info.order, sizeof p->info.order, "%s", p->path.order);
+    /* the one text of the settings: the report, the plan's why and its
+       file take it from here */
     tc_params_text(&p->path.format_params, p->info.format_params, sizeof p->info.format_params);
     return st ? st : tc_plan_gpu_ready(p, err);
 }

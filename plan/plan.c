@@ -145,9 +145,8 @@ static void explain(tc_plan *p, const char *device_why)
                  "(%s effort)", tc_plan_effort_name(i->effort));
     else
         snprintf(what, sizeof what, "the model's choice, nothing timed");
-    char params[128];
-    tc_params_text(&p->path.format_params, params, sizeof params);
-    snprintf(p->why, sizeof p->why, "%s%s%s%s on the %s: %s; device: %s", i->format,
+    const char *params = i->format_params;
+    snprintf(p->why, sizeof p->why, "%s%s%.128s%s on the %s: %s; device: %s", i->format,
              params[0] ? " (" : "", params, params[0] ? ")" : "",
              i->device == TC_DEVICE_CPU ? "CPU" : "GPU", what,
              device_why[0] ? device_why : "as asked");

@@ -18,15 +18,13 @@ static const char *device_word(tc_device d)
 static tc_status report_plan(const tc_plan *p, tc_report *r)
 {
     const tc_plan_info *i = &p->info;
-    char fparams[512];
-    tc_params_text(&p->path.format_params, fparams, sizeof fparams);
     tc_status st;
     (void)((st = tc_report_str(r, "plan", "device", device_word(i->device), NULL)) ||
            (st = tc_report_str(r, "plan", "device_name", i->device_name, NULL)) ||
            (st = tc_report_str(r, "plan", "effort", tc_plan_effort_name(i->effort), NULL)) ||
            (st = tc_report_str(r, "plan", "order", i->order, "rows as the kernel sees them")) ||
            (st = tc_report_str(r, "plan", "format", i->format, "csr on the GPU: cuSPARSE")) ||
-           (st = tc_report_str(r, "plan", "format_params", fparams,
+           (st = tc_report_str(r, "plan", "format_params", i->format_params,
                                "the format's parameters the plan chose (\"\": its defaults)")) ||
            (st = tc_report_str(r, "plan", "variant", i->variant, NULL)) ||
            (st = tc_report_str(r, "plan", "precision", i->precision, NULL)) ||

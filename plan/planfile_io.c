@@ -156,9 +156,8 @@ tc_status tc_plan_write_file(const tc_plan *p, const tc_stored_plan *key, const 
                              tc_error *err)
 {
     const tc_plan_info *i = &p->info;
-    char params[512], fparams[512];
+    char params[512];
     tc_params_text(&p->path.order_params, params, sizeof params);
-    tc_params_text(&p->path.format_params, fparams, sizeof fparams);
     tc_atomic a;
     tc_status st = tc_atomic_open(&a, path, 1, err);
     if (st)
@@ -169,7 +168,7 @@ tc_status tc_plan_write_file(const tc_plan *p, const tc_stored_plan *key, const 
     fprintf(a.fp, "op\t%s\naccuracy\t%s\ndevice\t%s\neffort\t%s\n", key->op, key->accuracy,
             key->device, tc_plan_effort_name(i->effort));
     fprintf(a.fp, "order\t%s\norder_params\t%s\nformat\t%s\nformat_params\t%s\n", i->order,
-            params, i->format, fparams);
+            params, i->format, i->format_params);
     fprintf(a.fp, "variant\t%s\nprecision\t%s\n", i->variant, i->precision);
     fprintf(a.fp, "ms\t%.9g\ncusparse_ms\t%.9g\npredicted\t%.9g\n", i->ms, i->cusparse_ms,
             i->predicted_speedup);

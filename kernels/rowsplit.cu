@@ -15,9 +15,9 @@
  * so at n = 32 a warp runs four segments at once (8 lanes each), at
  * n = 128 one, and past 128 the columns go over several panels (grid y).
  * For each L nonzeros of a row the lanes load the columns and values once,
- * coalesced, and pass them round with shuffles; then every lane gathers
- * its V columns of those rows of B, UNROLL loads in flight at once, and
- * adds them in float32 FMAs.
+ * coalesced, and pass them round through shared memory; then every lane
+ * gathers its V columns of those rows of B, UNROLL loads in flight at
+ * once, and adds them in float32 FMAs.
  *
  * Rows: a segment's whole rows are stored straight into C (an empty row
  * as zeros), each into the row of C the format says it is (`order` 1:
@@ -66,8 +66,9 @@
  *             twin was slower than vec4 nearly everywhere, so there is
  *             none.
  *
- * Tuning: UNROLL and BLOCK_THREADS below, and the format's parameter seg
- * (the cost of a segment: tcconv -p seg=N), are what to change first.
+ * Tuning: BLOCK_THREADS below and the format's parameter seg (the cost of
+ * a segment: tcconv -p seg=N) are what to change first; UNROLL is tied to
+ * walk's reads of shared memory.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -103,7 +104,9 @@ static const char *const variant_precision[NVARIANTS] = { "fp32", "fp32", "fp16"
 #define MIN_BLOCKS_PER_SM 8
 /* Loads of B rows each lane has in flight: more hides more of the L2 and
    DRAM latency, but a row with fewer nonzeros than UNROLL left runs the
-   one-by-one tail, and registers grow by V + 2 per step. */
+   one-by-one tail, and registers grow by V + 2 per step. walk reads a
+   step's indices from shared memory as one int4, so it is 4 there; 8 at
+   5 blocks an SM lost (bench/NOTES.md). */
 #define UNROLL 4
 
 /* Everything a launch reads, passed by value. */
@@ -246,7 +249,7 @@ static __device__ __forceinline__ void gather(lanevec<V> &b, const float *Bl, co
 
 /* Nonzero k's column and value (val NULL: a pattern, 1) where `in`, else
    0 and 0: each lane's share of a chunk of L, loaded once, coalesced, and
-   passed round by shuffles. */
+   passed round (walk: through shared memory; lockstep: by shuffles). */
 static __device__ __forceinline__ void load_chunk(const int32_t *col, const float *val, int32_t k,
                                                   bool in, int32_t &c, float &v)
 {
@@ -262,7 +265,14 @@ static __device__ __forceinline__ void load_chunk(const int32_t *col, const floa
    from col0 (active: inside n), row by row: L column indices and values
    loaded at a time, coalesced, whatever rows they belong to, and UNROLL
    rows of B gathered at once; a row is stored as soon as its last
-   nonzero is in (empty rows as zeros on the way). */
+   nonzero is in (empty rows as zeros on the way).
+   The chunk goes round the tile through the block's shared memory, each
+   lane's slot its thread's, and UNROLL (4) indices and values are read
+   back as two 16-byte broadcasts: shuffles of the 8-lane tiles, which
+   run divergent, each paid ptxas's convergence check. 1.2% faster in
+   geometric mean over 33 (matrix, n) pairs, none slower by more than
+   0.3%, though ncu counted the same instructions (H200, bench/NOTES.md,
+   "The chunk through shared memory"). */
 template <int L, int V, bool H>
 static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit_seg &g,
                                             int32_t col0, bool active, rsp_rows &w,
@@ -276,21 +286,27 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     const float *Bl = a.B + col0;
     const __half *Bh = H ? a.B16 + col0 : NULL;
     const int32_t ld = H ? a.ld16 : a.n;
+    static_assert(UNROLL == 4, "the chunk is read from shared memory 4 at a time");
+    __shared__ __align__(16) int32_t s_col[BLOCK_THREADS];
+    __shared__ __align__(16) float s_val[BLOCK_THREADS];
+    const int base = (int)threadIdx.x - lane;
     for (int32_t k0 = 0; k0 < len; k0 += L) {
         const int m = min(L, len - k0);
         int32_t c;
         float v;
         load_chunk(col, val, k0 + lane, lane < m, c, v);
+        tile.sync();    /* the tile has read the last chunk */
+        s_col[threadIdx.x] = c;
+        s_val[threadIdx.x] = v;
+        tile.sync();
         int j = 0;
         for (; j + UNROLL <= m; j += UNROLL) {
-            int32_t cj[UNROLL];
-            float vj[UNROLL];
             lanevec<V> b[UNROLL];
-#pragma unroll
-            for (int u = 0; u < UNROLL; u++) {
-                cj[u] = tile.shfl(c, j + u);
-                vj[u] = tile.shfl(v, j + u);
-            }
+            /* base + j is a multiple of 4: L >= 4 wherever m >= UNROLL */
+            const int4 c4 = *reinterpret_cast<const int4 *>(s_col + base + j);
+            const float4 v4 = *reinterpret_cast<const float4 *>(s_val + base + j);
+            const int32_t cj[UNROLL] = { c4.x, c4.y, c4.z, c4.w };
+            const float vj[UNROLL] = { v4.x, v4.y, v4.z, v4.w };
 #pragma unroll
             for (int u = 0; u < UNROLL; u++)
                 if (active)
@@ -304,8 +320,8 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
             }
         }
         for (; j < m; j++) {
-            const int32_t cj = tile.shfl(c, j);
-            const float vj = tile.shfl(v, j);
+            const int32_t cj = s_col[base + j];
+            const float vj = s_val[base + j];
             lanevec<V> b;
             if (active)
                 gather<H, V>(b, Bl, Bh, ld, cj);

@@ -2,20 +2,24 @@
  * auto.c: bench/auto.sh's driver, through the public plan API only
  * (tcsparse_plan.h), as a program would use it.
  *
- *   bench/auto [-w WARMUP] [-i ITERS] [-c CANDIDATES.tsv] MATRIX N...
+ *   bench/auto [-w WARMUP] [-i ITERS] [-e LEVELS] [-c CANDIDATES.tsv] MATRIX N...
  *
  * For each n, in one process (one CUDA context, the same GPU state): a
- * plan at each effort level that times (estimate, measure, patient) and
- * one at exhaustive (every kernel, variant and reordering: the oracle),
- * each planned without the cache; then each plan timed on fresh operands
+ * plan at each effort level of LEVELS (a comma list; default
+ * estimate,measure,patient,exhaustive), exhaustive being the oracle (every
+ * kernel, variant and reordering), each planned without the cache; then
+ * each plan timed on fresh operands
  * (a B drawn with another seed than the tuning's), the whole product as
  * tc_plan_execute gives it, and cuSPARSE on the caller's matrix and the
  * same operands in the same tc_plan_bench; C checked against float64.
- * Prints one TSV row per level (no header: auto.sh writes it):
+ * Prints one TSV row per level other than exhaustive (no header: auto.sh
+ * writes it):
  *   matrix n effort plan auto_ms cusparse_ms oracle_ms oracle_plan
  *   vs_cusparse vs_oracle plan_seconds payback_calls verify
- * and with -c, every timed candidate of the exhaustive plan (matrix n
- * order format variant ms cusparse_ms) for bench/model-fit.py.
+ * the oracle's columns "-" where LEVELS leaves it out (it costs more than
+ * the three others together: every reordering is computed), and with -c,
+ * every timed candidate of the exhaustive plan (matrix n order format
+ * variant ms cusparse_ms) for bench/model-fit.py.
  */
 #include "config.h"
 
@@ -31,6 +35,28 @@ enum { LEVELS = 4 };
 static const tc_effort level[LEVELS] = { TC_EFFORT_ESTIMATE, TC_EFFORT_MEASURE,
                                          TC_EFFORT_PATIENT, TC_EFFORT_EXHAUSTIVE };
 static const char *const level_name[LEVELS] = { "estimate", "measure", "patient", "exhaustive" };
+enum { ORACLE = LEVELS - 1 };
+
+/* The levels a comma list names, as bits of level[]; 0 where a name is not
+   a level or none is given. */
+static unsigned parse_levels(const char *list)
+{
+    unsigned set = 0;
+    char buf[128];
+    if (strlen(list) >= sizeof buf)
+        return 0;
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int l = 0;
+        while (l < LEVELS && strcmp(t, level_name[l]) != 0)
+            l++;
+        if (l == LEVELS)
+            return 0;
+        set |= 1u << l;
+    }
+    return set;
+}
 
 typedef struct outcome {
     char plan[256];
@@ -143,19 +169,28 @@ static const char *base_name(const char *path, char *buf, size_t len)
 int main(int argc, char **argv)
 {
     int warmup = 10, iters = 100, c;
+    unsigned levels = (1u << LEVELS) - 1;
     const char *cand_path = NULL;
-    while ((c = getopt(argc, argv, "w:i:c:")) != -1) {
+    while ((c = getopt(argc, argv, "w:i:e:c:")) != -1) {
         if (c == 'w')
             warmup = atoi(optarg);
         else if (c == 'i')
             iters = atoi(optarg);
-        else if (c == 'c')
+        else if (c == 'e') {
+            levels = parse_levels(optarg);
+            if (!levels) {
+                fprintf(stderr, "auto: bad levels '%s' (expected a comma list of estimate, "
+                                "measure, patient, exhaustive)\n", optarg);
+                return 2;
+            }
+        } else if (c == 'c')
             cand_path = optarg;
         else
             return 2;
     }
     if (argc - optind < 2 || warmup < 0 || iters < 1) {
-        fprintf(stderr, "usage: auto [-w WARMUP] [-i ITERS] [-c CANDIDATES.tsv] MATRIX N...\n");
+        fprintf(stderr, "usage: auto [-w WARMUP] [-i ITERS] [-e LEVELS] [-c CANDIDATES.tsv] "
+                        "MATRIX N...\n");
         return 2;
     }
     for (int k = optind + 1; k < argc; k++)
@@ -191,18 +226,28 @@ int main(int argc, char **argv)
             B[i] = (float)bd[i];
         outcome out[LEVELS];
         for (int l = 0; l < LEVELS; l++) {
+            if (!(levels >> l & 1))
+                continue;
             tc_plan *p = plan_and_time(a, n, level[l], warmup, iters, B, C, &out[l]);
-            if (cand && level[l] == TC_EFFORT_EXHAUSTIVE)
+            if (cand && l == ORACLE)
                 print_candidates(cand, name, n, p, out[l].cusparse_ms);
             tc_plan_free(p);
         }
-        const outcome *oracle = &out[LEVELS - 1];
-        for (int l = 0; l < LEVELS - 1; l++)
-            printf("%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%s\t%.4f\t%.4f\t%.3f\t%.4g\t%s\n", name, n,
-                   level_name[l], out[l].plan, out[l].auto_ms, out[l].cusparse_ms,
-                   oracle->auto_ms, oracle->plan, out[l].cusparse_ms / out[l].auto_ms,
-                   oracle->auto_ms / out[l].auto_ms, out[l].plan_s, out[l].payback,
-                   out[l].pass && oracle->pass ? "pass" : "FAIL");
+        const outcome *oracle = levels >> ORACLE & 1 ? &out[ORACLE] : NULL;
+        for (int l = 0; l < ORACLE; l++) {
+            if (!(levels >> l & 1))
+                continue;
+            char oracle_ms[32] = "-", vs_oracle[32] = "-";
+            if (oracle) {
+                snprintf(oracle_ms, sizeof oracle_ms, "%.6g", oracle->auto_ms);
+                snprintf(vs_oracle, sizeof vs_oracle, "%.4f", oracle->auto_ms / out[l].auto_ms);
+            }
+            printf("%s\t%d\t%s\t%s\t%.6g\t%.6g\t%s\t%s\t%.4f\t%s\t%.3f\t%.4g\t%s\n", name, n,
+                   level_name[l], out[l].plan, out[l].auto_ms, out[l].cusparse_ms, oracle_ms,
+                   oracle ? oracle->plan : "-", out[l].cusparse_ms / out[l].auto_ms, vs_oracle,
+                   out[l].plan_s, out[l].payback,
+                   out[l].pass && (!oracle || oracle->pass) ? "pass" : "FAIL");
+        }
         fflush(stdout);
         free(bd);
         free(B);

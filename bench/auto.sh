@@ -2,7 +2,7 @@
 # auto.sh: the planner against cuSPARSE and against the oracle, on the GPU.
 # For every matrix, one run of bench/auto (the public plan API; bench/auto.c
 # says what it does) over every n:
-#   auto [-w W -i I] -c CANDIDATES MATRIX N...
+#   auto [-w W -i I -e LEVELS] -c CANDIDATES MATRIX N...
 # and one TSV row per (matrix, n, effort level that plans: estimate,
 # measure, patient): device, date, commit, matrix, n, effort, the plan
 # (order/format/variant/precision, the format as format:params where the
@@ -20,8 +20,11 @@
 #
 # Matrices default to every .mtx.gz of $TC_SHARED_DATA (else ../shared/data
 # beside the tree). AUTO names the driver (default: the build tree's
-# bench/auto); WARMUP and ITERS (default 10 and 100) the timing; COMMIT
-# overrides the commit recorded.
+# bench/auto); WARMUP and ITERS (default 10 and 100) the timing; LEVELS
+# (default estimate,measure,patient,exhaustive) the effort levels planned:
+# without exhaustive there is no oracle (its columns "-") and CANDIDATES
+# stays empty, for a run that must fit less GPU time (the oracle computes
+# every reordering of every matrix); COMMIT overrides the commit recorded.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
@@ -36,6 +39,7 @@ fi
 drv=$(bench_program AUTO auto)
 warmup=${WARMUP:-10}
 iters=${ITERS:-100}
+levels=${LEVELS:-estimate,measure,patient,exhaustive}
 cand=${out%.tsv}-candidates.tsv
 device=$(bench_device)
 commit=$(bench_commit)
@@ -43,8 +47,9 @@ printf 'device\tdate\tcommit\tmatrix\tn\teffort\tplan\tauto_ms\tcusparse_ms\tora
 printf 'matrix\tn\torder\tformat\tvariant\tms\tcusparse_ms\n' > "$cand"
 rc=0
 for m in "$@"; do
-    cmd="auto -w $warmup -i $iters -c $(basename "$cand") $(basename "$m") $ns"
+    cmd="auto -w $warmup -i $iters -e $levels -c $(basename "$cand") $(basename "$m") $ns"
     # shellcheck disable=SC2086 # ns is a list
-    bench_rows "$out" "$cmd" "$drv" -w "$warmup" -i "$iters" -c "$cand" "$m" $ns || rc=1
+    bench_rows "$out" "$cmd" "$drv" -w "$warmup" -i "$iters" -e "$levels" -c "$cand" "$m" $ns ||
+        rc=1
 done
 exit $rc

@@ -137,6 +137,11 @@ const tc_params *tc_fmt_params(const tc_fmt *m) { return &m->params; }
 
 const char *const *tc_format_plan_params(const tc_format *f) { return f->plan_params; }
 
+int tc_format_plan_param_pays(const tc_format *f, const tc_csr *a, const char *setting)
+{
+    return !f->plan_param_pays || f->plan_param_pays(a, setting);
+}
+
 tc_status tc_fmt_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
 {
     return m->kind->to_csr(m, out, err);

@@ -70,6 +70,10 @@ struct tc_format {
        whose best value depends on n and the device, which a format built
        before either is known cannot choose (plan/gpu.c). */
     const char *const *plan_params;
+    /* 0 when plan setting `setting` (one of plan_params) cannot pay on a,
+       so that a patient plan lists it untimed and unbuilt; NULL: every
+       setting can. */
+    int (*plan_param_pays)(const tc_csr *a, const char *setting);
 };
 
 /* Fills the generic header of a newly built format from a and p (with the

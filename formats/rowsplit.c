@@ -397,6 +397,23 @@ static const char *const rowsplit_plan_params[] = { "order=0", "order=1", "seg=6
                                                     "seg=64,order=1", "seg=16", "seg=24",
                                                     "seg=32", "seg=48", NULL };
 
+/* A segment smaller than the default's buys more segments to run side by
+   side at more fixed cost each. Where the default cut already gives this
+   many (at least cost / seg; about 8 waves of an H200's resident groups of
+   lanes at n = 32, more at larger n) it cannot pay: on R-MAT 2^22 x 16
+   (555,000 and more at seg 128) every smaller seg lost, 1.424 ms at 128
+   against 1.554-1.921 at 64-32 (bench/NOTES.md, "Smaller segments in
+   plans"), and the graphs where they won had under 20,000. */
+#define SMALL_SEG_MAX_SEGMENTS 131072.0
+static int rowsplit_plan_param_pays(const tc_csr *a, const char *setting)
+{
+    tc_params q = { 0 };
+    const double seg = tc_params_parse(&q, setting, NULL) == TC_OK
+                           ? tc_params_get(&q, "seg", -1) : -1;
+    const int32_t def = default_seg(a);
+    return seg < 0 || seg >= def || ((double)a->nnz + a->rows) / def < SMALL_SEG_MAX_SEGMENTS;
+}
+
 const tc_format tc_format_rowsplit = {
     .name = "rowsplit",
     .description = "CSR cut into segments of about equal cost (short rows packed, long rows "
@@ -415,4 +432,5 @@ const tc_format tc_format_rowsplit = {
     .nnz_part = NULL,
     .free = rowsplit_free,
     .plan_params = rowsplit_plan_params,
+    .plan_param_pays = rowsplit_plan_param_pays,
 };

@@ -388,6 +388,10 @@ const tc_param_def *tc_format_params(const tc_format *f, int *n);
 /* The parameter settings ("seg=64,order=1") a patient plan times besides
    f's defaults, NULL-terminated; NULL when f lists none. */
 const char *const *tc_format_plan_params(const tc_format *f);
+/* 0 when the plan setting `setting` (one of tc_format_plan_params(f))
+   cannot pay on a, which a patient plan then lists untimed and unbuilt;
+   else 1. */
+int tc_format_plan_param_pays(const tc_format *f, const tc_csr *a, const char *setting);
 /* 1 for the format that is /matrix itself (csr): never stored under /formats. */
 int tc_format_is_canonical(const tc_format *f);
 /* Parses "csr,brp" or "all" (every format, alone or in a list) into a list

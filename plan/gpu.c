@@ -471,14 +471,23 @@ static const gcand *estimate(const tc_plan *p, const gcand *gc, int n)
 
 /* PATIENT and EXHAUSTIVE: each candidate to time (not marked out) again
    at every parameter setting its format lists for plans, in the same
-   order; returns the new count. */
-static int add_param_settings(const tc_plan *p, gcand *gc, int n)
+   order; at PATIENT a setting the format says cannot pay on the matrix
+   is listed untimed, unbuilt (EXHAUSTIVE prunes nothing). Returns the new
+   count. */
+static int add_param_settings(tc_plan *p, const tc_csr *given, gcand *gc, int n)
 {
     const int listed = n;
     for (int i = 0; p->o.effort >= TC_EFFORT_PATIENT && i < listed; i++) {
         const tc_format *f = tc_format_find(gc[i].k->format);
         const char *const *settings = f ? tc_format_plan_params(f) : NULL;
         for (int s = 0; gc[i].ms != -2 && settings && settings[s] && n < TC_PLAN_MAX_CANDS; s++) {
+            if (p->o.effort < TC_EFFORT_EXHAUSTIVE &&
+                !tc_format_plan_param_pays(f, given, settings[s])) {
+                tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, settings[s], "",
+                                 cand_precision(&gc[i]), gc[i].predicted, -1,
+                                 "not timed: a setting that cannot pay on a matrix this size");
+                continue;
+            }
             gc[n] = gc[i];
             gc[n++].fparams = settings[s];
         }
@@ -508,7 +517,7 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
     const int timed = p->o.effort != TC_EFFORT_ESTIMATE;
     if (!st) {
         choose_timed(p, gc, n, timed);
-        n = add_param_settings(p, gc, n);
+        n = add_param_settings(p, given, gc, n);
     }
     if (!st && timed)
         st = time_cands(p, given, gc, n, err);

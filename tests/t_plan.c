@@ -178,10 +178,47 @@ static void test_plan_settings_valid(void)
     }
 }
 
+/* The settings of segments smaller than rowsplit's default are left out of
+   plans where its default cut (seg 128 on empty rows) gives 131072
+   segments or more, 16777216 rows' cost; the orders and every other
+   format's settings are timed whatever the size. */
+static void test_plan_settings_pay(void)
+{
+    const tc_format *rs = tc_format_find("rowsplit");
+    tc_csr *small = tap_random_matrix(1000, 1000, 8, 7, -1, 0), *below = NULL, *at = NULL;
+    tc_error err;
+    ok(small && tc_csr_alloc(&below, 16777215, 1, 0, 0, &err) == TC_OK &&
+           tc_csr_alloc(&at, 16777216, 1, 0, 0, &err) == TC_OK,
+       "matrices of 1000 rows, and of 16777215 and 16777216 empty rows");
+    if (!small || !below || !at) {
+        tc_csr_free(small);
+        tc_csr_free(below);
+        tc_csr_free(at);
+        return;
+    }
+    for (const char *const *s = tc_format_plan_params(rs); s && *s; s++) {
+        const int seg = strstr(*s, "seg=") != NULL;
+        is_int(tc_format_plan_param_pays(rs, small, *s), 1, *s);
+        is_int(tc_format_plan_param_pays(rs, below, *s), 1, *s);
+        ok(tc_format_plan_param_pays(rs, at, *s) == !seg,
+           "rowsplit's %s on 16777216 rows: %s", *s, seg ? "cannot pay" : "timed");
+    }
+    for (int i = 0; i < tc_format_count(); i++) {
+        const tc_format *f = tc_format_at(i);
+        for (const char *const *s = tc_format_plan_params(f); f != rs && s && *s; s++)
+            ok(tc_format_plan_param_pays(f, at, *s), "%s's %s pays on any matrix",
+               tc_format_name(f), *s);
+    }
+    tc_csr_free(small);
+    tc_csr_free(below);
+    tc_csr_free(at);
+}
+
 int main(void)
 {
     test_candidate_room();
     test_plan_settings_valid();
+    test_plan_settings_pay();
     test_exponent();
     test_hash();
     test_cpu_plan();

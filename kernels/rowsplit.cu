@@ -172,19 +172,31 @@ template <> struct lanevec<1> {
 };
 
 /* Where a group of lanes is in a segment's rows (the same in every lane):
-   acc belongs to row r, which ends before nonzero row_end; `ends` holds,
-   in lane i, the end of row rbase + i and `outs` its row of C (rows past
-   the segment's: never reached), so that moving to the next row and
-   storing one read registers of another lane, not memory. A piece has one
-   row, ending at its last nonzero.
+   acc belongs to row r, which ends before nonzero row_end. The ends of
+   rows rbase .. rbase + L - 1 and their rows of C (rows past the
+   segment's: never reached) are in the tile's slots of row_ends and
+   row_outs, one a lane, so that moving to the next row and storing one
+   read shared memory, not global memory. (They were in the lanes'
+   registers, passed by shuffles in the divergent code where a row ends;
+   shared memory is 3.1% faster in geometric mean, up to 27% on
+   HEP-th-new at n = 32, H200, bench/NOTES.md, "The row window through
+   shared memory".) A piece has one row, ending at its last nonzero.
    Nonzeros count from the segment's first: a segment holds at most seg
    (<= 65536), so 32 bits do, and the registers they save are what keeps
    the kernel near its launch bounds (MIN_BLOCKS_PER_SM). */
 typedef struct rsp_rows {
     int32_t r, rbase, rend;
-    int32_t ends, row_end;
-    int32_t outs;
+    int32_t row_end;
 } rsp_rows;
+/* Each tile's row window, one slot a thread: the end of a row, in the
+   segment's nonzeros, and its row of C (with rsp_args.rows). */
+__shared__ int32_t row_ends[BLOCK_THREADS], row_outs[BLOCK_THREADS];
+
+/* The first thread of the tile in which this thread is lane `lane`. */
+static __device__ __forceinline__ int tile_base(unsigned lane)
+{
+    return (int)threadIdx.x - (int)lane;
+}
 
 /* The row of C that stored row `row` is. */
 static __device__ __forceinline__ int32_t out_row(const rsp_args &a, int32_t row)
@@ -192,26 +204,31 @@ static __device__ __forceinline__ int32_t out_row(const rsp_args &a, int32_t row
     return a.rows ? __ldg(a.rows + row) : row;
 }
 
-/* ends and outs of rows rbase .. rbase + L - 1. */
+/* The ends and rows of C of rows rbase .. rbase + L - 1 into the tile's
+   slots. */
 template <int L>
 static __device__ __forceinline__ void row_window(const rsp_args &a, const tc_rowsplit_seg &g,
-                                                  rsp_rows &w,
+                                                  const rsp_rows &w,
                                                   const cg::thread_block_tile<L> &tile)
 {
     const int32_t row = w.rbase + (int32_t)tile.thread_rank();
     const bool in = row < g.row0 + g.nrows;
-    w.ends = in ? (int32_t)(__ldg(a.row_ptr + row + 1) - g.nz0) : INT32_MAX;
-    w.outs = in ? out_row(a, row) : 0;
+    const int32_t end = in ? (int32_t)(__ldg(a.row_ptr + row + 1) - g.nz0) : INT32_MAX;
+    const int32_t out = in && a.rows ? out_row(a, row) : 0;
+    tile.sync();    /* the tile has read the last window */
+    row_ends[threadIdx.x] = end;
+    row_outs[threadIdx.x] = out;
+    tile.sync();
 }
 
 template <int L>
 static __device__ __forceinline__ rsp_rows rows_start(const rsp_args &a, const tc_rowsplit_seg &g,
                                                      const cg::thread_block_tile<L> &tile)
 {
-    rsp_rows w = { g.row0, g.row0, g.row0 + g.nrows, 0, (int32_t)(g.nz1 - g.nz0), 0 };
+    rsp_rows w = { g.row0, g.row0, g.row0 + g.nrows, (int32_t)(g.nz1 - g.nz0) };
     if (g.slot < 0) {
         row_window<L>(a, g, w, tile);
-        w.row_end = tile.shfl(w.ends, 0);
+        w.row_end = row_ends[tile_base(tile.thread_rank())];
     }
     return w;
 }
@@ -223,7 +240,7 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
                                                  lanevec<V> &acc,
                                                  const cg::thread_block_tile<L> &tile)
 {
-    const int32_t out = a.rows ? tile.shfl(w.outs, w.r - w.rbase) : w.r;
+    const int32_t out = a.rows ? row_outs[tile_base(tile.thread_rank()) + w.r - w.rbase] : w.r;
     if (active)
         acc.store_cs(a.C + tc_row_elems(out, a.n) + col0);
     acc.zero();
@@ -231,7 +248,7 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
         w.rbase = w.r;
         row_window<L>(a, g, w, tile);
     }
-    w.row_end = tile.shfl(w.ends, w.r - w.rbase);
+    w.row_end = row_ends[tile_base(tile.thread_rank()) + w.r - w.rbase];
 }
 
 /* This lane's V columns of row c of B, ld elements a row: from Bl, this
@@ -289,7 +306,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     static_assert(UNROLL == 4, "the chunk is read from shared memory 4 at a time");
     __shared__ __align__(16) int32_t s_col[BLOCK_THREADS];
     __shared__ __align__(16) float s_val[BLOCK_THREADS];
-    const int base = (int)threadIdx.x - lane;
+    const int base = tile_base(lane);
     for (int32_t k0 = 0; k0 < len; k0 += L) {
         const int m = min(L, len - k0);
         int32_t c;

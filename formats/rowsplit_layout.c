@@ -136,9 +136,10 @@ static int64_t pack_runs(const tc_rowsplit *m, const tc_rowsplit_run_list *r, in
     int64_t n = 0, cost = 0;
     for (int64_t e = 0; e < r->nitems; e += groups) {
         int64_t step = 0;
-        for (int64_t i = e; i < r->nitems && i < e + groups; i++)
-            if (item_len(m, r->item[i]) > step)
-                step = item_len(m, r->item[i]);
+        for (int64_t i = e; i < r->nitems && i < e + groups; i++) {
+            const int64_t len = item_len(m, r->item[i]);
+            step = len > step ? len : step;
+        }
         step++;
         if (cost == 0 || cost + step > m->seg) {
             if (run_start)

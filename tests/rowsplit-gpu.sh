@@ -14,7 +14,9 @@
 # only, pieces among whole rows and rows longest first;
 # rows stored longest first (order=1) at several seg and n, every variant,
 # giving the C bytes of the matrix's own order (each row summed in the
-# same order either way) into the caller's rows.
+# same order either way) into the caller's rows; an Inf in B's row 0 at n
+# where some lanes are past n (they gather and add too, into sums never
+# stored): exactly the rows using column 0 not finite.
 # Skipped where there is no CUDA device. TCMUL and TCCONV may name the
 # tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -96,5 +98,14 @@ run_fails 2 "tcmul: rowsplit variant half (fp16): exceeds the fp32 accuracy aske
 run_fails 1 "tcmul: rowsplit kernel half: needs n a multiple of 4 (8-byte pieces of fp16 rows of B), n is 33" \
     "half forced at n=33 is refused with the reason" -- \
     "$TCMUL" --device gpu --format rowsplit --variant half --verify --cols 33 "$T/seg8.tcf.h5"
+
+# lanes past n: at n = 36 vec4 takes 16 lanes, 9 inside n, and scalar a
+# second panel of 32 lanes, 4 inside n; at 264 vec4's third panel of 128
+# columns has 2 lanes inside n and scalar's ninth 8
+for n in 36 264; do
+    for v in vec4 scalar; do
+        INF_COLS=$n inf_row0 "$DATA/rajat01.mtx.gz" --format rowsplit --variant "$v"
+    done
+done
 
 done_testing

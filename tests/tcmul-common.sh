@@ -81,13 +81,14 @@ gen_empty() {
 # rows whose A row has column 0 are not finite. TCMUL-ARGS (--format ...) go
 # to both runs. INF_INPUT, when set, is the file tcmul reads (MATRIX
 # converted with tcconv's format parameters); MATRIX still says which rows
-# use column 0.
+# use column 0. INF_COLS, when set, is B's columns (default 3).
 inf_row0() {
     _m=$1; shift
     _in=${INF_INPUT:-$_m}
     _rows=$(gzip -dc "$_m" | awk '!/^%/ { print $2; exit }')
-    awk -v r="$_rows" 'BEGIN { print "%%MatrixMarket matrix array real general"; print r, 3
-        for (j = 0; j < 3; j++) for (i = 0; i < r; i++) print (i == 0 ? "inf" : (i % 7) / 7 - 0.5) }' \
+    awk -v r="$_rows" -v c="${INF_COLS:-3}" 'BEGIN {
+        print "%%MatrixMarket matrix array real general"; print r, c
+        for (j = 0; j < c; j++) for (i = 0; i < r; i++) print (i == 0 ? "inf" : (i % 7) / 7 - 0.5) }' \
         > "$T/Binf.mtx"
     verify_passes "Inf in B row 0${*:+ ($*)}: --verify passes" "$_in" -B "$T/Binf.mtx" "$@"
     "$TCMUL" --device "$DEVICE" "$_in" -B "$T/Binf.mtx" -o "$T/Cinf.mtx" "$@"

@@ -198,6 +198,12 @@ static __device__ __forceinline__ int tile_base(unsigned lane)
     return (int)threadIdx.x - (int)lane;
 }
 
+/* The slot of the row window that holds row w.r, for lane `lane`. */
+static __device__ __forceinline__ int window_slot(const rsp_rows &w, unsigned lane)
+{
+    return tile_base(lane) + w.r - w.rbase;
+}
+
 /* The row of C that stored row `row` is. */
 static __device__ __forceinline__ int32_t out_row(const rsp_args &a, int32_t row)
 {
@@ -214,6 +220,9 @@ static __device__ __forceinline__ void row_window(const rsp_args &a, const tc_ro
     const int32_t row = w.rbase + (int32_t)tile.thread_rank();
     const bool in = row < g.row0 + g.nrows;
     const int32_t end = in ? (int32_t)(__ldg(a.row_ptr + row + 1) - g.nz0) : INT32_MAX;
+    /* a.rows tested here as well as in out_row: without it each kernel's
+       SASS grows by 50-70 instructions (nvcc 13, sm_90); the slot is read
+       only with a.rows */
     const int32_t out = in && a.rows ? out_row(a, row) : 0;
     tile.sync();    /* the tile has read the last window */
     row_ends[threadIdx.x] = end;
@@ -228,7 +237,7 @@ static __device__ __forceinline__ rsp_rows rows_start(const rsp_args &a, const t
     rsp_rows w = { g.row0, g.row0, g.row0 + g.nrows, (int32_t)(g.nz1 - g.nz0) };
     if (g.slot < 0) {
         row_window<L>(a, g, w, tile);
-        w.row_end = row_ends[tile_base(tile.thread_rank())];
+        w.row_end = row_ends[window_slot(w, tile.thread_rank())];
     }
     return w;
 }
@@ -240,7 +249,7 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
                                                  lanevec<V> &acc,
                                                  const cg::thread_block_tile<L> &tile)
 {
-    const int32_t out = a.rows ? row_outs[tile_base(tile.thread_rank()) + w.r - w.rbase] : w.r;
+    const int32_t out = a.rows ? row_outs[window_slot(w, tile.thread_rank())] : w.r;
     if (active)
         acc.store_cs(a.C + tc_row_elems(out, a.n) + col0);
     acc.zero();
@@ -248,7 +257,7 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
         w.rbase = w.r;
         row_window<L>(a, g, w, tile);
     }
-    w.row_end = row_ends[tile_base(tile.thread_rank()) + w.r - w.rbase];
+    w.row_end = row_ends[window_slot(w, tile.thread_rank())];
 }
 
 /* This lane's V columns of row c of B, ld elements a row: from Bl, this

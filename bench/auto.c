@@ -58,6 +58,12 @@ static unsigned parse_levels(const char *list)
     return set;
 }
 
+/* 1 when level l is among the bits of `levels`. */
+static int planned(unsigned levels, int l)
+{
+    return levels >> l & 1;
+}
+
 typedef struct outcome {
     char plan[256];
     double auto_ms, cusparse_ms, plan_s, payback;
@@ -226,16 +232,16 @@ int main(int argc, char **argv)
             B[i] = (float)bd[i];
         outcome out[LEVELS];
         for (int l = 0; l < LEVELS; l++) {
-            if (!(levels >> l & 1))
+            if (!planned(levels, l))
                 continue;
             tc_plan *p = plan_and_time(a, n, level[l], warmup, iters, B, C, &out[l]);
             if (cand && l == ORACLE)
                 print_candidates(cand, name, n, p, out[l].cusparse_ms);
             tc_plan_free(p);
         }
-        const outcome *oracle = levels >> ORACLE & 1 ? &out[ORACLE] : NULL;
+        const outcome *oracle = planned(levels, ORACLE) ? &out[ORACLE] : NULL;
         for (int l = 0; l < ORACLE; l++) {
-            if (!(levels >> l & 1))
+            if (!planned(levels, l))
                 continue;
             char oracle_ms[32] = "-", vs_oracle[32] = "-";
             if (oracle) {

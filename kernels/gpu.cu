@@ -207,20 +207,21 @@ tc_status tc_gpu_poison(tc_gpu *g, void *p, int64_t bytes, tc_error *err)
 }
 
 /* Uploads n host elements of size `size` after converting them into a
-   temporary host array with convert(tmp, i) for each i. */
+   temporary host array with convert(tmp, i) for each i, and pad zeroed
+   elements after them. */
 typedef void (*convert_fn)(void *tmp, int64_t i, const void *src);
 
-static tc_status upload_converted(tc_gpu *g, int64_t n, size_t size, convert_fn convert,
-                                  const void *src, void **dev, tc_error *err)
+static tc_status upload_converted(tc_gpu *g, int64_t n, int64_t pad, size_t size,
+                                  convert_fn convert, const void *src, void **dev, tc_error *err)
 {
-    void *tmp = tc_malloc_array(n, size, err);
+    void *tmp = tc_calloc_array(n + pad, size, err);
     if (!tmp)
         return TC_ERR_NOMEM;
     for (int64_t i = 0; i < n; i++)
         convert(tmp, i, src);
-    tc_status st = tc_gpu_alloc(g, n * (int64_t)size, dev, err);
+    tc_status st = tc_gpu_alloc(g, (n + pad) * (int64_t)size, dev, err);
     if (st == TC_OK)
-        st = tc_gpu_upload(g, *dev, tmp, n * (int64_t)size, err);
+        st = tc_gpu_upload(g, *dev, tmp, (n + pad) * (int64_t)size, err);
     free(tmp);
     return st;
 }
@@ -254,14 +255,33 @@ static void one_f32(void *t, int64_t i, const void *s)
 tc_status tc_gpu_upload_new(tc_gpu *g, const void *src, int64_t bytes, void **dev,
                             tc_error *err)
 {
-    tc_status st = tc_gpu_alloc(g, bytes, dev, err);
-    return st == TC_OK ? tc_gpu_upload(g, *dev, src, bytes, err) : st;
+    return tc_gpu_upload_padded(g, src, bytes, 0, dev, err);
+}
+
+tc_status tc_gpu_upload_padded(tc_gpu *g, const void *src, int64_t bytes, int64_t pad,
+                               void **dev, tc_error *err)
+{
+    tc_status st = tc_gpu_alloc(g, bytes + pad, dev, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload(g, *dev, src, bytes, err);
+    if (st == TC_OK && pad > 0) {
+        st = TC_CUDA(err, cudaMemsetAsync((char *)*dev + bytes, 0, (size_t)pad, g->stream));
+        if (st == TC_OK)
+            st = TC_CUDA(err, cudaStreamSynchronize(g->stream));
+    }
+    return st;
 }
 
 tc_status tc_gpu_upload_f32(tc_gpu *g, const double *src, int64_t n, float **dev,
                             tc_error *err)
 {
-    return upload_converted(g, n, sizeof(float), f64_to_f32, src, (void **)dev, err);
+    return tc_gpu_upload_f32_padded(g, src, n, 0, dev, err);
+}
+
+tc_status tc_gpu_upload_f32_padded(tc_gpu *g, const double *src, int64_t n, int64_t pad,
+                                   float **dev, tc_error *err)
+{
+    return upload_converted(g, n, pad, sizeof(float), f64_to_f32, src, (void **)dev, err);
 }
 
 tc_status tc_kplan_new(tc_gpu *g, const tc_fmt *m, const char *format,
@@ -290,14 +310,14 @@ tc_status tc_gpu_csr_upload(tc_gpu *g, const tc_csr *a, tc_gpu_csr *out, tc_erro
     out->nnz = a->nnz;
     out->index64 = a->nnz > INT32_MAX;
     const size_t isz = out->index64 ? sizeof(int64_t) : sizeof(int32_t);
-    tc_status st = upload_converted(g, (int64_t)a->rows + 1, isz,
+    tc_status st = upload_converted(g, (int64_t)a->rows + 1, 0, isz,
                                     out->index64 ? i64_to_i64 : i64_to_i32, a->rowptr,
                                     &out->rowptr, err);
     if (st == TC_OK)
-        st = upload_converted(g, a->nnz, isz, out->index64 ? i32_to_i64 : i32_to_i32,
+        st = upload_converted(g, a->nnz, 0, isz, out->index64 ? i32_to_i64 : i32_to_i32,
                               a->colidx, &out->colidx, err);
     if (st == TC_OK)
-        st = upload_converted(g, a->nnz, sizeof(float), a->val ? f64_to_f32 : one_f32, a->val,
+        st = upload_converted(g, a->nnz, 0, sizeof(float), a->val ? f64_to_f32 : one_f32, a->val,
                               (void **)&out->val, err);
     if (st != TC_OK) {
         tc_gpu_csr_free(g, out);

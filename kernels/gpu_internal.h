@@ -52,9 +52,16 @@ tc_status tc_cusparse_check(cusparseStatus_t s, const char *call, tc_error *err)
    NULL when bytes is 0). */
 tc_status tc_gpu_upload_new(tc_gpu *g, const void *src, int64_t bytes, void **dev,
                             tc_error *err);
+/* The same with `pad` zero bytes after the copy, for kernels whose vector
+   loads may reach past the last element. */
+tc_status tc_gpu_upload_padded(tc_gpu *g, const void *src, int64_t bytes, int64_t pad,
+                               void **dev, tc_error *err);
 /* A new device array of n float32 converted from float64 host values. */
 tc_status tc_gpu_upload_f32(tc_gpu *g, const double *src, int64_t n, float **dev,
                             tc_error *err);
+/* The same with pad zero elements after them. */
+tc_status tc_gpu_upload_f32_padded(tc_gpu *g, const double *src, int64_t n, int64_t pad,
+                                   float **dev, tc_error *err);
 
 /* The start of a kernel's prepare: *out a zeroed plan of `size` bytes
    (its tc_kplan header first) with gpu, n, rows and cols set, for the

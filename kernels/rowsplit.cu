@@ -14,9 +14,9 @@
  * float). L is the smallest power of two that covers n / V, at most 32,
  * so at n = 32 a warp runs four segments at once (8 lanes each), at
  * n = 128 one, and past 128 the columns go over several panels (grid y).
- * For each L nonzeros of a row the lanes load the columns and values once,
- * coalesced, and pass them round through shared memory; then every lane
- * gathers its V columns of those rows of B, UNROLL loads in flight at
+ * For each 4 L nonzeros of a row the lanes load the columns and values
+ * once, 16 bytes a lane, and pass them round through shared memory; then
+ * every lane gathers its V columns of those rows of B, UNROLL loads in flight at
  * once, and adds them in float32 FMAs.
  *
  * Rows: a segment's whole rows are stored straight into C (an empty row
@@ -274,8 +274,8 @@ static __device__ __forceinline__ void gather(lanevec<V> &b, const float *Bl, co
 }
 
 /* Nonzero k's column and value (val NULL: a pattern, 1) where `in`, else
-   0 and 0: each lane's share of a chunk of L, loaded once, coalesced, and
-   passed round (walk: through shared memory; lockstep: by shuffles). */
+   0 and 0: each lane's share of lockstep's chunk of L, loaded once,
+   coalesced, and passed round by shuffles. */
 static __device__ __forceinline__ void load_chunk(const int32_t *col, const float *val, int32_t k,
                                                   bool in, int32_t &c, float &v)
 {
@@ -287,15 +287,35 @@ static __device__ __forceinline__ void load_chunk(const int32_t *col, const floa
     }
 }
 
+/* Nonzeros k .. k + 3 (k + the segment's first a multiple of 4: 16-byte
+   aligned) where `in`, else zeros: a lane's share of a chunk of 4 L, as
+   one 16-byte load of columns and one of values. The arrays hold 3
+   elements past the last nonzero (upload), so that a chunk's last lane
+   never reads past them; what it reads past the segment is never used. */
+static __device__ __forceinline__ void load_chunk4(const int32_t *col, const float *val, int32_t k,
+                                                   bool in, int4 &c, float4 &v)
+{
+    c = make_int4(0, 0, 0, 0);
+    v = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (in) {
+        c = __ldg(reinterpret_cast<const int4 *>(col + k));
+        v = val ? __ldg(reinterpret_cast<const float4 *>(val + k))
+                : make_float4(1.f, 1.f, 1.f, 1.f);
+    }
+}
+
 /* The segment's nonzeros times B, for this lane's V columns
-   from col0 (active: inside n), row by row: L column indices and values
-   loaded at a time, coalesced, whatever rows they belong to, and UNROLL
-   rows of B gathered at once; a row is stored as soon as its last
-   nonzero is in (empty rows as zeros on the way).
-   The chunk goes round the tile through the block's shared memory, each
-   lane's slot its thread's, and UNROLL (4) indices and values are read
-   back as two 16-byte broadcasts: shuffles of the 8-lane tiles, which
-   run divergent, each paid ptxas's convergence check. 1.2% faster in
+   from col0 (active: inside n), row by row: 4 L column indices and values
+   loaded at a time, 16 bytes a lane, whatever rows they belong to, and
+   UNROLL rows of B gathered at once; a row is stored as soon as its last
+   nonzero is in (empty rows as zeros on the way). At n = 32 a chunk of 32
+   takes one or two L2 requests where 4-byte loads of 8 took eight: on
+   R-MAT 2^22 (L2 at 84% of its peak) 10% fewer requests, 6.7% less time
+   (H200, bench/NOTES.md, "Chunks in 16-byte loads").
+   The chunk goes round the tile through the block's shared memory (each
+   lane's four slots in its tile's region), and UNROLL (4) indices and
+   values are read back as two 16-byte broadcasts (shuffles of the 8-lane
+   tiles, which run divergent, each paid ptxas's convergence check). 1.2% faster in
    geometric mean over 33 (matrix, n) pairs, none slower by more than
    0.3%, though ncu counted the same instructions (H200, bench/NOTES.md,
    "The chunk through shared memory"). */
@@ -319,22 +339,43 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     const __half *Bh = H ? a.B16 + colg : NULL;
     const int32_t ld = H ? a.ld16 : a.n;
     static_assert(UNROLL == 4, "the chunk is read from shared memory 4 at a time");
-    __shared__ __align__(16) int32_t s_col[BLOCK_THREADS];
-    __shared__ __align__(16) float s_val[BLOCK_THREADS];
-    const int base = tile_base(lane);
-    for (int32_t k0 = 0; k0 < len; k0 += L) {
-        const int m = min(L, len - k0);
-        int32_t c;
-        float v;
-        load_chunk(col, val, k0 + lane, lane < m, c, v);
+    /* A tile's chunk at tile_base / L * (4 L + 4): the 16 bytes between
+       regions put the four 8-lane tiles of a warp on different banks when
+       they read their steps (4 L apart, all four would be on the same 4). */
+    __shared__ __align__(16) int32_t s_col[BLOCK_THREADS / L * (4 * L + 4)];
+    __shared__ __align__(16) float s_val[BLOCK_THREADS / L * (4 * L + 4)];
+    const int base = tile_base(lane) / L * (4 * L + 4);
+    /* The segment starts `first` nonzeros past a 16-byte boundary: the
+       first chunk is loaded from the boundary, its slots before the
+       segment dropped as the lanes store it (one by one there). */
+    const int32_t first = (int32_t)(g.nz0 & 3);
+    for (int32_t k0 = 0; k0 < len;) {
+        const int32_t skip = k0 == 0 ? first : 0;
+        const int m = min(4 * L - skip, len - k0);
+        int4 c;
+        float4 v;
+        load_chunk4(col, val, k0 - skip + 4 * lane, 4 * lane < m + skip, c, v);
         tile.sync();    /* the tile has read the last chunk */
-        s_col[threadIdx.x] = c;
-        s_val[threadIdx.x] = v;
+        if (skip == 0) {
+            *reinterpret_cast<int4 *>(s_col + base + 4 * lane) = c;
+            *reinterpret_cast<float4 *>(s_val + base + 4 * lane) = v;
+        } else {
+            const int32_t cs[4] = { c.x, c.y, c.z, c.w };
+            const float vs[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int e = 4 * lane + i - skip;
+                if (e >= 0) {
+                    s_col[base + e] = cs[i];
+                    s_val[base + e] = vs[i];
+                }
+            }
+        }
         tile.sync();
         int j = 0;
         for (; j + UNROLL <= m; j += UNROLL) {
             lanevec<V> b[UNROLL];
-            /* base + j is a multiple of 4: L >= 4 wherever m >= UNROLL */
+            /* base + j is a multiple of 4: 16-byte reads */
             const int4 c4 = *reinterpret_cast<const int4 *>(s_col + base + j);
             const float4 v4 = *reinterpret_cast<const float4 *>(s_val + base + j);
             const int32_t cj[UNROLL] = { c4.x, c4.y, c4.z, c4.w };
@@ -373,6 +414,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
                 flush_row<L, V>(a, g, w, col0, active, acc, tile);
             acc.fma(vj, b);
         }
+        k0 += m;
     }
 }
 
@@ -731,10 +773,12 @@ static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
     if (st == TC_OK && m->rows)
         st = tc_gpu_upload_new(g, m->rows->new2old, (int64_t)m->base.rows * 4,
                                (void **)&p->rows, err);
+    /* 3 elements past the last nonzero: walk's 16-byte chunk loads */
     if (st == TC_OK)
-        st = tc_gpu_upload_new(g, m->a->colidx, m->base.nnz * 4, (void **)&p->col, err);
+        st = tc_gpu_upload_padded(g, m->a->colidx, m->base.nnz * 4, 3 * 4, (void **)&p->col,
+                                  err);
     if (st == TC_OK && m->a->val)
-        st = tc_gpu_upload_f32(g, m->a->val, m->base.nnz, &p->val, err);
+        st = tc_gpu_upload_f32_padded(g, m->a->val, m->base.nnz, 3, &p->val, err);
     if (st == TC_OK && w.nslots)
         st = tc_gpu_alloc(g, (int64_t)w.nslots * n * 4, (void **)&p->part, err);
     if (st == TC_OK && counters)

@@ -16,8 +16,8 @@
  * n = 128 one, and past 128 the columns go over several panels (grid y).
  * For each 4 L nonzeros of a row the lanes load the columns and values
  * once, 16 bytes a lane, and pass them round through shared memory; then
- * every lane gathers its V columns of those rows of B, UNROLL loads in flight at
- * once, and adds them in float32 FMAs.
+ * every lane gathers its V columns of those rows of B, UNROLL loads in
+ * flight at once, and adds them in float32 FMAs.
  *
  * Rows: a segment's whole rows are stored straight into C (an empty row
  * as zeros), each into the row of C the format says it is (`order` 1:
@@ -315,10 +315,10 @@ static __device__ __forceinline__ void load_chunk4(const int32_t *col, const flo
    The chunk goes round the tile through the block's shared memory (each
    lane's four slots in its tile's region), and UNROLL (4) indices and
    values are read back as two 16-byte broadcasts (shuffles of the 8-lane
-   tiles, which run divergent, each paid ptxas's convergence check). 1.2% faster in
-   geometric mean over 33 (matrix, n) pairs, none slower by more than
-   0.3%, though ncu counted the same instructions (H200, bench/NOTES.md,
-   "The chunk through shared memory"). */
+   tiles, which run divergent, each paid ptxas's convergence check): 1.2%
+   faster in geometric mean over 33 (matrix, n) pairs, none slower by
+   more than 0.3%, though ncu counted the same instructions (H200,
+   bench/NOTES.md, "The chunk through shared memory"). */
 template <int L, int V, bool H>
 static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit_seg &g,
                                             int32_t col0, bool active, rsp_rows &w,

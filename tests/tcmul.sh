@@ -189,6 +189,25 @@ run_fails 2 "tcmul: --output $T/B.copy.mtx would overwrite the input $T/B.copy.m
 cmp -s "$T/B.mtx" "$T/B.copy.mtx"; ok $? "... and B is untouched"
 run_fails 2 "tcmul: --output $T/B.h5 would overwrite the input $T/B.h5" "-o naming the HDF5 file of B" -- \
     "$TCMUL" --device cpu "$A" -B "$T/B.h5:/B" -o "$T/B.h5:/C"
+# tcmul.1 lists each kernel's variants in the kernel's order (its usage
+# error for an unknown variant names them): a new variant goes into the page.
+man_variants() {    # FORMAT: the names after "For FORMAT:" in tcmul.1
+    awk '/^The variants, first the one an untimed plan prefers/, /^With$/' \
+        "$top_srcdir/man/tcmul.1" | sed -e 's/^\.B[IR]* //' -e 's/\\-/-/g' | tr '\n' ' ' |
+        sed -n "s/.*For $1 : \([^.(]*\).*/\1/p" | tr -d ' '
+}
+for f in $("$TOOLS/tcconv" --list-formats | awk '/^[^ ]/ { print $1 }'); do
+    msg=$("$TCMUL" --device gpu --format "$f" --variant nope --cols 4 --verify "$A" 2>&1)
+    case $msg in
+    *"built without CUDA"*)
+        skip "tcmul.1 lists the $f kernel's variants: built without CUDA, no kernel to ask"
+        continue ;;
+    esac
+    k=$(printf '%s\n' "$msg" | sed -n "s/^tcmul: --variant nope: the $f kernel's variants are //p" |
+        tr -d ' ')
+    is "$(man_variants "$f")" "${k:-(no list of variants in: $msg)}" \
+        "tcmul.1 lists the $f kernel's variants, in its order"
+done
 "$TCMUL" --help | grep -q '^Usage: tcmul'; ok $? "--help"
 is "$("$TCMUL" --version)" "tcmul (tcsparse) 0.1.0" "--version"
 

@@ -214,11 +214,12 @@ typedef void (*convert_fn)(void *tmp, int64_t i, const void *src);
 static tc_status upload_converted(tc_gpu *g, int64_t n, int64_t pad, size_t size,
                                   convert_fn convert, const void *src, void **dev, tc_error *err)
 {
-    void *tmp = tc_calloc_array(n + pad, size, err);
+    void *tmp = tc_malloc_array(n + pad, size, err);
     if (!tmp)
         return TC_ERR_NOMEM;
     for (int64_t i = 0; i < n; i++)
         convert(tmp, i, src);
+    memset((char *)tmp + n * (int64_t)size, 0, (size_t)pad * size);
     tc_status st = tc_gpu_alloc(g, (n + pad) * (int64_t)size, dev, err);
     if (st == TC_OK)
         st = tc_gpu_upload(g, *dev, tmp, (n + pad) * (int64_t)size, err);

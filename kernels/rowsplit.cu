@@ -287,11 +287,14 @@ static __device__ __forceinline__ void load_chunk(const int32_t *col, const floa
     }
 }
 
+/* Elements the device's columns and values hold past the last nonzero
+   (upload), so that a chunk's last lane never reads past them. */
+#define CHUNK_PAD 3
+
 /* Nonzeros k .. k + 3 (k + the segment's first a multiple of 4: 16-byte
    aligned) where `in`, else zeros: a lane's share of a chunk of 4 L, as
-   one 16-byte load of columns and one of values. The arrays hold 3
-   elements past the last nonzero (upload), so that a chunk's last lane
-   never reads past them; what it reads past the segment is never used. */
+   one 16-byte load of columns and one of values; what it reads past the
+   segment (CHUNK_PAD past the matrix at most) is never used. */
 static __device__ __forceinline__ void load_chunk4(const int32_t *col, const float *val, int32_t k,
                                                    bool in, int4 &c, float4 &v)
 {
@@ -342,9 +345,10 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
     /* A tile's chunk at tile_base / L * (4 L + 4): the 16 bytes between
        regions put the four 8-lane tiles of a warp on different banks when
        they read their steps (4 L apart, all four would be on the same 4). */
-    __shared__ __align__(16) int32_t s_col[BLOCK_THREADS / L * (4 * L + 4)];
-    __shared__ __align__(16) float s_val[BLOCK_THREADS / L * (4 * L + 4)];
-    const int base = tile_base(lane) / L * (4 * L + 4);
+    constexpr int region = 4 * L + 4;
+    __shared__ __align__(16) int32_t s_col[BLOCK_THREADS / L * region];
+    __shared__ __align__(16) float s_val[BLOCK_THREADS / L * region];
+    const int base = tile_base(lane) / L * region;
     /* The segment starts `first` nonzeros past a 16-byte boundary: the
        first chunk is loaded from the boundary, its slots before the
        segment dropped as the lanes store it (one by one there). */
@@ -773,12 +777,12 @@ static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
     if (st == TC_OK && m->rows)
         st = tc_gpu_upload_new(g, m->rows->new2old, (int64_t)m->base.rows * 4,
                                (void **)&p->rows, err);
-    /* 3 elements past the last nonzero: walk's 16-byte chunk loads */
+    /* CHUNK_PAD elements past the last nonzero: walk's 16-byte chunk loads */
     if (st == TC_OK)
-        st = tc_gpu_upload_padded(g, m->a->colidx, m->base.nnz * 4, 3 * 4, (void **)&p->col,
-                                  err);
+        st = tc_gpu_upload_padded(g, m->a->colidx, m->base.nnz * 4, CHUNK_PAD * 4,
+                                  (void **)&p->col, err);
     if (st == TC_OK && m->a->val)
-        st = tc_gpu_upload_f32_padded(g, m->a->val, m->base.nnz, 3, &p->val, err);
+        st = tc_gpu_upload_f32_padded(g, m->a->val, m->base.nnz, CHUNK_PAD, &p->val, err);
     if (st == TC_OK && w.nslots)
         st = tc_gpu_alloc(g, (int64_t)w.nslots * n * 4, (void **)&p->part, err);
     if (st == TC_OK && counters)

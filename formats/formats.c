@@ -201,6 +201,7 @@ tc_status tc_format_traffic_report(const tc_fmt *m, const tc_csr *a, int32_t n,
     p.l2_bytes = l2_bytes;
     p.inflight_rows = inflight_rows;
     p.b_elem_bytes = b_elem_bytes;
+    p.convert_used = m->kind->convert_used;
     if (m->kind->window_shape)
         m->kind->window_shape(m, &p.window_rows, &p.col_unit);
     tc_traffic t;
@@ -222,7 +223,8 @@ tc_status tc_format_traffic_report(const tc_fmt *m, const tc_csr *a, int32_t n,
            (st = tc_report_int(r, section, "a_bytes", t.a_bytes,
                                "the format's arrays, read once")) ||
            (st = tc_report_int(r, section, "b_convert_bytes", t.b_convert_bytes,
-                               "fp16: B converted once, read in float32, written")) ||
+                               "fp16: B converted once (all of it, or the rows A uses), read in float32, "
+                               "written")) ||
            (st = tc_report_int(r, section, "b_gathered_bytes",
                                t.b_gathered_bytes,
                                "B rows the windows gather, once per window")) ||

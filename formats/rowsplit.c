@@ -433,4 +433,5 @@ const tc_format tc_format_rowsplit = {
     .free = rowsplit_free,
     .plan_params = rowsplit_plan_params,
     .plan_param_pays = rowsplit_plan_param_pays,
+    .convert_used = 1,
 };

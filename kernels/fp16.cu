@@ -1,21 +1,25 @@
 /*
- * fp16.cu: what the fp16 tensor-core kernels (rstile.cu, bcsr.cu) share to
- * bring their operands into half precision (gpu_internal.h).
+ * fp16.cu: what the kernels with fp16 variants (rstile, bcsr, bsb,
+ * rowsplit's "half", cuBLAS's, attention) share to bring their operands
+ * into half precision (gpu_internal.h).
  */
 
 #include <cuda_fp16.h>
 
 #include "gpu_internal.h"
 
-/* Thread i: 8 halves of B16 (a 16-byte store). */
+/* Thread i: 8 halves of B16 (a 16-byte store), in the i / (ld / 8)-th
+   row converted: that row of B, or with LISTED the row list names. */
+template <bool LISTED>
 __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,
-                        int64_t ld)
+                        int64_t ld, const int32_t *__restrict__ list)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t per_row = ld / 8;
     if (i >= rows * per_row)
         return;
-    const int64_t r = i / per_row;
+    const int64_t k = i / per_row;
+    const int64_t r = LISTED ? list[k] : k;
     const int32_t c0 = (int32_t)(i % per_row) * 8;
     __half h[8];
     for (int j = 0; j < 8; j++)
@@ -28,8 +32,9 @@ int64_t tc_half_launch_blocks(int64_t rows, int64_t ld)
     return (rows * (ld / 8) + 255) / 256;
 }
 
-tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,
-                         int64_t ld, tc_error *err)
+/* `rows` rows of B converted: the first ones, or those list names. */
+static tc_status launch(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,
+                        int64_t ld, const int32_t *list, tc_error *err)
 {
     const int64_t grid = tc_half_launch_blocks(rows, ld);
     if (grid == 0)
@@ -38,6 +43,21 @@ tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "converting B (%lld rows) to fp16 is more than one launch takes",
                             (long long)rows);
-    to_half<<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, rows, n, ld);
+    if (list)
+        to_half<true><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, rows, n, ld, list);
+    else
+        to_half<false><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, rows, n, ld, NULL);
     return TC_LAUNCHED(err, "to_half");
+}
+
+tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,
+                         int64_t ld, tc_error *err)
+{
+    return launch(g, B, B16, rows, n, ld, NULL, err);
+}
+
+tc_status tc_gpu_to_half_rows(tc_gpu *g, const float *B, void *B16, const int32_t *list,
+                              int64_t count, int32_t n, int64_t ld, tc_error *err)
+{
+    return launch(g, B, B16, count, n, ld, list, err);
 }

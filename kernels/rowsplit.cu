@@ -44,7 +44,9 @@
  *             instructions; the fallback for n % 4 != 0.
  *   "half"    vec4's lanes, each gathering 8 bytes (4 halves) of a row of
  *             B converted to fp16 once per run (tc_gpu_to_half, as
- *             rstile's "tc"); A's values and the sums stay fp32. Half the
+ *             rstile's "tc"; only the rows the matrix's nonzeros name,
+ *             where it leaves some unused: upload_used); A's values and
+ *             the sums stay fp32. Half the
  *             bytes a gather: where the kernel is at L2's bandwidth (a
  *             random graph at n = 128: 1.05 -> 1.42x cuSPARSE) it wins;
  *             where the conversion pass is a large share of a short
@@ -592,6 +594,10 @@ typedef struct rsp_plan {
     __half *B16;                /* "half": B converted each run; allocated when
                                    the variant is first selected */
     int64_t ld16;               /* its row length: n rounded up to 8 */
+    int32_t *used;              /* the columns A uses, where it leaves some
+                                   unused: the rows of B "half" converts
+                                   (NULL: all of them) */
+    int32_t nused;
     int32_t *item;              /* "lockstep": the segments' items in runs */
     int64_t *run_start;         /* (tc_rowsplit_runs) */
     int64_t nruns;
@@ -692,7 +698,10 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     if (p->nseg == 0)
         return TC_OK;
     if (is_half(v)) {
-        tc_status st = tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n, p->ld16, err);
+        tc_status st = p->used ? tc_gpu_to_half_rows(base->gpu, B, p->B16, p->used, p->nused,
+                                                     base->n, p->ld16, err)
+                               : tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n,
+                                                p->ld16, err);
         if (st != TC_OK)
             return st;
     }
@@ -719,6 +728,7 @@ static void rsp_free(tc_kplan *base)
     tc_gpu_free(g, p->part);
     tc_gpu_free(g, p->arrived);
     tc_gpu_free(g, p->B16);
+    tc_gpu_free(g, p->used);
     tc_gpu_free(g, p->item);
     tc_gpu_free(g, p->run_start);
     free(p);
@@ -751,6 +761,23 @@ static void upload_runs(rsp_plan *p, const tc_rowsplit *m)
     p->run_start = NULL;
     p->nruns = 0;
     snprintf(p->no_lockstep, sizeof p->no_lockstep, "%.150s", err.msg);
+}
+
+/* The columns A uses, where it leaves any unused: "half" converts only
+   those rows of B, the only ones it gathers. On an R-MAT of 2^22 rows
+   (Graph500's parameters) 52% of the columns are empty, and at n = 128
+   the conversion of all of B (read in float32, written in fp16) is about
+   a fifth of the product's DRAM bytes (bench/NOTES.md, "Only the rows of
+   B that A uses"). */
+static tc_status upload_used(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
+{
+    int32_t *list = NULL, n = 0;
+    tc_status st = tc_csr_used_cols(m->a, &list, &n, err);
+    if (st == TC_OK && n < m->a->cols && n > 0)
+        st = tc_gpu_upload_new(p->base.gpu, list, (int64_t)n * 4, (void **)&p->used, err);
+    p->nused = p->used ? n : 0;
+    free(list);
+    return st;
 }
 
 /* The work list, A's arrays (with the row order), the workspace (a row
@@ -789,6 +816,8 @@ static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
         st = tc_gpu_upload_new(g, zeros, counters * (int64_t)sizeof *zeros, (void **)&p->arrived,
                                err);
     free(zeros);
+    if (st == TC_OK)
+        st = upload_used(p, m, err);
     if (st == TC_OK)
         upload_runs(p, m);
     tc_rowsplit_work_free(&w);
@@ -832,7 +861,8 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
                             (int)base->n);
     if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535 ||
         (is_half(v) && (p->ld16 > INT32_MAX ||
-                         tc_half_launch_blocks(base->cols, p->ld16) > INT32_MAX)))
+                         tc_half_launch_blocks(p->used ? p->nused : base->cols, p->ld16) >
+                             INT32_MAX)))
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel %s: %lld x %lld thread blocks is more than one "
                             "launch takes", variant_names[v], (long long)grid_x(p, v),

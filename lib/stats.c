@@ -78,6 +78,34 @@ double tc_csr_row_length_cv(const tc_csr *a)
     return mean > 0 ? sqrt(dev / (double)a->rows) / mean : 0;
 }
 
+tc_status tc_csr_used_cols(const tc_csr *a, int32_t **out, int32_t *count, tc_error *err)
+{
+    if (out)
+        *out = NULL;
+    *count = 0;
+    uint8_t *used = tc_calloc_array(a->cols, 1, err);
+    if (!used)
+        return TC_ERR_NOMEM;
+    for (int64_t k = 0; k < a->nnz; k++)
+        used[a->colidx[k]] = 1;
+    int32_t n = 0;
+    for (int32_t j = 0; j < a->cols; j++)
+        n += used[j];
+    int32_t *list = out && n ? tc_malloc_array(n, sizeof *list, err) : NULL;
+    if (out && n && !list) {
+        free(used);
+        return TC_ERR_NOMEM;
+    }
+    for (int32_t j = 0, i = 0; list && j < a->cols; j++)
+        if (used[j])
+            list[i++] = j;
+    free(used);
+    if (out)
+        *out = list;
+    *count = n;
+    return TC_OK;
+}
+
 /* The same figures for integer data given as a histogram (count[v] values
    equal to v, 0 <= v < nbins): O(nbins), exact, and the same as
    tc_dist_compute on the expanded values. */

@@ -464,6 +464,12 @@ void tc_dist_compute(tc_dist *d, double *values, int64_t n);
 /* The coefficient of variation of a's row lengths (population sd / mean;
    0 without rows or nonzeros): one pass over rowptr, no allocation. */
 double tc_csr_row_length_cv(const tc_csr *a);
+/* The columns of a that hold a nonzero, in increasing order, into *out
+   (malloc'ed; NULL when there are none, or when out is NULL: the count
+   alone), their number into *count: the rows of B that a kernel gathering
+   only A's own columns reads (rowsplit's fp16 conversion pass; the traffic
+   model's). One pass over the nonzeros, a byte per column. */
+tc_status tc_csr_used_cols(const tc_csr *a, int32_t **out, int32_t *count, tc_error *err);
 
 typedef struct tc_tiling_stats {
     int h, w;                       /* window height (rows) and block width */
@@ -558,10 +564,14 @@ typedef struct tc_traffic_params {
     int32_t b_elem_bytes;       /* an element of B as the kernel gathers it:
                                    4 (float32), or 2 (fp16, which a pass
                                    converts from float32 first) */
+    int32_t convert_used;       /* fp16: 1 where the pass converts only the
+                                   rows of B that A's nonzeros name
+                                   (rowsplit's), 0 all of B */
 } tc_traffic_params;
 
 /* One row at a time (window_rows = col_unit = 1, a CSR kernel's), an
-   H100's L2 and concurrency, B gathered in float32. */
+   H100's L2 and concurrency, B gathered in float32 (with fp16, all of it
+   converted). */
 void tc_traffic_defaults(tc_traffic_params *p, int32_t n, int64_t a_bytes);
 
 typedef struct tc_traffic {
@@ -573,7 +583,8 @@ typedef struct tc_traffic {
     int64_t b_gathered_bytes;   /* the bytes of the b_gathers */
     int64_t a_bytes, b_bytes, c_bytes;  /* b_bytes: of the b_misses */
     int64_t b_convert_bytes;    /* fp16 B: the conversion pass, which reads
-                                   B in float32 and writes it in fp16 */
+                                   B in float32 and writes it in fp16 (the
+                                   rows A uses, with convert_used) */
     int64_t dram_bytes;         /* a_bytes + b_convert_bytes + b_bytes +
                                    c_bytes */
 } tc_traffic;

@@ -20,7 +20,8 @@
  * B's elements count at the bytes the kernel gathers: 4 for float32, 2 for
  * the fp16 variants that convert B first (rstile's and bcsr's "tc", bsb),
  * whose conversion pass reads B in float32 and writes it in fp16 once per
- * product. Checked against ncu on the H100 (bench/NOTES.md, "First
+ * product: all of B, or with convert_used only the rows A's nonzeros name
+ * (rowsplit's "half", which gathers no other). Checked against ncu on the H100 (bench/NOTES.md, "First
  * measurements"): without the pass and the halved gathers, the model gave
  * 0.60-0.86 of the bytes those variants move on stencils and up to 1.36
  * times them on R-MAT graphs at n = 128; with them, 0.84-1.07.
@@ -52,6 +53,7 @@ void tc_traffic_defaults(tc_traffic_params *p, int32_t n, int64_t a_bytes)
     p->l2_bytes = TC_TRAFFIC_L2_BYTES;
     p->inflight_rows = TC_TRAFFIC_INFLIGHT_ROWS;
     p->b_elem_bytes = 4;
+    p->convert_used = 0;
 }
 
 /* One unit of B: the window that last gathered it, and its place in the
@@ -175,10 +177,14 @@ tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_tra
     out->a_bytes = p->a_bytes;
     out->b_bytes = miss_bytes;
     out->c_bytes = (int64_t)a->rows * p->n * (int64_t)sizeof(float);
+    free(l.u);
+    int32_t converted = a->cols;
+    if (p->b_elem_bytes == 2 && p->convert_used &&
+        (st = tc_csr_used_cols(a, NULL, &converted, err)))
+        return st;
     out->b_convert_bytes = p->b_elem_bytes == 2
-                               ? (int64_t)a->cols * p->n * (int64_t)(sizeof(float) + 2)
+                               ? (int64_t)converted * p->n * (int64_t)(sizeof(float) + 2)
                                : 0;
     out->dram_bytes = out->a_bytes + out->b_convert_bytes + out->b_bytes + out->c_bytes;
-    free(l.u);
     return TC_OK;
 }

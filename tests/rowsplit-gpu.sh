@@ -16,7 +16,9 @@
 # giving the C bytes of the matrix's own order (each row summed in the
 # same order either way) into the caller's rows; an Inf in B's row 0 at n
 # where some lanes are past n (they gather and add too, into sums never
-# stored): exactly the rows using column 0 not finite.
+# stored): exactly the rows using column 0 not finite; half on a matrix
+# that leaves most columns unused (only the rows of B it names converted),
+# NaN in the others.
 # Skipped where there is no CUDA device. TCMUL and TCCONV may name the
 # tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -98,6 +100,38 @@ run_fails 2 "tcmul: rowsplit variant half (fp16): exceeds the fp32 accuracy aske
 run_fails 1 "tcmul: rowsplit kernel half: needs n a multiple of 4 (8-byte pieces of fp16 rows of B), n is 33" \
     "half forced at n=33 is refused with the reason" -- \
     "$TCMUL" --device gpu --format rowsplit --variant half --verify --cols 33 "$T/seg8.tcf.h5"
+
+# half converts only the rows of B the nonzeros name where some columns
+# are unused (kernels/rowsplit.cu, upload_used): on a 3000 x 9000 whose
+# nonzeros use under a third of the columns, at n not a multiple of 8 (the
+# fp16 rows padded) and past one panel, whole rows and pieces, and with
+# NaN in every row of B that no nonzero names (never converted, never
+# gathered: C finite, as the float64 reference)
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print 3000, 9000, 15000
+    for (i = 1; i <= 3000; i++) for (k = 0; k < 5; k++)
+        printf "%d %d %.4f\n", i, 1 + (i * 37 + k * 1013) % 2900 * 3, ((i * 7919 + k * 104729) % 2001 - 1000) / 1000.0 }' \
+    > "$T/sparsecols.mtx"
+"$TCCONV" -q -f rowsplit -p seg=4 "$T/sparsecols.mtx" -o "$T/sparsecols4.tcf.h5"
+for n in 4 12 36 132; do
+    for v in half lockstep-half; do
+        verify_passes "$v, a third of the columns used, n=$n" "$T/sparsecols.mtx" \
+            --format rowsplit --variant "$v" --cols "$n"
+    done
+    verify_passes "half, a third of the columns used, seg=4 (pieces), n=$n" \
+        "$T/sparsecols4.tcf.h5" --format rowsplit --variant half --cols "$n"
+done
+awk '!/^%/ && ++n > 1 { used[$2] = 1 }
+    END { print "%%MatrixMarket matrix array real general"; print 9000, 12
+        for (j = 0; j < 12; j++) for (i = 1; i <= 9000; i++) print (i in used ? (i % 7) / 7 - 0.5 : "nan") }' \
+    "$T/sparsecols.mtx" > "$T/Bnan.mtx"
+for v in half lockstep-half; do
+    verify_passes "$v: NaN in the rows of B no nonzero names, --verify passes" \
+        "$T/sparsecols.mtx" -B "$T/Bnan.mtx" --format rowsplit --variant "$v"
+    "$TCMUL" --device gpu --format rowsplit --variant "$v" "$T/sparsecols.mtx" -B "$T/Bnan.mtx" \
+        -o "$T/Cnan.mtx" &&
+        ! awk '!/^%/ && ++n > 1' "$T/Cnan.mtx" | grep -qi 'nan\|inf'
+    ok $? "$v: NaN in the rows of B no nonzero names: C all finite"
+done
 
 # lanes past n: at n = 36 vec4 takes 16 lanes, 9 inside n, and scalar a
 # second panel of 32 lanes, 4 inside n; at 264 vec4's third panel of 128

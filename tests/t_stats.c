@@ -499,8 +499,63 @@ static void check_in_order(int32_t rows, int32_t cols, int64_t nnz, int dense)
     tc_csr_free(a);
 }
 
+/* tc_csr_used_cols: the columns holding a nonzero, increasing, on a 4 x 9
+   whose columns 0, 3, 4 and 8 are empty (one column used twice, one row
+   empty); the count alone with out NULL; none on a matrix without
+   nonzeros; and every column of a random matrix against a brute force. */
+static void test_used_cols(void)
+{
+    static const int32_t rc[][2] = { { 0, 5 }, { 0, 1 }, { 2, 7 }, { 2, 5 }, { 3, 2 },
+                                     { 3, 6 } };
+    tc_csr *a = from_entries(4, 9, 6, rc, 0);
+    int32_t *cols = NULL, n = -1;
+    tc_error err;
+    tc_status st = tc_csr_used_cols(a, &cols, &n, &err);
+    is_int(st, TC_OK, "used columns of a 4 x 9");
+    is_int(n, 5, "used columns of a 4 x 9: 5 of 9");
+    ok(cols && cols[0] == 1 && cols[1] == 2 && cols[2] == 5 && cols[3] == 6 && cols[4] == 7,
+       "used columns of a 4 x 9: 1 2 5 6 7, in order");
+    free(cols);
+    n = -1;
+    is_int(tc_csr_used_cols(a, NULL, &n, &err), TC_OK, "the count alone (out NULL)");
+    is_int(n, 5, "the count alone: 5");
+    tc_csr_free(a);
+    a = from_entries(3, 4, 0, rc, 0);
+    cols = (int32_t *)&n;
+    st = tc_csr_used_cols(a, &cols, &n, &err);
+    ok(st == TC_OK && n == 0 && cols == NULL, "no nonzeros: no used columns, the list NULL");
+    tc_csr_free(a);
+
+    const int32_t rows = 300, ncols = 5000;
+    const int m = 900;
+    int32_t(*rnd)[2] = malloc(sizeof *rnd * m);
+    unsigned char *want = calloc(ncols, 1);
+    uint64_t x = 88172645463325252ULL;
+    for (int k = 0; k < m; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        rnd[k][0] = (int32_t)(x % rows);
+        rnd[k][1] = (int32_t)((x >> 20) % ncols);
+        want[rnd[k][1]] = 1;
+    }
+    a = from_entries(rows, ncols, m, rnd, 1);
+    st = tc_csr_used_cols(a, &cols, &n, &err);
+    int32_t wn = 0, bad = st != TC_OK;
+    for (int32_t j = 0; !bad && j < ncols; j++) {
+        if (!want[j])
+            continue;
+        bad = wn >= n || cols[wn] != j;
+        wn++;
+    }
+    ok(!bad && n == wn, "300 x 5000, 900 random nonzeros: the %d used columns, in order", (int)wn);
+    free(cols);
+    free(want);
+    free(rnd);
+    tc_csr_free(a);
+}
+
 int main(void)
 {
+    test_used_cols();
     test_dist();
     test_3x3();
     test_symmetry();

@@ -186,6 +186,28 @@ static void half_b(void)
            "band in fp16: A, the conversion, B once at 2 bytes, C");
     tc_csr_free(a);
 
+    /* convert_used: only the rows A's nonzeros name are converted (3 of
+       6 columns used, column 5 twice); without it all 6; float32 B has no
+       conversion either way */
+    static const int32_t sparse_cols[] = { 1, 5, -1, 5, -1, 3, -1 };
+    a = from_rows(3, 6, sparse_cols);
+    tc_traffic_defaults(&p, 8, 0);
+    p.b_elem_bytes = 2;
+    p.convert_used = 1;
+    if (tc_traffic_predict(a, &p, &t, &err))
+        tap_bail(err.msg);
+    is_int(t.b_convert_bytes, 3 * 8 * (4 + 2), "convert_used: the 3 rows of B A uses converted");
+    p.convert_used = 0;
+    if (tc_traffic_predict(a, &p, &t, &err))
+        tap_bail(err.msg);
+    is_int(t.b_convert_bytes, 6 * 8 * (4 + 2), "  without it: all 6 rows");
+    p.b_elem_bytes = 4;
+    p.convert_used = 1;
+    if (tc_traffic_predict(a, &p, &t, &err))
+        tap_bail(err.msg);
+    is_int(t.b_convert_bytes, 0, "  float32 B: no conversion, convert_used or not");
+    tc_csr_free(a);
+
     /* the random matrix of at_scale with the same L2, a fifth of fp16 B */
     a = tap_random_matrix(20000, 20000, 16, -1, -1, 1);
     if (!a)

@@ -7,7 +7,8 @@
 # format's window shape (csr row by row, rstile and hrpb 16-row windows of
 # single columns, bcsr 16-row windows of aligned 16-column units), with one
 # window at a time and with 64 rows in flight; and with --b-half (B in
-# fp16 after a conversion pass) for three of them.
+# fp16 after a conversion pass) for three of them, and rowsplit's pass,
+# which converts only the rows of B the nonzeros name.
 . "${top_srcdir:-.}/tests/lib.sh"
 TCSTAT=$TOOLS/tcstat
 PY=$(python_with numpy scipy)
@@ -97,6 +98,20 @@ for f in csr rstile bcsr; do
         "$(($(tsv_value traffic.$f a_bytes "$T/h.tsv") + 3001 * 128 * 6 + $(tsv_value traffic.$f b_bytes "$T/h.tsv") + 5000 * 128 * 4))" \
         "  $f: dram_bytes = A + conversion + B + C (float32)"
 done
+# rowsplit's kernel gathers only the rows of B the nonzeros name, and its
+# fp16 pass converts only those: on a 300 x 4000 whose nonzeros use a
+# subset of the columns (counted by scipy), rowsplit's conversion is that
+# many rows, rstile's (blocks with padded columns) all 4000
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 300, 4000, 900
+    for (i = 1; i <= 300; i++) for (k = 0; k < 3; k++) print i, 1 + (i * 37 + k * 1013) % 4000 }' \
+    > "$T/b.mtx"
+used=$("$PY" -c "import scipy.io; a = scipy.io.mmread('$T/b.mtx').tocsc(); print((a.getnnz(axis=0) > 0).sum())")
+"$TCSTAT" -f rowsplit,rstile --cols 64 --b-half --tsv "$T/b.mtx" > "$T/u.tsv"
+ok $? "tcstat -f rowsplit,rstile --cols 64 --b-half on a matrix using $used of 4000 columns"
+is "$(tsv_value traffic.rowsplit b_convert_bytes "$T/u.tsv")" $((used * 64 * 6)) \
+    "  rowsplit: the conversion of the $used rows of B the nonzeros name"
+is "$(tsv_value traffic.rstile b_convert_bytes "$T/u.tsv")" $((4000 * 64 * 6)) \
+    "  rstile: the conversion of all 4000 rows"
 "$TCSTAT" --b-half "$T/a.mtx" > /dev/null 2> "$T/err"
 is "$? $(head -n 1 "$T/err")" "2 tcstat: --b-half: only with --format" "--b-half without --format: usage error"
 done_testing

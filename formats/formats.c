@@ -223,8 +223,7 @@ tc_status tc_format_traffic_report(const tc_fmt *m, const tc_csr *a, int32_t n,
            (st = tc_report_int(r, section, "a_bytes", t.a_bytes,
                                "the format's arrays, read once")) ||
            (st = tc_report_int(r, section, "b_convert_bytes", t.b_convert_bytes,
-                               "fp16: B converted once (all of it, or the rows A uses), read in float32, "
-                               "written")) ||
+                               "fp16: B (all, or the rows A uses) read in float32, written")) ||
            (st = tc_report_int(r, section, "b_gathered_bytes",
                                t.b_gathered_bytes,
                                "B rows the windows gather, once per window")) ||

@@ -594,10 +594,10 @@ typedef struct rsp_plan {
     __half *B16;                /* "half": B converted each run; allocated when
                                    the variant is first selected */
     int64_t ld16;               /* its row length: n rounded up to 8 */
-    int32_t *used;              /* the columns A uses, where it leaves some
-                                   unused: the rows of B "half" converts
-                                   (NULL: all of them) */
-    int32_t nused;
+    int32_t nused;              /* the rows of B "half" converts: the
+                                   columns A uses (cols: all of B) */
+    int32_t *used;              /* which, where fewer than cols (NULL when
+                                   none or all) */
     int32_t *item;              /* "lockstep": the segments' items in runs */
     int64_t *run_start;         /* (tc_rowsplit_runs) */
     int64_t nruns;
@@ -698,10 +698,11 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     if (p->nseg == 0)
         return TC_OK;
     if (is_half(v)) {
-        tc_status st = p->used ? tc_gpu_to_half_rows(base->gpu, B, p->B16, p->used, p->nused,
-                                                     base->n, p->ld16, err)
-                               : tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n,
-                                                p->ld16, err);
+        tc_status st = p->nused < base->cols
+                           ? tc_gpu_to_half_rows(base->gpu, B, p->B16, p->used, p->nused,
+                                                 base->n, p->ld16, err)
+                           : tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n,
+                                            p->ld16, err);
         if (st != TC_OK)
             return st;
     }
@@ -764,18 +765,18 @@ static void upload_runs(rsp_plan *p, const tc_rowsplit *m)
 }
 
 /* The columns A uses, where it leaves any unused: "half" converts only
-   those rows of B, the only ones it gathers. On an R-MAT of 2^22 rows
-   (Graph500's parameters) 52% of the columns are empty, and at n = 128
-   the conversion of all of B (read in float32, written in fp16) is about
-   a fifth of the product's DRAM bytes (bench/NOTES.md, "Only the rows of
-   B that A uses"). */
+   those rows of B, the only ones it gathers (none for a matrix without
+   nonzeros). On an R-MAT of 2^22 rows (Graph500's parameters) 52% of the
+   columns are empty, and at n = 128 the conversion of all of B (read in
+   float32, written in fp16) was about a fifth of the product's time
+   (bench/NOTES.md, "Only the rows of B that A uses"). */
 static tc_status upload_used(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
 {
-    int32_t *list = NULL, n = 0;
-    tc_status st = tc_csr_used_cols(m->a, &list, &n, err);
-    if (st == TC_OK && n < m->a->cols && n > 0)
-        st = tc_gpu_upload_new(p->base.gpu, list, (int64_t)n * 4, (void **)&p->used, err);
-    p->nused = p->used ? n : 0;
+    int32_t *list = NULL;
+    tc_status st = tc_csr_used_cols(m->a, &list, &p->nused, err);
+    if (st == TC_OK && p->nused > 0 && p->nused < m->a->cols)
+        st = tc_gpu_upload_new(p->base.gpu, list, (int64_t)p->nused * 4, (void **)&p->used,
+                               err);
     free(list);
     return st;
 }
@@ -861,8 +862,7 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
                             (int)base->n);
     if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535 ||
         (is_half(v) && (p->ld16 > INT32_MAX ||
-                         tc_half_launch_blocks(p->used ? p->nused : base->cols, p->ld16) >
-                             INT32_MAX)))
+                         tc_half_launch_blocks(p->nused, p->ld16) > INT32_MAX)))
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel %s: %lld x %lld thread blocks is more than one "
                             "launch takes", variant_names[v], (long long)grid_x(p, v),

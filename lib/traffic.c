@@ -21,10 +21,11 @@
  * the fp16 variants that convert B first (rstile's and bcsr's "tc", bsb),
  * whose conversion pass reads B in float32 and writes it in fp16 once per
  * product: all of B, or with convert_used only the rows A's nonzeros name
- * (rowsplit's "half", which gathers no other). Checked against ncu on the H100 (bench/NOTES.md, "First
- * measurements"): without the pass and the halved gathers, the model gave
- * 0.60-0.86 of the bytes those variants move on stencils and up to 1.36
- * times them on R-MAT graphs at n = 128; with them, 0.84-1.07.
+ * (rowsplit's "half", which gathers no other). Checked against ncu on the
+ * H100 (bench/NOTES.md, "First measurements"): without the pass and the
+ * halved gathers, the model gave 0.60-0.86 of the bytes those variants
+ * move on stencils and up to 1.36 times them on R-MAT graphs at n = 128;
+ * with them, 0.84-1.07.
  */
 #include <config.h>
 

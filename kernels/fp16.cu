@@ -32,32 +32,25 @@ int64_t tc_half_launch_blocks(int64_t rows, int64_t ld)
     return (rows * (ld / 8) + 255) / 256;
 }
 
-/* `rows` rows of B converted: the first ones, or those list names. */
-static tc_status launch(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,
-                        int64_t ld, const int32_t *list, tc_error *err)
+tc_status tc_gpu_to_half_rows(tc_gpu *g, const float *B, void *B16, const int32_t *list,
+                              int64_t count, int32_t n, int64_t ld, tc_error *err)
 {
-    const int64_t grid = tc_half_launch_blocks(rows, ld);
+    const int64_t grid = tc_half_launch_blocks(count, ld);
     if (grid == 0)
         return TC_OK;
     if (grid > INT32_MAX)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "converting B (%lld rows) to fp16 is more than one launch takes",
-                            (long long)rows);
+                            (long long)count);
     if (list)
-        to_half<true><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, rows, n, ld, list);
+        to_half<true><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, count, n, ld, list);
     else
-        to_half<false><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, rows, n, ld, NULL);
+        to_half<false><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, count, n, ld, NULL);
     return TC_LAUNCHED(err, "to_half");
 }
 
 tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,
                          int64_t ld, tc_error *err)
 {
-    return launch(g, B, B16, rows, n, ld, NULL, err);
-}
-
-tc_status tc_gpu_to_half_rows(tc_gpu *g, const float *B, void *B16, const int32_t *list,
-                              int64_t count, int32_t n, int64_t ld, tc_error *err)
-{
-    return launch(g, B, B16, count, n, ld, list, err);
+    return tc_gpu_to_half_rows(g, B, B16, NULL, rows, n, ld, err);
 }

@@ -43,7 +43,7 @@
  *             much, fill well below 1) for four times the load
  *             instructions; the fallback for n % 4 != 0.
  *   "half"    vec4's lanes, each gathering 8 bytes (4 halves) of a row of
- *             B converted to fp16 once per run (tc_gpu_to_half, as
+ *             B converted to fp16 once per run (tc_gpu_to_half_rows, as
  *             rstile's "tc"; only the rows the matrix's nonzeros name,
  *             where it leaves some unused: upload_used); A's values and
  *             the sums stay fp32. Half the
@@ -597,7 +597,7 @@ typedef struct rsp_plan {
     int32_t nused;              /* the rows of B "half" converts: the
                                    columns A uses (cols: all of B) */
     int32_t *used;              /* which, where fewer than cols (NULL when
-                                   none or all) */
+                                   none or all: the first nused rows) */
     int32_t *item;              /* "lockstep": the segments' items in runs */
     int64_t *run_start;         /* (tc_rowsplit_runs) */
     int64_t nruns;
@@ -698,11 +698,8 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     if (p->nseg == 0)
         return TC_OK;
     if (is_half(v)) {
-        tc_status st = p->nused < base->cols
-                           ? tc_gpu_to_half_rows(base->gpu, B, p->B16, p->used, p->nused,
-                                                 base->n, p->ld16, err)
-                           : tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n,
-                                            p->ld16, err);
+        tc_status st = tc_gpu_to_half_rows(base->gpu, B, p->B16, p->used, p->nused, base->n,
+                                           p->ld16, err);
         if (st != TC_OK)
             return st;
     }

@@ -8,8 +8,8 @@
 
 #include "gpu_internal.h"
 
-/* Thread i: 8 halves of B16 (a 16-byte store), in the i / (ld / 8)-th
-   row converted: that row of B, or with LISTED the row list names. */
+/* Thread i: 8 halves of row k = i / (ld / 8) of B16 (a 16-byte store):
+   row k of B, or with LISTED the row list[k] names. */
 template <bool LISTED>
 __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,
                         int64_t ld, const int32_t *__restrict__ list)
@@ -24,7 +24,7 @@ __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, 
     __half h[8];
     for (int j = 0; j < 8; j++)
         h[j] = __float2half_rn(c0 + j < n ? B[r * n + c0 + j] : 0.0f);
-    *(uint4 *)(B16 + r * ld + c0) = *(const uint4 *)h;
+    *(uint4 *)(B16 + k * ld + c0) = *(const uint4 *)h;
 }
 
 int64_t tc_half_launch_blocks(int64_t rows, int64_t ld)

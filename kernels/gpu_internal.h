@@ -76,10 +76,10 @@ tc_status tc_kplan_new(tc_gpu *g, const tc_fmt *m, const char *format,
    halves, ld a multiple of 8 and >= n, zeros past n). */
 tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,
                          int64_t ld, tc_error *err);
-/* The same for the count rows of B that list (on the device) names, each
-   into its own row of B16, the other rows of B16 left as they were (list
-   NULL: the first count rows). For a kernel that gathers only those rows
-   (rowsplit's "half"). */
+/* The same for the count rows of B that list (on the device) names, row
+   list[k] of B into row k of B16 (list NULL: the first count rows): a
+   compact copy of the rows a kernel gathers, in the order it wants them
+   (rowsplit's "half", hubs first). */
 tc_status tc_gpu_to_half_rows(tc_gpu *g, const float *B, void *B16, const int32_t *list,
                               int64_t count, int32_t n, int64_t ld, tc_error *err);
 /* Thread blocks tc_gpu_to_half (or _rows, for `rows` listed rows)

@@ -45,7 +45,9 @@
  *   "half"    vec4's lanes, each gathering 8 bytes (4 halves) of a row of
  *             B converted to fp16 once per run (tc_gpu_to_half_rows, as
  *             rstile's "tc"; only the rows the matrix's nonzeros name,
- *             where it leaves some unused: upload_used); A's values and
+ *             where it leaves some unused: upload_used; where those
+ *             are more than L2 holds, the most used first, kept in L2,
+ *             the others gathered evict-first); A's values and
  *             the sums stay fp32. Half the
  *             bytes a gather: where the kernel is at L2's bandwidth (a
  *             random graph at n = 128: 1.05 -> 1.42x cuSPARSE) it wins;
@@ -120,8 +122,12 @@ typedef struct rsp_args {
     const int32_t *col;
     const float *val;           /* NULL for a pattern matrix (values 1) */
     const float *B;
-    const __half *B16;          /* "half": B in fp16, ld16 halves a row */
+    const __half *B16;          /* "half": B's rows that A uses in fp16, ld16
+                                   halves a row, hubs first (col: rows of it) */
     int32_t ld16;
+    int32_t hot;                /* "half": B16's rows gathered to stay in L2 */
+    bool hubs;                  /* "half": B16 overflows L2 (hot < its rows):
+                                   A read evict-first too */
     float *C;
     float *part;                /* nslots rows of n: split rows' pieces */
     int *arrived;               /* per split row and panel: pieces done */
@@ -135,10 +141,13 @@ template <> struct lanevec<4> {
     __device__ void zero() { x = make_float4(0.f, 0.f, 0.f, 0.f); }
     __device__ void load(const float *p) { x = __ldg(reinterpret_cast<const float4 *>(p)); }
     __device__ void load_cg(const float *p) { x = __ldcg(reinterpret_cast<const float4 *>(p)); }
-    /* four halves (8 bytes) of the fp16 B, as floats */
-    __device__ void load(const __half *p)
+    /* four halves (8 bytes) of the fp16 B, as floats; `cold`: a row few
+       nonzeros gather, loaded evict-first, so that it does not push the
+       hubs' rows out of L2 */
+    __device__ void load(const __half *p, bool cold)
     {
-        const uint2 raw = __ldg(reinterpret_cast<const uint2 *>(p));
+        const uint2 *q = reinterpret_cast<const uint2 *>(p);
+        const uint2 raw = cold ? __ldcs(q) : __ldg(q);
         const float2 lo = __half22float2(*reinterpret_cast<const __half2 *>(&raw.x));
         const float2 hi = __half22float2(*reinterpret_cast<const __half2 *>(&raw.y));
         x = make_float4(lo.x, lo.y, hi.x, hi.y);
@@ -264,13 +273,14 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
 
 /* This lane's V columns of row c of B, ld elements a row: from Bl, this
    lane's columns of the float32 B's row 0, or with H from Bh, the same of
-   its fp16 copy ("half"). */
+   its fp16 copy ("half"), whose rows from `hot` on are the columns of few
+   nonzeros. */
 template <bool H, int V>
 static __device__ __forceinline__ void gather(lanevec<V> &b, const float *Bl, const __half *Bh,
-                                              int32_t ld, int32_t c)
+                                              int32_t ld, int32_t hot, int32_t c)
 {
     if constexpr (H)
-        b.load(Bh + tc_row_elems(c, ld));
+        b.load(Bh + tc_row_elems(c, ld), c >= hot);
     else
         b.load(Bl + tc_row_elems(c, ld));
 }
@@ -293,18 +303,29 @@ static __device__ __forceinline__ void load_chunk(const int32_t *col, const floa
    (upload), so that a chunk's last lane never reads past them. */
 #define CHUNK_PAD 3
 
+/* 16 bytes of A, read once: with H and hubs ("half" where L2 is to keep
+   B16's hubs) evict-first, 1.2% faster on R-MAT 2^22 at n = 128 (H200,
+   bench/NOTES.md, "The hubs of B kept in L2"); elsewhere A stays in L2
+   for the next product as before. */
+template <bool H, typename T>
+static __device__ __forceinline__ T load_a(const T *p, bool hubs)
+{
+    return H && hubs ? __ldcs(p) : __ldg(p);
+}
+
 /* Nonzeros k .. k + 3 (k + the segment's first a multiple of 4: 16-byte
    aligned) where `in`, else zeros: a lane's share of a chunk of 4 L, as
    one 16-byte load of columns and one of values; what it reads past the
    segment (CHUNK_PAD past the matrix at most) is never used. */
+template <bool H>
 static __device__ __forceinline__ void load_chunk4(const int32_t *col, const float *val, int32_t k,
-                                                   bool in, int4 &c, float4 &v)
+                                                   bool in, bool hubs, int4 &c, float4 &v)
 {
     c = make_int4(0, 0, 0, 0);
     v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (in) {
-        c = __ldg(reinterpret_cast<const int4 *>(col + k));
-        v = val ? __ldg(reinterpret_cast<const float4 *>(val + k))
+        c = load_a<H>(reinterpret_cast<const int4 *>(col + k), hubs);
+        v = val ? load_a<H>(reinterpret_cast<const float4 *>(val + k), hubs)
                 : make_float4(1.f, 1.f, 1.f, 1.f);
     }
 }
@@ -360,7 +381,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
         const int m = min(4 * L - skip, len - k0);
         int4 c;
         float4 v;
-        load_chunk4(col, val, k0 - skip + 4 * lane, 4 * lane < m + skip, c, v);
+        load_chunk4<H>(col, val, k0 - skip + 4 * lane, 4 * lane < m + skip, a.hubs, c, v);
         tile.sync();    /* the tile has read the last chunk */
         if (skip == 0) {
             *reinterpret_cast<int4 *>(s_col + base + 4 * lane) = c;
@@ -388,7 +409,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
             const float vj[UNROLL] = { v4.x, v4.y, v4.z, v4.w };
 #pragma unroll
             for (int u = 0; u < UNROLL; u++)
-                gather<H, V>(b[u], Bl, Bh, ld, cj[u]);
+                gather<H, V>(b[u], Bl, Bh, ld, a.hot, cj[u]);
             /* Where no row of the lanes running together ends inside the
                step, the FMAs alone, with no row-end test a nonzero. Voted,
                so that the warp takes one side: with each group's own test
@@ -415,7 +436,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
             const int32_t cj = s_col[base + j];
             const float vj = s_val[base + j];
             lanevec<V> b;
-            gather<H, V>(b, Bl, Bh, ld, cj);
+            gather<H, V>(b, Bl, Bh, ld, a.hot, cj);
             while (k0 + j == w.row_end)
                 flush_row<L, V>(a, g, w, col0, active, acc, tile);
             acc.fma(vj, b);
@@ -544,7 +565,7 @@ static __device__ __forceinline__ void lockstep_run(const rsp_args &a, const rsp
 #pragma unroll
                 for (int u = 0; u < UNROLL; u++)
                     if (active && j + u < m)
-                        gather<H, V>(b[u], Bl, Bh, ld, cj[u]);
+                        gather<H, V>(b[u], Bl, Bh, ld, a.hot, cj[u]);
 #pragma unroll
                 for (int u = 0; u < UNROLL; u++)
                     if (active && j + u < m)
@@ -555,7 +576,7 @@ static __device__ __forceinline__ void lockstep_run(const rsp_args &a, const rsp
                 const float vj = __shfl_sync(FULL_WARP, v, j, L);
                 if (active && j < m) {
                     lanevec<V> b;
-                    gather<H, V>(b, Bl, Bh, ld, cj);
+                    gather<H, V>(b, Bl, Bh, ld, a.hot, cj);
                     acc.fma(vj, b);
                 }
             }
@@ -591,13 +612,19 @@ typedef struct rsp_plan {
     float *val;
     float *part;
     int *arrived;
+    int64_t nnz;
     __half *B16;                /* "half": B converted each run; allocated when
                                    the variant is first selected */
     int64_t ld16;               /* its row length: n rounded up to 8 */
     int32_t nused;              /* the rows of B "half" converts: the
                                    columns A uses (cols: all of B) */
-    int32_t *used;              /* which, where fewer than cols (NULL when
-                                   none or all: the first nused rows) */
+    int32_t *used;              /* which, most used first, the rows of B16
+                                   (NULL: B's first nused rows, in order) */
+    int32_t *rank;              /* with used: each column's row of B16, until
+                                   col16 is made from it */
+    int32_t *col16;             /* with used: A's columns as rows of B16,
+                                   made when "half" is first selected */
+    int32_t hot;                /* B16's rows that fit the L2 share (HOT_SHARE) */
     int32_t *item;              /* "lockstep": the segments' items in runs */
     int64_t *run_start;         /* (tc_rowsplit_runs) */
     int64_t nruns;
@@ -691,8 +718,10 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
 {
     rsp_plan *p = (rsp_plan *)base;
     const int v = base->variant;
-    const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->rows, p->col, p->val, B, p->B16,
-                        (int32_t)p->ld16 /* rsp_select: it fits */, C,
+    const int32_t *col = is_half(v) && p->col16 ? p->col16 : p->col;
+    const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->rows, col, p->val, B, p->B16,
+                        (int32_t)p->ld16 /* rsp_select: it fits */, p->hot,
+                        p->hot < p->nused, C,
                         p->part, p->arrived, base->n };
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
     if (p->nseg == 0)
@@ -727,6 +756,8 @@ static void rsp_free(tc_kplan *base)
     tc_gpu_free(g, p->arrived);
     tc_gpu_free(g, p->B16);
     tc_gpu_free(g, p->used);
+    tc_gpu_free(g, p->rank);
+    tc_gpu_free(g, p->col16);
     tc_gpu_free(g, p->item);
     tc_gpu_free(g, p->run_start);
     free(p);
@@ -761,19 +792,56 @@ static void upload_runs(rsp_plan *p, const tc_rowsplit *m)
     snprintf(p->no_lockstep, sizeof p->no_lockstep, "%.150s", err.msg);
 }
 
-/* The columns A uses, where it leaves any unused: "half" converts only
-   those rows of B, the only ones it gathers (none for a matrix without
-   nonzeros). On an R-MAT of 2^22 rows (Graph500's parameters) 52% of the
-   columns are empty, and at n = 128 the conversion of all of B (read in
-   float32, written in fp16) was about a fifth of the product's time
-   (bench/NOTES.md, "Only the rows of B that A uses"). */
+/* The share of L2 that B16's hubs take: half of it. H100's L2 is two
+   halves that each keep their own copy of what the SMs of the other read,
+   and ncu's DRAM bytes on the R-MATs matched an LRU of half the L2 best
+   (bench/NOTES.md, "The model's L2: 25 MB by default"); on R-MAT 2^22 at
+   n = 128 a quarter, a half and three quarters of the H200's L2 gave
+   3.72, 3.61 and 3.63 ms ("The hubs of B kept in L2"). */
+#define HOT_SHARE 2
+
+/* The rows of B that "half" converts: where A leaves columns unused, or
+   where they are more than L2 holds, the columns A uses, and B16 those
+   rows only (row k of B16 is B's row used[k], col16 A's columns as such
+   rows). Where they are more than the L2 share, the most used first: the
+   first `hot` rows, the hubs, fill the share, their gathers load
+   normally, the others evict-first (lanevec<4>::load), so that a row of B
+   that one or two nonzeros gather does not push a hub out. Where they
+   fit, in B's own order. On an R-MAT of 2^22 rows (Graph500's
+   parameters) 52% of the columns are empty: converting all of B was
+   about a fifth of the product's time at n = 128 (bench/NOTES.md, "Only
+   the rows of B that A uses"); and there the hubs kept in L2 took the
+   kernel's DRAM reads from 7.03 to 5.69 GB, the product 3.3% faster, 4.5%
+   with A read evict-first too (load_a; H200, "The hubs of B kept in
+   L2"). Otherwise B16 is all of B in order, gathered by col. */
+static int ascending(const void *x, const void *y)
+{
+    const int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
 static tc_status upload_used(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
 {
-    int32_t *list = NULL;
+    int32_t *list = NULL, *rank = NULL;
     tc_status st = tc_csr_used_cols(m->a, &list, &p->nused, err);
-    if (st == TC_OK && p->nused > 0 && p->nused < m->a->cols)
+    const int64_t share = p->base.gpu->info.l2_bytes / HOT_SHARE / (p->ld16 * 2);
+    p->hot = (int32_t)(share < p->nused ? share : p->nused);
+    const int32_t cols = m->a->cols;
+    if (st == TC_OK && p->hot == p->nused && p->nused > 1)
+        qsort(list, (size_t)p->nused, sizeof *list, ascending);
+    if (st == TC_OK && p->nused > 0 && (p->nused < cols || p->hot < p->nused)) {
+        /* an unused column's entry (0) is never read: col16 maps A's */
+        rank = (int32_t *)tc_calloc_array(cols, sizeof *rank, err);
+        st = rank ? TC_OK : TC_ERR_NOMEM;
+        for (int32_t k = 0; rank && k < p->nused; k++)
+            rank[list[k]] = k;
+    }
+    if (st == TC_OK && rank)
         st = tc_gpu_upload_new(p->base.gpu, list, (int64_t)p->nused * 4, (void **)&p->used,
                                err);
+    if (st == TC_OK && rank)
+        st = tc_gpu_upload_new(p->base.gpu, rank, (int64_t)cols * 4, (void **)&p->rank, err);
+    free(rank);
     free(list);
     return st;
 }
@@ -791,6 +859,7 @@ static tc_status upload(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
     if (st != TC_OK)
         return st;
     p->nseg = w.nseg;
+    p->nnz = m->base.nnz;
     const int64_t counters = (int64_t)w.nsplit * panels(n, V_SCALAR);
     int *zeros = (int *)tc_calloc_array(counters + 1, sizeof *zeros, err);
     st = zeros ? TC_OK : TC_ERR_NOMEM;
@@ -842,6 +911,43 @@ static tc_status rsp_prepare(tc_gpu *g, const tc_fmt *m, const tc_csr *a,
     return TC_OK;
 }
 
+/* out[k]: column col[k]'s row of B16 (rank), for the nnz nonzeros; the
+   CHUNK_PAD elements after them 0, as col's. */
+__global__ void rows_of_b16(const int32_t *__restrict__ col, const int32_t *__restrict__ rank,
+                            int32_t *out, int64_t nnz)
+{
+    const int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < nnz + CHUNK_PAD)
+        out[k] = k < nnz ? rank[col[k]] : 0;
+}
+
+/* col16 from col and rank, which is then freed. */
+static tc_status make_col16(rsp_plan *p, tc_error *err)
+{
+    tc_gpu *g = p->base.gpu;
+    const int64_t count = p->nnz + CHUNK_PAD, grid = (count + 255) / 256;
+    if (grid > INT32_MAX)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rowsplit kernel half: %lld nonzeros are more than one launch takes",
+                            (long long)p->nnz);
+    if (tc_gpu_alloc(g, count * 4, (void **)&p->col16, err) != TC_OK) {
+        (void)cudaGetLastError();
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rowsplit kernel half: no device memory for A's columns as rows "
+                            "of B in fp16 (%lld bytes)", (long long)(count * 4));
+    }
+    rows_of_b16<<<(unsigned)grid, 256, 0, g->stream>>>(p->col, p->rank, p->col16, p->nnz);
+    tc_status st = TC_LAUNCHED(err, "rows_of_b16");
+    if (st != TC_OK) {
+        tc_gpu_free(g, p->col16);
+        p->col16 = NULL;
+        return st;
+    }
+    tc_gpu_free(g, p->rank);
+    p->rank = NULL;
+    return TC_OK;
+}
+
 /* "vec4" and "half" need n % 4 == 0 (16- and 8-byte pieces of a row of
    B); every variant needs its grid to fit one launch, "half" its B16 (only
    allocated for such n) one conversion launch. */
@@ -869,12 +975,18 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
        variant that cannot run here, not an error: the failed cudaMalloc's
        error is taken back, so that the next launch check does not report
        it. */
+    const int64_t b16_bytes = (int64_t)p->nused * p->ld16 * 2;
     if (is_half(v) && !p->B16 &&
-        tc_gpu_alloc(base->gpu, base->cols * p->ld16 * 2, (void **)&p->B16, err) != TC_OK) {
+        tc_gpu_alloc(base->gpu, b16_bytes, (void **)&p->B16, err) != TC_OK) {
         (void)cudaGetLastError();
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
                             "rowsplit kernel half: no device memory for B in fp16 (%lld bytes)",
-                            (long long)(base->cols * p->ld16 * 2));
+                            (long long)b16_bytes);
+    }
+    if (is_half(v) && p->rank) {
+        tc_status st = make_col16(p, err);
+        if (st != TC_OK)
+            return st;
     }
     base->variant = v;
     return TC_OK;

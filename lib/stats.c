@@ -83,23 +83,40 @@ tc_status tc_csr_used_cols(const tc_csr *a, int32_t **out, int32_t *count, tc_er
     if (out)
         *out = NULL;
     *count = 0;
-    uint8_t *used = tc_calloc_array(a->cols, 1, err);
-    if (!used)
+    /* uses[j]: column j's nonzeros (at most rows, so 32 bits hold it) */
+    int32_t *uses = tc_calloc_array(a->cols, sizeof *uses, err);
+    if (!uses)
         return TC_ERR_NOMEM;
-    for (int64_t k = 0; k < a->nnz; k++)
-        used[a->colidx[k]] = 1;
+    int32_t most = 0;
+    for (int64_t k = 0; k < a->nnz; k++) {
+        const int32_t u = ++uses[a->colidx[k]];
+        most = u > most ? u : most;
+    }
     int32_t n = 0;
     for (int32_t j = 0; j < a->cols; j++)
-        n += used[j];
+        n += uses[j] > 0;
+    /* a counting sort by uses, most first: start[u] is where the columns
+       used u times begin; columns of one count stay in increasing order */
     int32_t *list = out && n ? tc_malloc_array(n, sizeof *list, err) : NULL;
-    if (out && n && !list) {
-        free(used);
+    int32_t *start = list ? tc_calloc_array((int64_t)most + 1, sizeof *start, err) : NULL;
+    if (out && n && !start) {
+        free(list);
+        free(uses);
         return TC_ERR_NOMEM;
     }
-    for (int32_t j = 0, i = 0; list && j < a->cols; j++)
-        if (used[j])
-            list[i++] = j;
-    free(used);
+    for (int32_t j = 0; start && j < a->cols; j++)
+        if (uses[j])
+            start[uses[j] - 1]++;
+    for (int32_t u = most - 1, at = 0; start && u >= 0; u--) {
+        const int32_t c = start[u];
+        start[u] = at;
+        at += c;
+    }
+    for (int32_t j = 0; start && j < a->cols; j++)
+        if (uses[j])
+            list[start[uses[j] - 1]++] = j;
+    free(start);
+    free(uses);
     if (out)
         *out = list;
     *count = n;

@@ -464,11 +464,13 @@ void tc_dist_compute(tc_dist *d, double *values, int64_t n);
 /* The coefficient of variation of a's row lengths (population sd / mean;
    0 without rows or nonzeros): one pass over rowptr, no allocation. */
 double tc_csr_row_length_cv(const tc_csr *a);
-/* The columns of a that hold a nonzero, in increasing order, into *out
-   (malloc'ed; NULL when there are none, or when out is NULL: the count
-   alone), their number into *count: the rows of B that a kernel gathering
-   only A's own columns reads (rowsplit's fp16 conversion pass; the traffic
-   model's). One pass over the nonzeros, a byte per column. */
+/* The columns of a that hold a nonzero, most nonzeros first (columns of
+   one count in increasing order), into *out (malloc'ed; NULL when there
+   are none, or when out is NULL: the count alone), their number into
+   *count: the rows of B that a kernel gathering only A's own columns
+   reads, hubs first (rowsplit's fp16 copy of B, whose first rows L2 keeps;
+   the traffic model's count). One pass over the nonzeros and a counting
+   sort: 4 bytes a column and 4 for each count up to the largest. */
 tc_status tc_csr_used_cols(const tc_csr *a, int32_t **out, int32_t *count, tc_error *err);
 
 typedef struct tc_tiling_stats {
@@ -565,8 +567,11 @@ typedef struct tc_traffic_params {
                                    4 (float32), or 2 (fp16, which a pass
                                    converts from float32 first) */
     int32_t convert_used;       /* fp16: 1 where the pass converts only the
-                                   rows of B that A's nonzeros name
-                                   (rowsplit's), 0 all of B */
+                                   rows of B that A's nonzeros name and,
+                                   with col_unit 1, L2 keeps only the most
+                                   used of them, as many as it holds, the
+                                   others gathered evict-first (rowsplit's
+                                   "half"); 0 all of B, every unit kept */
 } tc_traffic_params;
 
 /* One row at a time (window_rows = col_unit = 1, a CSR kernel's), an

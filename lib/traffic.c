@@ -21,7 +21,11 @@
  * the fp16 variants that convert B first (rstile's and bcsr's "tc", bsb),
  * whose conversion pass reads B in float32 and writes it in fp16 once per
  * product: all of B, or with convert_used only the rows A's nonzeros name
- * (rowsplit's "half", which gathers no other). Checked against ncu on the
+ * (rowsplit's "half", which gathers no other). That kernel also keeps the
+ * rows of the most used columns, as many as L2 holds, there and gathers
+ * the others evict-first (kernels/rowsplit.cu, upload_used): with
+ * convert_used the LRU holds those hub rows alone, and another row is a
+ * hit only while a window in flight shares it. Checked against ncu on the
  * H100 (bench/NOTES.md, "First measurements"): without the pass and the
  * halved gathers, the model gave 0.60-0.86 of the bytes those variants
  * move on stencils and up to 1.36 times them on R-MAT graphs at n = 128;
@@ -65,7 +69,7 @@ void tc_traffic_defaults(tc_traffic_params *p, int32_t n, int64_t a_bytes)
 typedef struct unit {
     int32_t last;               /* -1: never gathered */
     int32_t prev, next;
-    int32_t held;               /* in the LRU */
+    int32_t held;               /* in the LRU; -1: never (not a hub) */
 } unit;
 
 /* How many nonzeros ahead the walk prefetches a unit's entry. */
@@ -142,8 +146,20 @@ tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_tra
     l.u = tc_malloc_array((int64_t)units + 1, sizeof *l.u, err);
     if (!l.u)
         return TC_ERR_NOMEM;
+    /* convert_used: the rows converted, most used first; the first that
+       fit the LRU are the hubs, the only units it holds */
+    const int hubs = p->b_elem_bytes == 2 && p->convert_used && p->col_unit == 1;
+    int32_t converted = a->cols, *used = NULL;
+    if (p->b_elem_bytes == 2 && p->convert_used &&
+        (st = tc_csr_used_cols(a, hubs ? &used : NULL, &converted, err))) {
+        free(l.u);
+        return st;
+    }
     for (int32_t x = 0; x <= units; x++)
-        l.u[x] = (unit){ .last = -1, .prev = units, .next = units, .held = 0 };
+        l.u[x] = (unit){ .last = -1, .prev = units, .next = units, .held = hubs ? -1 : 0 };
+    for (int32_t k = 0; hubs && k < converted && k < l.capacity; k++)
+        l.u[used[k]].held = 0;
+    free(used);
     /* the last unit may hold fewer than col_unit rows of B */
     const int64_t last_bytes = ((int64_t)a->cols - ((int64_t)units - 1) * p->col_unit) * row_bytes;
     int64_t gathers = 0, misses = 0, gathered_bytes = 0, miss_bytes = 0;
@@ -162,13 +178,14 @@ tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_tra
             if (u->last == w)
                 continue;           /* the window gathers each unit once */
             const int64_t bytes = x == units - 1 ? last_bytes : unit_bytes;
-            const int miss = !u->held && (u->last < 0 || w - u->last >= inflight);
+            const int miss = u->held <= 0 && (u->last < 0 || w - u->last >= inflight);
             gathers++;
             gathered_bytes += bytes;
             misses += miss;
             miss_bytes += miss ? bytes : 0;
             u->last = (int32_t)w;
-            lru_touch(&l, x);
+            if (u->held >= 0)
+                lru_touch(&l, x);
         }
     }
     out->unit_bytes = unit_bytes;
@@ -179,10 +196,6 @@ tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_tra
     out->b_bytes = miss_bytes;
     out->c_bytes = (int64_t)a->rows * p->n * (int64_t)sizeof(float);
     free(l.u);
-    int32_t converted = a->cols;
-    if (p->b_elem_bytes == 2 && p->convert_used &&
-        (st = tc_csr_used_cols(a, NULL, &converted, err)))
-        return st;
     out->b_convert_bytes = p->b_elem_bytes == 2
                                ? (int64_t)converted * p->n * (int64_t)(sizeof(float) + 2)
                                : 0;

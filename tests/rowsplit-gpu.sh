@@ -18,7 +18,8 @@
 # where some lanes are past n (they gather and add too, into sums never
 # stored): exactly the rows using column 0 not finite; half on a matrix
 # that leaves most columns unused (only the rows of B it names converted),
-# NaN in the others.
+# NaN in the others; half on a matrix whose fp16 rows of B overflow L2
+# (the hubs first, the others gathered evict-first).
 # Skipped where there is no CUDA device. TCMUL and TCCONV may name the
 # tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -131,6 +132,28 @@ for v in half lockstep-half; do
         -o "$T/Cnan.mtx" &&
         ! awk '!/^%/ && ++n > 1' "$T/Cnan.mtx" | grep -qi 'nan\|inf'
     ok $? "$v: NaN in the rows of B no nonzero names: C all finite"
+done
+
+# half's copy of B hubs first (upload_used): on a 20000 x 400000 whose
+# columns are drawn as a cube of a uniform (a few hubs, most columns used
+# once or twice, some never) B16 at n = 128 is 300,000-odd rows of 256
+# bytes, more than any GPU's L2: the rows past its share gathered
+# evict-first, all of it remapped; whole rows, pieces (seg=16) and rows
+# longest first, at n = 128 and at 8 (B16 within the share, remapped for
+# the unused columns)
+awk 'BEGIN { srand(7); print "%%MatrixMarket matrix coordinate real general"
+    print 20000, 400000, 1200000
+    for (i = 1; i <= 20000; i++) for (k = 0; k < 60; k++) { u = rand()
+        printf "%d %d %.3f\n", i, 1 + int(400000 * u * u * u), rand() - 0.5 } }' > "$T/hubs.mtx"
+"$TCCONV" -q "$T/hubs.mtx" -o "$T/hubs.tcf.h5"
+"$TCCONV" -q -f rowsplit -p seg=16,order=1 "$T/hubs.mtx" -o "$T/hubs16.tcf.h5"
+for n in 8 128; do
+    for v in half lockstep-half; do
+        verify_passes "$v, hubs of 400000 columns, n=$n" "$T/hubs.tcf.h5" --format rowsplit \
+            --variant "$v" --cols "$n"
+        verify_passes "$v, hubs of 400000 columns, seg=16, order=1, n=$n" "$T/hubs16.tcf.h5" \
+            --format rowsplit --variant "$v" --cols "$n"
+    done
 done
 
 # lanes past n: at n = 36 vec4 takes 16 lanes, 9 inside n, and scalar a

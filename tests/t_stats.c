@@ -499,10 +499,12 @@ static void check_in_order(int32_t rows, int32_t cols, int64_t nnz, int dense)
     tc_csr_free(a);
 }
 
-/* tc_csr_used_cols: the columns holding a nonzero, increasing, on a 4 x 9
-   whose columns 0, 3, 4 and 8 are empty (one column used twice, one row
-   empty); the count alone with out NULL; none on a matrix without
-   nonzeros; and every column of a random matrix against a brute force. */
+/* tc_csr_used_cols: the columns holding a nonzero, most nonzeros first and
+   ties in increasing order, on a 4 x 9 whose columns 0, 3, 4 and 8 are
+   empty (column 5 used twice, one row empty); the count alone with out
+   NULL; none on a matrix without nonzeros; and a random matrix against a
+   brute force: every used column once, counts never rising, ties in
+   increasing order. */
 static void test_used_cols(void)
 {
     static const int32_t rc[][2] = { { 0, 5 }, { 0, 1 }, { 2, 7 }, { 2, 5 }, { 3, 2 },
@@ -513,8 +515,8 @@ static void test_used_cols(void)
     tc_status st = tc_csr_used_cols(a, &cols, &n, &err);
     is_int(st, TC_OK, "used columns of a 4 x 9");
     is_int(n, 5, "used columns of a 4 x 9: 5 of 9");
-    ok(cols && cols[0] == 1 && cols[1] == 2 && cols[2] == 5 && cols[3] == 6 && cols[4] == 7,
-       "used columns of a 4 x 9: 1 2 5 6 7, in order");
+    ok(cols && cols[0] == 5 && cols[1] == 1 && cols[2] == 2 && cols[3] == 6 && cols[4] == 7,
+       "used columns of a 4 x 9: 5 (twice), then 1 2 6 7");
     free(cols);
     n = -1;
     is_int(tc_csr_used_cols(a, NULL, &n, &err), TC_OK, "the count alone (out NULL)");
@@ -526,29 +528,42 @@ static void test_used_cols(void)
     ok(st == TC_OK && n == 0 && cols == NULL, "no nonzeros: no used columns, the list NULL");
     tc_csr_free(a);
 
+    /* columns drawn as the square of a uniform: counts from 0 to dozens */
     const int32_t rows = 300, ncols = 5000;
-    const int m = 900;
+    const int m = 9000;
     int32_t(*rnd)[2] = malloc(sizeof *rnd * m);
-    unsigned char *want = calloc(ncols, 1);
+    int32_t *uses = calloc(ncols, sizeof *uses);
     uint64_t x = 88172645463325252ULL;
     for (int k = 0; k < m; k++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const double u = (double)(x >> 11) / 9007199254740992.0;
         rnd[k][0] = (int32_t)(x % rows);
-        rnd[k][1] = (int32_t)((x >> 20) % ncols);
-        want[rnd[k][1]] = 1;
+        rnd[k][1] = (int32_t)(u * u * ncols);
     }
     a = from_entries(rows, ncols, m, rnd, 1);
+    /* repeated entries are merged: count the nonzeros it kept */
+    for (int64_t k = 0; k < a->nnz; k++)
+        uses[a->colidx[k]]++;
+    int32_t wn = 0;
+    for (int32_t j = 0; j < ncols; j++)
+        wn += uses[j] > 0;
     st = tc_csr_used_cols(a, &cols, &n, &err);
-    int32_t wn = 0, bad = st != TC_OK;
-    for (int32_t j = 0; !bad && j < ncols; j++) {
-        if (!want[j])
-            continue;
-        bad = wn >= n || cols[wn] != j;
-        wn++;
+    int bad = st != TC_OK || n != wn;
+    unsigned char *seen = calloc(ncols, 1);
+    for (int32_t i = 0; !bad && i < n; i++) {
+        const int32_t j = cols[i];
+        bad = j < 0 || j >= ncols || !uses[j] || seen[j];
+        if (!bad && i > 0)
+            bad = uses[cols[i - 1]] < uses[j] ||
+                  (uses[cols[i - 1]] == uses[j] && cols[i - 1] >= j);
+        if (!bad)
+            seen[j] = 1;
     }
-    ok(!bad && n == wn, "300 x 5000, 900 random nonzeros: the %d used columns, in order", (int)wn);
+    ok(!bad, "300 x 5000, %lld nonzeros: the %d used columns once each, most used (%d) "
+       "first, ties in order", (long long)a->nnz, (int)wn, n > 0 && !bad ? (int)uses[cols[0]] : -1);
+    free(seen);
     free(cols);
-    free(want);
+    free(uses);
     free(rnd);
     tc_csr_free(a);
 }

@@ -208,6 +208,29 @@ static void half_b(void)
     is_int(t.b_convert_bytes, 0, "  float32 B: no conversion, convert_used or not");
     tc_csr_free(a);
 
+    /* convert_used in fp16 keeps only the hubs in L2: rows {0 1} {0} {1}
+       {0}, an L2 of one row of B, one row in flight. Column 0 (3 uses) is
+       the hub: it misses once; column 1 is gathered evict-first, a miss
+       each time (3 of 5). The plain LRU swaps the two: 5 of 5. */
+    static const int32_t hub_cols[] = { 0, 1, -1, 0, -1, 1, -1, 0, -1 };
+    a = from_rows(4, 4, hub_cols);
+    tc_traffic_defaults(&p, 8, 0);
+    p.b_elem_bytes = 2;
+    p.l2_bytes = 8 * 2;
+    p.inflight_rows = 1;
+    p.convert_used = 1;
+    if (tc_traffic_predict(a, &p, &t, &err))
+        tap_bail(err.msg);
+    ok(t.b_gathers == 5 && t.b_misses == 3, "convert_used: the hub kept, the other row gathered "
+       "evict-first: 3 misses of 5 gathers (got %lld of %lld)", (long long)t.b_misses,
+       (long long)t.b_gathers);
+    p.convert_used = 0;
+    if (tc_traffic_predict(a, &p, &t, &err))
+        tap_bail(err.msg);
+    ok(t.b_gathers == 5 && t.b_misses == 5, "  without it the LRU swaps the two rows: 5 of 5 "
+       "(got %lld)", (long long)t.b_misses);
+    tc_csr_free(a);
+
     /* the random matrix of at_scale with the same L2, a fifth of fp16 B */
     a = tap_random_matrix(20000, 20000, 16, -1, -1, 1);
     if (!a)

@@ -8,7 +8,8 @@
 # single columns, bcsr 16-row windows of aligned 16-column units), with one
 # window at a time and with 64 rows in flight; and with --b-half (B in
 # fp16 after a conversion pass) for three of them, and rowsplit's pass,
-# which converts only the rows of B the nonzeros name.
+# which converts only the rows of B the nonzeros name, and its L2 that
+# keeps only the most used of them (the hubs).
 . "${top_srcdir:-.}/tests/lib.sh"
 TCSTAT=$TOOLS/tcstat
 PY=$(python_with numpy scipy)
@@ -35,13 +36,18 @@ import scipy.io
 a = scipy.io.mmread(sys.argv[1]).tocsr()
 a.sum_duplicates()
 a.sort_indices()
-n, window, unit, l2, inflight, elem = (int(x) for x in sys.argv[2:8])
+n, window, unit, l2, inflight, elem, hubs = (int(x) for x in sys.argv[2:9])
 rows, cols = a.shape
 units = (cols + unit - 1) // unit
 unit_bytes = unit * n * elem
 last_bytes = (cols - (units - 1) * unit) * n * elem
 capacity = min(l2 // unit_bytes, units)
 at_once = max(inflight // window, 1)
+# hubs (rowsplit's half): the LRU holds only the most used columns (ties
+# by index), as many as it can; the others only windows in flight share
+uses = a.getnnz(axis=0)
+order = sorted((j for j in range(cols) if uses[j]), key=lambda j: (-uses[j], j))
+hub = set(order[:capacity]) if hubs else None
 lru = collections.OrderedDict()
 last = {}
 gathered = missed = 0
@@ -57,7 +63,7 @@ for w in range((rows + window - 1) // window):
         if u not in lru and (u not in last or w - last[u] >= at_once):
             missed += size
         last[u] = w
-        if capacity:
+        if capacity and (hub is None or u in hub):
             lru[u] = True
             lru.move_to_end(u)
             if len(lru) > capacity:
@@ -72,7 +78,7 @@ for inflight in 1 64; do
     for f in csr rstile hrpb bcsr; do
         shape="$(tsv_value traffic.$f window_rows "$T/t.tsv") $(tsv_value traffic.$f col_unit "$T/t.tsv")"
         # shellcheck disable=SC2086 # shape is two numbers
-        want=$("$PY" "$T/model.py" "$T/a.mtx" 128 $shape 1048576 $inflight 4)
+        want=$("$PY" "$T/model.py" "$T/a.mtx" 128 $shape 1048576 $inflight 4 0)
         is "$(tsv_value traffic.$f b_gathered_bytes "$T/t.tsv") $(tsv_value traffic.$f b_bytes "$T/t.tsv")" \
             "$want" "  $f (windows of $shape), $inflight rows in flight: as the Python model"
     done
@@ -89,7 +95,7 @@ ok $? "tcstat -f csr,rstile,bcsr --cols 128 --l2 1 --inflight 64 --b-half"
 for f in csr rstile bcsr; do
     shape="$(tsv_value traffic.$f window_rows "$T/h.tsv") $(tsv_value traffic.$f col_unit "$T/h.tsv")"
     # shellcheck disable=SC2086 # shape is two numbers
-    want=$("$PY" "$T/model.py" "$T/a.mtx" 128 $shape 1048576 64 2)
+    want=$("$PY" "$T/model.py" "$T/a.mtx" 128 $shape 1048576 64 2 0)
     is "$(tsv_value traffic.$f b_gathered_bytes "$T/h.tsv") $(tsv_value traffic.$f b_bytes "$T/h.tsv")" \
         "$want" "  $f in fp16: as the Python model"
     is "$(tsv_value traffic.$f b_convert_bytes "$T/h.tsv")" $((3001 * 128 * 6)) \
@@ -112,6 +118,21 @@ is "$(tsv_value traffic.rowsplit b_convert_bytes "$T/u.tsv")" $((used * 64 * 6))
     "  rowsplit: the conversion of the $used rows of B the nonzeros name"
 is "$(tsv_value traffic.rstile b_convert_bytes "$T/u.tsv")" $((4000 * 64 * 6)) \
     "  rstile: the conversion of all 4000 rows"
+# rowsplit's half keeps the hubs' rows of B in L2 and gathers the others
+# evict-first: at n = 256 fp16 B (1.5 MB) overflows the 1 MiB L2, and the
+# 16 dense rows make columns 0-999 the hubs; the bytes as the Python model
+# with hubs, which differs from the plain LRU's here
+"$TCSTAT" -f rowsplit --cols 256 --l2 1 --inflight 64 --b-half --tsv "$T/a.mtx" > "$T/r.tsv"
+ok $? "tcstat -f rowsplit --cols 256 --l2 1 --inflight 64 --b-half"
+shape="$(tsv_value traffic.rowsplit window_rows "$T/r.tsv") $(tsv_value traffic.rowsplit col_unit "$T/r.tsv")"
+# shellcheck disable=SC2086 # shape is two numbers
+want=$("$PY" "$T/model.py" "$T/a.mtx" 256 $shape 1048576 64 2 1)
+is "$(tsv_value traffic.rowsplit b_gathered_bytes "$T/r.tsv") $(tsv_value traffic.rowsplit b_bytes "$T/r.tsv")" \
+    "$want" "  rowsplit in fp16, the hubs alone in L2: as the Python model"
+# shellcheck disable=SC2086 # shape is two numbers
+plain=$("$PY" "$T/model.py" "$T/a.mtx" 256 $shape 1048576 64 2 0)
+[ "$plain" != "$want" ]
+ok $? "  the hubs change the bytes here (plain LRU: $plain; hubs: $want)"
 "$TCSTAT" --b-half "$T/a.mtx" > /dev/null 2> "$T/err"
 is "$? $(head -n 1 "$T/err")" "2 tcstat: --b-half: only with --format" "--b-half without --format: usage error"
 done_testing

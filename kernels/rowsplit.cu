@@ -125,9 +125,7 @@ typedef struct rsp_args {
     const __half *B16;          /* "half": B's rows that A uses in fp16, ld16
                                    halves a row, hubs first (col: rows of it) */
     int32_t ld16;
-    int32_t hot;                /* "half": B16's rows gathered to stay in L2 */
-    bool hubs;                  /* "half": B16 overflows L2 (hot < its rows):
-                                   A read evict-first too */
+    int32_t hot;                /* HALF_HUBS: B16's rows gathered to stay in L2 */
     float *C;
     float *part;                /* nslots rows of n: split rows' pieces */
     int *arrived;               /* per split row and panel: pieces done */
@@ -271,16 +269,24 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
     w.row_end = row_ends[window_slot(w, tile.thread_rank())];
 }
 
+/* What the kernels' template parameter H says B is read as: float32 (0),
+   the fp16 copy B16 ("half"), or B16 where it overflows the L2 share
+   (upload_used): rows from a.hot on gathered evict-first, A read
+   evict-first. Two fp16 instances, so that where B16 fits no gather pays
+   the test (1-2.5% on three shared graphs at n = 128 with it, H200,
+   bench/NOTES.md, "The hubs of B kept in L2"). */
+enum { HALF = 1, HALF_HUBS = 2 };
+
 /* This lane's V columns of row c of B, ld elements a row: from Bl, this
    lane's columns of the float32 B's row 0, or with H from Bh, the same of
-   its fp16 copy ("half"), whose rows from `hot` on are the columns of few
-   nonzeros. */
-template <bool H, int V>
+   its fp16 copy, whose rows from `hot` on are, with HALF_HUBS, the columns
+   of few nonzeros. */
+template <int H, int V>
 static __device__ __forceinline__ void gather(lanevec<V> &b, const float *Bl, const __half *Bh,
                                               int32_t ld, int32_t hot, int32_t c)
 {
     if constexpr (H)
-        b.load(Bh + tc_row_elems(c, ld), c >= hot);
+        b.load(Bh + tc_row_elems(c, ld), H == HALF_HUBS && c >= hot);
     else
         b.load(Bl + tc_row_elems(c, ld));
 }
@@ -303,29 +309,30 @@ static __device__ __forceinline__ void load_chunk(const int32_t *col, const floa
    (upload), so that a chunk's last lane never reads past them. */
 #define CHUNK_PAD 3
 
-/* 16 bytes of A, read once: with H and hubs ("half" where L2 is to keep
-   B16's hubs) evict-first, 1.2% faster on R-MAT 2^22 at n = 128 (H200,
-   bench/NOTES.md, "The hubs of B kept in L2"); elsewhere A stays in L2
-   for the next product as before. */
-template <bool H, typename T>
-static __device__ __forceinline__ T load_a(const T *p, bool hubs)
+/* 16 bytes of A, read once: with HALF_HUBS (L2 is to keep B16's hubs)
+   evict-first, 1.2% faster on R-MAT 2^22 at n = 128 (H200, bench/NOTES.md,
+   "The hubs of B kept in L2"); elsewhere A stays in L2 for the next
+   product. */
+template <int H, typename T> static __device__ __forceinline__ T load_a(const T *p)
 {
-    return H && hubs ? __ldcs(p) : __ldg(p);
+    if constexpr (H == HALF_HUBS)
+        return __ldcs(p);
+    return __ldg(p);
 }
 
 /* Nonzeros k .. k + 3 (k + the segment's first a multiple of 4: 16-byte
    aligned) where `in`, else zeros: a lane's share of a chunk of 4 L, as
    one 16-byte load of columns and one of values; what it reads past the
    segment (CHUNK_PAD past the matrix at most) is never used. */
-template <bool H>
+template <int H>
 static __device__ __forceinline__ void load_chunk4(const int32_t *col, const float *val, int32_t k,
-                                                   bool in, bool hubs, int4 &c, float4 &v)
+                                                   bool in, int4 &c, float4 &v)
 {
     c = make_int4(0, 0, 0, 0);
     v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (in) {
-        c = load_a<H>(reinterpret_cast<const int4 *>(col + k), hubs);
-        v = val ? load_a<H>(reinterpret_cast<const float4 *>(val + k), hubs)
+        c = load_a<H>(reinterpret_cast<const int4 *>(col + k));
+        v = val ? load_a<H>(reinterpret_cast<const float4 *>(val + k))
                 : make_float4(1.f, 1.f, 1.f, 1.f);
     }
 }
@@ -345,7 +352,7 @@ static __device__ __forceinline__ void load_chunk4(const int32_t *col, const flo
    faster in geometric mean over 33 (matrix, n) pairs, none slower by
    more than 0.3%, though ncu counted the same instructions (H200,
    bench/NOTES.md, "The chunk through shared memory"). */
-template <int L, int V, bool H>
+template <int L, int V, int H>
 static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit_seg &g,
                                             int32_t col0, bool active, rsp_rows &w,
                                             lanevec<V> &acc,
@@ -381,7 +388,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
         const int m = min(4 * L - skip, len - k0);
         int4 c;
         float4 v;
-        load_chunk4<H>(col, val, k0 - skip + 4 * lane, 4 * lane < m + skip, a.hubs, c, v);
+        load_chunk4<H>(col, val, k0 - skip + 4 * lane, 4 * lane < m + skip, c, v);
         tile.sync();    /* the tile has read the last chunk */
         if (skip == 0) {
             *reinterpret_cast<int4 *>(s_col + base + 4 * lane) = c;
@@ -477,7 +484,7 @@ static __device__ __forceinline__ void finish_piece(const rsp_args &a,
         *counter = 0;
 }
 
-template <int L, int V, bool H>
+template <int L, int V, int H>
 __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_kernel(rsp_args a)
 {
     const cg::thread_block_tile<L> tile = cg::tiled_partition<L>(cg::this_thread_block());
@@ -514,7 +521,7 @@ typedef struct rsp_runs {
    step ends each group stores its row, or its piece as finish_piece does.
    Rows longest first make the G rows of a step about as long as each
    other, and a split row's pieces are. */
-template <int L, int V, bool H>
+template <int L, int V, int H>
 static __device__ __forceinline__ void lockstep_run(const rsp_args &a, const rsp_runs &r,
                                                     int64_t run)
 {
@@ -591,7 +598,7 @@ static __device__ __forceinline__ void lockstep_run(const rsp_args &a, const rsp
     }
 }
 
-template <int L, int V, bool H>
+template <int L, int V, int H>
 __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM)
     rowsplit_lockstep_kernel(rsp_args a, rsp_runs r)
 {
@@ -665,7 +672,7 @@ static int64_t panels(int32_t n, int v)
 
 typedef void (*rsp_kernel_fn)(rsp_args);
 
-template <int V, bool H>
+template <int V, int H>
 static rsp_kernel_fn kernel_lanes(int lanes)
 {
     switch (lanes) {
@@ -678,26 +685,28 @@ static rsp_kernel_fn kernel_lanes(int lanes)
     }
 }
 
-/* The instance variant v runs at n (not "lockstep"). */
-static rsp_kernel_fn kernel_of(int32_t n, int v)
+/* The instance variant v runs at n (not "lockstep"), with hubs where
+   B16 overflows the L2 share. */
+static rsp_kernel_fn kernel_of(int32_t n, int v, bool hubs)
 {
     const int lanes = tile_lanes(n, v);
-    return v == V_VEC4 ? kernel_lanes<4, false>(lanes) : v == V_HALF ? kernel_lanes<4, true>(lanes)
-                                                                     : kernel_lanes<1, false>(lanes);
+    if (v == V_HALF)
+        return hubs ? kernel_lanes<4, HALF_HUBS>(lanes) : kernel_lanes<4, HALF>(lanes);
+    return v == V_VEC4 ? kernel_lanes<4, 0>(lanes) : kernel_lanes<1, 0>(lanes);
 }
 
 typedef void (*rsp_lockstep_fn)(rsp_args, rsp_runs);
 
 /* "lockstep-half"'s instance for `lanes` lanes a row. */
-static rsp_lockstep_fn lockstep_lanes(int lanes)
+template <int H> static rsp_lockstep_fn lockstep_lanes(int lanes)
 {
     switch (lanes) {
-    case 1: return rowsplit_lockstep_kernel<1, 4, true>;
-    case 2: return rowsplit_lockstep_kernel<2, 4, true>;
-    case 4: return rowsplit_lockstep_kernel<4, 4, true>;
-    case 8: return rowsplit_lockstep_kernel<8, 4, true>;
-    case 16: return rowsplit_lockstep_kernel<16, 4, true>;
-    default: return rowsplit_lockstep_kernel<32, 4, true>;
+    case 1: return rowsplit_lockstep_kernel<1, 4, H>;
+    case 2: return rowsplit_lockstep_kernel<2, 4, H>;
+    case 4: return rowsplit_lockstep_kernel<4, 4, H>;
+    case 8: return rowsplit_lockstep_kernel<8, 4, H>;
+    case 16: return rowsplit_lockstep_kernel<16, 4, H>;
+    default: return rowsplit_lockstep_kernel<32, 4, H>;
     }
 }
 
@@ -719,9 +728,9 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     rsp_plan *p = (rsp_plan *)base;
     const int v = base->variant;
     const int32_t *col = is_half(v) && p->col16 ? p->col16 : p->col;
+    const bool hubs = p->hot < p->nused;
     const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->rows, col, p->val, B, p->B16,
-                        (int32_t)p->ld16 /* rsp_select: it fits */, p->hot,
-                        p->hot < p->nused, C,
+                        (int32_t)p->ld16 /* rsp_select: it fits */, p->hot, C,
                         p->part, p->arrived, base->n };
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
     if (p->nseg == 0)
@@ -734,10 +743,12 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     }
     if (is_lockstep(v)) {
         const rsp_runs r = { p->item, p->run_start, p->nruns };
-        lockstep_lanes(tile_lanes(base->n, v))<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a, r);
+        const int lanes = tile_lanes(base->n, v);
+        const rsp_lockstep_fn f = hubs ? lockstep_lanes<HALF_HUBS>(lanes) : lockstep_lanes<HALF>(lanes);
+        f<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a, r);
         return TC_LAUNCHED(err, "rowsplit_lockstep_kernel");
     }
-    kernel_of(base->n, v)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a);
+    kernel_of(base->n, v, hubs)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rowsplit_kernel");
 }
 

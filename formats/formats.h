@@ -65,9 +65,10 @@ struct tc_format {
        time, gathering its own columns (a CSR kernel's). */
     void (*window_shape)(const tc_fmt *m, int32_t *window_rows, int32_t *col_unit);
     /* 1 when the kernel's fp16 variants convert only the rows of B that the
-       matrix's nonzeros name (tc_traffic_params.convert_used), 0 when they
-       convert all of B (those that gather whole blocks, whose padded
-       columns read rows no nonzero names). */
+       matrix's nonzeros name and keep only the most used of them in L2
+       (tc_traffic_params.convert_used), 0 when they convert all of B
+       (those that gather whole blocks, whose padded columns read rows no
+       nonzero names). */
     int convert_used;
     void (*free)(tc_fmt *m);
     /* Parameter settings ("seg=64,order=1"; NULL-terminated; NULL: none)

@@ -811,6 +811,12 @@ static void upload_runs(rsp_plan *p, const tc_rowsplit *m)
    3.72, 3.61 and 3.63 ms ("The hubs of B kept in L2"). */
 #define HOT_SHARE 2
 
+static int ascending(const void *x, const void *y)
+{
+    const int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
 /* The rows of B that "half" converts: where A leaves columns unused, or
    where they are more than L2 holds, the columns A uses, and B16 those
    rows only (row k of B16 is B's row used[k], col16 A's columns as such
@@ -825,12 +831,6 @@ static void upload_runs(rsp_plan *p, const tc_rowsplit *m)
    kernel's DRAM reads from 7.03 to 5.69 GB, the product 3.3% faster, 4.5%
    with A read evict-first too (load_a; H200, "The hubs of B kept in
    L2"). Otherwise B16 is all of B in order, gathered by col. */
-static int ascending(const void *x, const void *y)
-{
-    const int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-    return (a > b) - (a < b);
-}
-
 static tc_status upload_used(rsp_plan *p, const tc_rowsplit *m, tc_error *err)
 {
     int32_t *list = NULL, *rank = NULL;

@@ -87,14 +87,13 @@ tc_status tc_csr_used_cols(const tc_csr *a, int32_t **out, int32_t *count, tc_er
     int32_t *uses = tc_calloc_array(a->cols, sizeof *uses, err);
     if (!uses)
         return TC_ERR_NOMEM;
-    int32_t most = 0;
-    for (int64_t k = 0; k < a->nnz; k++) {
-        const int32_t u = ++uses[a->colidx[k]];
-        most = u > most ? u : most;
-    }
-    int32_t n = 0;
-    for (int32_t j = 0; j < a->cols; j++)
+    for (int64_t k = 0; k < a->nnz; k++)
+        uses[a->colidx[k]]++;
+    int32_t n = 0, most = 0;
+    for (int32_t j = 0; j < a->cols; j++) {
         n += uses[j] > 0;
+        most = uses[j] > most ? uses[j] : most;
+    }
     /* a counting sort by uses, most first: start[u] is where the columns
        used u times begin; columns of one count stay in increasing order */
     int32_t *list = out && n ? tc_malloc_array(n, sizeof *list, err) : NULL;

@@ -6,24 +6,27 @@
 
 #include <cuda_fp16.h>
 
+#include "fp16_scale.h"
 #include "gpu_internal.h"
 
 /* Thread i: 8 halves of row k = i / (ld / 8) of B16 (a 16-byte store):
-   row k of B, or with LISTED the row list[k] names. */
+   row k of B, or with LISTED the row list[k] names; times 2^s, s from
+   maxabs (lib/fp16_scale.h; NULL: 1). */
 template <bool LISTED>
 __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,
-                        int64_t ld, const int32_t *__restrict__ list)
+                        int64_t ld, const int32_t *__restrict__ list, const float *maxabs)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t per_row = ld / 8;
     if (i >= rows * per_row)
         return;
+    const int s = tc_fp16_b_exponent_at(maxabs);
     const int64_t k = i / per_row;
     const int64_t r = LISTED ? list[k] : k;
     const int32_t c0 = (int32_t)(i % per_row) * 8;
     __half h[8];
     for (int j = 0; j < 8; j++)
-        h[j] = __float2half_rn(c0 + j < n ? B[r * n + c0 + j] : 0.0f);
+        h[j] = __float2half_rn(c0 + j < n ? ldexpf(B[r * n + c0 + j], s) : 0.0f);
     *(uint4 *)(B16 + k * ld + c0) = *(const uint4 *)h;
 }
 
@@ -33,7 +36,8 @@ int64_t tc_half_launch_blocks(int64_t rows, int64_t ld)
 }
 
 tc_status tc_gpu_to_half_rows(tc_gpu *g, const float *B, void *B16, const int32_t *list,
-                              int64_t count, int32_t n, int64_t ld, tc_error *err)
+                              int64_t count, int32_t n, int64_t ld, const float *maxabs,
+                              tc_error *err)
 {
     const int64_t grid = tc_half_launch_blocks(count, ld);
     if (grid == 0)
@@ -43,14 +47,16 @@ tc_status tc_gpu_to_half_rows(tc_gpu *g, const float *B, void *B16, const int32_
                             "converting B (%lld rows) to fp16 is more than one launch takes",
                             (long long)count);
     if (list)
-        to_half<true><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, count, n, ld, list);
+        to_half<true><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, count, n, ld, list,
+                                                             maxabs);
     else
-        to_half<false><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, count, n, ld, NULL);
+        to_half<false><<<(unsigned)grid, 256, 0, g->stream>>>(B, (__half *)B16, count, n, ld, NULL,
+                                                              maxabs);
     return TC_LAUNCHED(err, "to_half");
 }
 
 tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int32_t n,
                          int64_t ld, tc_error *err)
 {
-    return tc_gpu_to_half_rows(g, B, B16, NULL, rows, n, ld, err);
+    return tc_gpu_to_half_rows(g, B, B16, NULL, rows, n, ld, NULL, err);
 }

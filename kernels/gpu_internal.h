@@ -79,9 +79,12 @@ tc_status tc_gpu_to_half(tc_gpu *g, const float *B, void *B16, int64_t rows, int
 /* The same for the count rows of B that list (on the device) names, row
    list[k] of B into row k of B16 (list NULL: the first count rows): a
    compact copy of the rows a kernel gathers, in the order it wants them
-   (rowsplit's "half", hubs first). */
+   (rowsplit's "half", hubs first). With maxabs (max|B| on the device,
+   tc_gpu_max_abs) B times the power of two of lib/fp16_scale.h, so that
+   fp16 holds it; NULL: as it is. */
 tc_status tc_gpu_to_half_rows(tc_gpu *g, const float *B, void *B16, const int32_t *list,
-                              int64_t count, int32_t n, int64_t ld, tc_error *err);
+                              int64_t count, int32_t n, int64_t ld, const float *maxabs,
+                              tc_error *err);
 /* Thread blocks tc_gpu_to_half (or _rows, for `rows` listed rows)
    launches (for the one-launch check of a kernel's select). */
 int64_t tc_half_launch_blocks(int64_t rows, int64_t ld);

@@ -168,6 +168,11 @@ typedef struct tc_kplan {
     int nparts;
     const char *part_names[TC_KERNEL_MAX_PARTS];
     int64_t part_nnz[TC_KERNEL_MAX_PARTS];
+    /* max|B| on the device (tc_gpu_max_abs) for a variant that scales B
+       itself (variant_scales_b): it converts B times 2^s (lib/
+       fp16_scale.h) and writes C times 2^-s. Set by the plan before a run
+       (plan/execute.c); NULL: B as it is. */
+    const float *b_max;
 } tc_kplan;
 #define TC_VARIANT_UNTIMED (-1.0)       /* not timed (yet) */
 #define TC_VARIANT_UNSUPPORTED (-2.0)   /* cannot multiply this matrix */
@@ -215,6 +220,11 @@ struct tc_kernel {
        reports and checks the variant it runs (tc_kernel_variant_precision),
        and tuning leaves out those less exact than the accuracy asked for. */
     const char *const *variant_precision;
+    /* 1 for an fp16 variant that brings B into fp16's range itself, as it
+       converts B, when the plan gives it max|B| (tc_kplan.b_max), so that
+       a plan for a B of unknown range scales no copy of B and C around it
+       (plan/execute.c); NULL when none does. */
+    const unsigned char *variant_scales_b;
 };
 
 /* Variant v's precision. */
@@ -222,6 +232,12 @@ static inline const char *tc_kernel_variant_precision(const tc_kernel *k, int v)
 {
     return k->variant_precision && v >= 0 && v < k->nvariants ? k->variant_precision[v]
                                                                : k->precision;
+}
+
+/* 1 when variant v of k scales B into fp16's range itself. */
+static inline int tc_kernel_scales_b(const tc_kernel *k, int v)
+{
+    return k->variant_scales_b && v >= 0 && v < k->nvariants && k->variant_scales_b[v];
 }
 
 /* The kernels, in format registry order (0 and NULL without the GPU

@@ -11,23 +11,13 @@
 #include "gpu_internal.h"
 #include "fp16_scale.h"
 
-/* The exponent for the scaling: from the largest magnitude on the device,
-   or 0 without one. */
-__device__ static int row_exponent(const float *maxabs, int inverse)
-{
-    if (!maxabs)
-        return 0;
-    const int s = tc_fp16_b_exponent((double)*maxabs);
-    return inverse ? -s : s;
-}
-
 /* One thread per element; blockIdx.y strides rows so long matrices fit the
    grid. scatter 0: dst[i] = src[idx[i]]; 1: dst[idx[i]] = src[i]. */
 __global__ static void move_rows(const float *src, int64_t lds, const int32_t *idx,
                                  int64_t rows, int32_t n, const float *maxabs, int inverse,
                                  int scatter, float *dst, int64_t ldd)
 {
-    const int s = row_exponent(maxabs, inverse);
+    const int s = (inverse ? -1 : 1) * tc_fp16_b_exponent_at(maxabs);
     for (int64_t i = blockIdx.y; i < rows; i += gridDim.y) {
         const int64_t from = idx && !scatter ? idx[i] : i;
         const int64_t to = idx && scatter ? idx[i] : i;

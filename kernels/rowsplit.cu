@@ -31,7 +31,11 @@
  *
  * Precision: fp32 ("half": B in fp16), exact non-finite pattern: only the
  * matrix's own nonzeros are multiplied (no padding), so a NaN or Inf of B
- * reaches the rows that use that row of B and no other.
+ * reaches the rows that use that row of B and no other. For a B of
+ * unknown range the plan measures max|B| (tc_kplan.b_max): the fp16
+ * variants then convert B times the power of two that fp16 holds and store
+ * C times its inverse (store_c), where the plan would otherwise copy B and
+ * C through a scaled scratch each product (plan/execute.c).
  *
  * Variants (timed by tc_kernel_tune):
  *   "vec4"    V = 4: one 16-byte load per lane and nonzero; n a multiple of
@@ -82,6 +86,7 @@
 #include <cooperative_groups.h>
 #include <cuda_fp16.h>
 
+#include "fp16_scale.h"
 #include "gpu_internal.h"
 #include "rowaddr.cuh"
 #include "rowsplit.h"
@@ -93,6 +98,8 @@ static const char *const variant_names[NVARIANTS] = { "vec4", "scalar", "half",
                                                       "lockstep-half" };
 static const unsigned char variant_spreads[NVARIANTS] = { 0, 0, 0, 0 };
 static const char *const variant_precision[NVARIANTS] = { "fp32", "fp32", "fp16", "fp16" };
+/* the fp16 variants convert B with the plan's scale (tc_kplan.b_max) */
+static const unsigned char variant_scales_b[NVARIANTS] = { 0, 0, 1, 1 };
 
 /* Threads per thread block: 128 holds 4 segments at n = 128 and 16 at
    n = 32. Smaller blocks spread a graph that fills the GPU less than a
@@ -126,6 +133,7 @@ typedef struct rsp_args {
                                    halves a row, hubs first (col: rows of it) */
     int32_t ld16;
     int32_t hot;                /* HALF_HUBS: B16's rows gathered to stay in L2 */
+    const float *b_max;         /* fp16: max|B| that B16 was scaled by (store_c) */
     float *C;
     float *part;                /* nslots rows of n: split rows' pieces */
     int *arrived;               /* per split row and panel: pieces done */
@@ -164,6 +172,10 @@ template <> struct lanevec<4> {
         x.z += b.x.z;
         x.w += b.x.w;
     }
+    __device__ void scale(int e)
+    {
+        x = make_float4(ldexpf(x.x, e), ldexpf(x.y, e), ldexpf(x.z, e), ldexpf(x.w, e));
+    }
     /* C is written once and not read again: streaming, so that it does not
        push rows of B out of L2 */
     __device__ void store_cs(float *p) const { __stcs(reinterpret_cast<float4 *>(p), x); }
@@ -176,6 +188,7 @@ template <> struct lanevec<1> {
     __device__ void load_cg(const float *p) { x = __ldcg(p); }
     __device__ void fma(float v, const lanevec &b) { x = fmaf(v, b.x, x); }
     __device__ void add(const lanevec &b) { x += b.x; }
+    __device__ void scale(int e) { x = ldexpf(x, e); }
     __device__ void store_cs(float *p) const { __stcs(p, x); }
     __device__ void store_cg(float *p) const { __stcg(p, x); }
 };
@@ -251,24 +264,6 @@ static __device__ __forceinline__ rsp_rows rows_start(const rsp_args &a, const t
     return w;
 }
 
-/* Row w.r is complete (whole rows only): stores it, starts the next. */
-template <int L, int V>
-static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_rowsplit_seg &g,
-                                                 rsp_rows &w, int32_t col0, bool active,
-                                                 lanevec<V> &acc,
-                                                 const cg::thread_block_tile<L> &tile)
-{
-    const int32_t out = a.rows ? row_outs[window_slot(w, tile.thread_rank())] : w.r;
-    if (active)
-        acc.store_cs(a.C + tc_row_elems(out, a.n) + col0);
-    acc.zero();
-    if (++w.r - w.rbase == L) {
-        w.rbase = w.r;
-        row_window<L>(a, g, w, tile);
-    }
-    w.row_end = row_ends[window_slot(w, tile.thread_rank())];
-}
-
 /* What the kernels' template parameter H says B is read as: float32 (0),
    the fp16 copy B16 ("half"), or B16 where it overflows the L2 share
    (upload_used): rows from a.hot on gathered evict-first, A read
@@ -276,6 +271,35 @@ static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_row
    the test (1-2.5% on three shared graphs at n = 128 with it, H200,
    bench/NOTES.md, "The hubs of B kept in L2"). */
 enum { HALF = 1, HALF_HUBS = 2 };
+
+/* acc into C at p: with H and a.b_max, times 2^-s, where B16 is B times
+   2^s (tc_gpu_to_half_rows): exact, as the plan's scaled copies were
+   (plan/execute.c). */
+template <int H, int V>
+static __device__ __forceinline__ void store_c(const rsp_args &a, float *p, lanevec<V> acc)
+{
+    if (H && a.b_max)
+        acc.scale(-tc_fp16_b_exponent_at(a.b_max));
+    acc.store_cs(p);
+}
+
+/* Row w.r is complete (whole rows only): stores it, starts the next. */
+template <int L, int V, int H>
+static __device__ __forceinline__ void flush_row(const rsp_args &a, const tc_rowsplit_seg &g,
+                                                 rsp_rows &w, int32_t col0, bool active,
+                                                 lanevec<V> &acc,
+                                                 const cg::thread_block_tile<L> &tile)
+{
+    const int32_t out = a.rows ? row_outs[window_slot(w, tile.thread_rank())] : w.r;
+    if (active)
+        store_c<H>(a, a.C + tc_row_elems(out, a.n) + col0, acc);
+    acc.zero();
+    if (++w.r - w.rbase == L) {
+        w.rbase = w.r;
+        row_window<L>(a, g, w, tile);
+    }
+    w.row_end = row_ends[window_slot(w, tile.thread_rank())];
+}
 
 /* This lane's V columns of row c of B, ld elements a row: from Bl, this
    lane's columns of the float32 B's row 0, or with H from Bh, the same of
@@ -435,7 +459,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
 #pragma unroll
             for (int u = 0; u < UNROLL; u++) {
                 while (k0 + j + u == w.row_end)
-                    flush_row<L, V>(a, g, w, col0, active, acc, tile);
+                    flush_row<L, V, H>(a, g, w, col0, active, acc, tile);
                 acc.fma(vj[u], b[u]);
             }
         }
@@ -445,7 +469,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
             lanevec<V> b;
             gather<H, V>(b, Bl, Bh, ld, a.hot, cj);
             while (k0 + j == w.row_end)
-                flush_row<L, V>(a, g, w, col0, active, acc, tile);
+                flush_row<L, V, H>(a, g, w, col0, active, acc, tile);
             acc.fma(vj, b);
         }
         k0 += m;
@@ -454,7 +478,7 @@ static __device__ __forceinline__ void walk(const rsp_args &a, const tc_rowsplit
 
 /* A piece of a split row: its partial into its slot; the last piece of the
    row (for this panel) to arrive adds the slots in order and stores C. */
-template <int L, int V>
+template <int L, int V, int H>
 static __device__ __forceinline__ void finish_piece(const rsp_args &a,
                                                     const cg::thread_block_tile<L> &tile,
                                                     const tc_rowsplit_seg &g, int32_t col0,
@@ -478,7 +502,7 @@ static __device__ __forceinline__ void finish_piece(const rsp_args &a,
             p.load_cg(a.part + (int64_t)s * a.n + col0);
             sum.add(p);
         }
-        sum.store_cs(a.C + tc_row_elems(out_row(a, g.row0), a.n) + col0);
+        store_c<H>(a, a.C + tc_row_elems(out_row(a, g.row0), a.n) + col0, sum);
     }
     if (tile.thread_rank() == 0)
         *counter = 0;
@@ -499,10 +523,10 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_ker
     acc.zero();
     walk<L, V, H>(a, g, col0, active, w, acc, tile);
     if (g.slot >= 0)
-        finish_piece<L, V>(a, tile, g, col0, active, acc);
+        finish_piece<L, V, H>(a, tile, g, col0, active, acc);
     else
         while (w.r < w.rend)    /* the last row, and empty rows after it */
-            flush_row<L, V>(a, g, w, col0, active, acc, tile);
+            flush_row<L, V, H>(a, g, w, col0, active, acc, tile);
 }
 
 /* "lockstep": the segments as items in runs (rowsplit.h, tc_rowsplit_runs). */
@@ -589,11 +613,11 @@ static __device__ __forceinline__ void lockstep_run(const rsp_args &a, const rsp
             }
         }
         if (valid && item >= 0 && active)
-            acc.store_cs(a.C + tc_row_elems(out_row(a, item), a.n) + col0);
+            store_c<H>(a, a.C + tc_row_elems(out_row(a, item), a.n) + col0, acc);
         if (valid && item < 0) {
             const cg::thread_block_tile<L> tile =
                 cg::tiled_partition<L>(cg::this_thread_block());
-            finish_piece<L, V>(a, tile, a.seg[-(int64_t)item - 1], col0, active, acc);
+            finish_piece<L, V, H>(a, tile, a.seg[-(int64_t)item - 1], col0, active, acc);
         }
     }
 }
@@ -729,15 +753,16 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     const int v = base->variant;
     const int32_t *col = is_half(v) && p->col16 ? p->col16 : p->col;
     const bool hubs = p->hot < p->nused;
+    const float *b_max = is_half(v) ? base->b_max : NULL;
     const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->rows, col, p->val, B, p->B16,
-                        (int32_t)p->ld16 /* rsp_select: it fits */, p->hot, C,
+                        (int32_t)p->ld16 /* rsp_select: it fits */, p->hot, b_max, C,
                         p->part, p->arrived, base->n };
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
     if (p->nseg == 0)
         return TC_OK;
     if (is_half(v)) {
         tc_status st = tc_gpu_to_half_rows(base->gpu, B, p->B16, p->used, p->nused, base->n,
-                                           p->ld16, err);
+                                           p->ld16, b_max, err);
         if (st != TC_OK)
             return st;
     }
@@ -1017,4 +1042,5 @@ extern "C" const tc_kernel tc_kernel_rowsplit = {
     rsp_free,
     NULL,
     variant_precision,
+    variant_scales_b,
 };

@@ -36,4 +36,13 @@ TC_HD static inline int tc_fp16_b_exponent(double x)
     return 15 - e;      /* x 2^(15-e) = m 2^15, in [2^14, 2^15) */
 }
 
+#ifdef __CUDACC__
+/* s for the largest magnitude the device holds at maxabs (measured by
+   tc_gpu_max_abs or given), 0 without one (maxabs NULL). */
+__device__ static inline int tc_fp16_b_exponent_at(const float *maxabs)
+{
+    return maxabs ? tc_fp16_b_exponent((double)*maxabs) : 0;
+}
+#endif
+
 #endif

@@ -2,10 +2,10 @@
  * execute.c: running a plan. A GPU plan's kernel multiplies A in the plan's
  * order with ld = n; around it, on the caller's stream: B's rows gathered
  * into the plan's column order (or just packed when ldb > n, or scaled for
- * fp16, precision.c) and C's rows scattered back to the caller's order
- * (with the inverse scale). A plan with nothing to do around the kernel
- * runs it on the caller's buffers directly. A CPU plan does the same with
- * host arrays.
+ * fp16, precision.c, where the kernel does not scale it itself) and C's
+ * rows scattered back to the caller's order (with the inverse scale). A
+ * plan with nothing to do around the kernel runs it on the caller's
+ * buffers directly. A CPU plan does the same with host arrays.
  */
 #include <config.h>
 
@@ -117,26 +117,32 @@ static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int6
                          tc_error *err)
 {
     const int32_t n = p->o.n;
+    /* B scaled into fp16's range by the kernel as it converts B (and C
+       back), or through the plan's copies of B and C */
+    const int in_kernel = p->b_scale && tc_kernel_scales_b(p->kp->kind, p->kp->variant);
+    const float *copy_scale = p->b_scale && !in_kernel ? p->d_max : NULL;
     /* the kernels read B and write C in 16-byte pieces where n allows
        (rstile, brp); a caller's pointer into the middle of an array need
        not be aligned so: such operands go through the plan's own */
-    const int b_moves = p->d_col || ldb != n || p->b_scale || (uintptr_t)B % 16;
-    const int c_moves = p->d_row || ldc != n || p->b_scale || (uintptr_t)C % 16;
+    const int b_moves = p->d_col || ldb != n || copy_scale || (uintptr_t)B % 16;
+    const int c_moves = p->d_row || ldc != n || copy_scale || (uintptr_t)C % 16;
     const float *kb = b_moves ? p->ops.B[0] : B;
     float *kc = c_moves ? p->ops.C[0] : C;
     tc_status st = TC_OK;
     if (p->b_measure)
         st = tc_gpu_max_abs(p->gpu, B, p->a->cols, n, ldb, p->d_max, err);
     if (!st && b_moves)
-        st = tc_gpu_gather_rows(p->gpu, B, ldb, p->d_col, p->a->cols, n,
-                                p->b_scale ? p->d_max : NULL, p->ops.B[0], n, err);
+        st = tc_gpu_gather_rows(p->gpu, B, ldb, p->d_col, p->a->cols, n, copy_scale,
+                                p->ops.B[0], n, err);
+    p->kp->b_max = in_kernel ? p->d_max : NULL;
     if (!st)
         st = p->kp->kind->run(p->kp, kb, kc, err);
+    p->kp->b_max = NULL;
     if (!st && p->guard)
         st = tc_gpu_guard_run(p->gpu, p->guard, kb, n, p->b_measure ? p->d_max : NULL, kc, err);
     if (!st && c_moves)
-        st = tc_gpu_scatter_rows(p->gpu, kc, n, p->d_row, p->a->rows, n,
-                                 p->b_scale ? p->d_max : NULL, C, ldc, err);
+        st = tc_gpu_scatter_rows(p->gpu, kc, n, p->d_row, p->a->rows, n, copy_scale, C, ldc,
+                                 err);
     return st;
 }
 

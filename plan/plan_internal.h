@@ -139,7 +139,8 @@ int tc_plan_b_finite(const tc_plan *p);
 tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err);
 /* What each execute of variant v of k runs besides the kernel and the
    order's moves, for p's options: max|B| measured on the device, B and C
-   scaled (through scratch), the NaN/Inf guard. */
+   scaled (through scratch, where the variant does not scale B itself:
+   tc_kernel_scales_b), the NaN/Inf guard. */
 enum { TC_SAFE_MEASURE = 1, TC_SAFE_SCALE = 2, TC_SAFE_GUARD = 4 };
 int tc_plan_safeguards(const tc_plan *p, const tc_kernel *k, int v);
 

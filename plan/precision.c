@@ -13,7 +13,9 @@
  * one below 2^-14 loses its precision. Unless the caller states max|B|
  * (opts.b_max_abs) within that range, each execute measures max|B| on the
  * device and B is multiplied by the power of two of lib/fp16_scale.h into
- * a scratch buffer, C by its inverse: exact.
+ * a scratch buffer, C by its inverse: exact. A variant that converts B to
+ * fp16 itself may take the scale instead (kernels.h, variant_scales_b:
+ * rowsplit's), and then only max|B| is measured around it.
  *
  * NaN and Inf: some variants multiply padding zeros by B's rows, so a NaN or
  * Inf of B reaches C rows that do not use it (kernels.h,
@@ -69,7 +71,9 @@ static int range_open(const tc_plan *p, const tc_kernel *k, int v)
 
 int tc_plan_safeguards(const tc_plan *p, const tc_kernel *k, int v)
 {
-    return scaling(tc_kernel_variant_precision(k, v), p->o.b_max_abs) |
+    const int s = scaling(tc_kernel_variant_precision(k, v), p->o.b_max_abs);
+    /* a variant that scales B itself needs no scaled copies around it */
+    return (tc_kernel_scales_b(k, v) ? s & ~TC_SAFE_SCALE : s) |
            (range_open(p, k, v) && tc_plan_b_finite(p) ? TC_SAFE_GUARD : 0);
 }
 

@@ -5,7 +5,8 @@
    the kernel's precision's tolerance), C poisoned before each run: on the
    awkward shapes (tests/fmttest.h), at n = 1, 7, 36 and 257, with NaN and
    Inf in B (variants recorded as spreading them are exempt, and tuning
-   must skip exactly those and pick one that passes), and on the
+   must skip exactly those and pick one that passes; a variant that scales
+   B into fp16's range itself again on a B past that range), and on the
    real matrices of $TC_SHARED_DATA at n = 1, 7, 32, 128 and 257. A variant
    that refuses a matrix (TC_ERR_UNSUPPORTED) is listed, and some variant
    must take each. hrpb runs a second time with TM = 32 (other_shapes).
@@ -123,6 +124,40 @@ static int spreads(const tc_kernel *k, int v)
     return k->variant_spreads_nonfinite && k->variant_spreads_nonfinite[v];
 }
 
+/* Variant p->variant, one that scales B itself (kernels.h,
+   variant_scales_b), on x's B times 2^20 (past fp16's 65504) with max|B|
+   given on the device (tc_kplan.b_max), as a plan for a B of unknown
+   range runs it: 1 when it passes the float64 check against x's reference
+   times 2^20. Unscaled, fp16 would make that B's largest values Inf. */
+static int run_scaled(const subject *s, tc_kplan *p, const tc_csr *a, const operands *x,
+                      float *C, tc_error *err)
+{
+    const int64_t nb = (int64_t)a->cols * x->n, nc = (int64_t)a->rows * x->n;
+    operands big = { x->n, malloc(sizeof(float) * (size_t)(nb + 1)),
+                     malloc(sizeof(double) * (size_t)(nc + 1)) };
+    float m = 0;
+    for (int64_t i = 0; i < nb; i++) {
+        big.B[i] = ldexpf(x->B[i], 20);
+        m = fmaxf(m, fabsf(big.B[i]));
+    }
+    for (int64_t i = 0; i < nc; i++)
+        big.R[i] = ldexp(x->R[i], 20);
+    tc_gpu_operands o = { 0 };
+    float *d_max = NULL;
+    tc_status st = tc_gpu_operands_alloc(gpu, big.B, a->cols, a->rows, x->n, 0, &o, err);
+    if (st == TC_OK)
+        st = tc_gpu_alloc(gpu, sizeof m, (void **)&d_max, err);
+    if (st == TC_OK)
+        st = tc_gpu_upload(gpu, d_max, &m, sizeof m, err);
+    p->b_max = d_max;
+    const int pass = st == TC_OK && run_checked(s, p, &o, a, &big, C, err);
+    p->b_max = NULL;
+    tc_gpu_free(gpu, d_max);
+    tc_gpu_operands_free(gpu, &o);
+    free_operands(&big);
+    return pass;
+}
+
 /* With NaN and Inf in B, tc_kernel_tune (what tcmul and the planner call)
    skips exactly the variants recorded as spreading them, and the one it
    picks passes the check; asked for the kernel's own precision, it leaves
@@ -186,6 +221,10 @@ static void check_variants(subject *s, const char *what, const tc_fmt *m, const 
         else
             ok(pass, "%s %s: %s, n=%d%s: passes the float64 check", s->label,
                s->k->variant_names[v], what, x->n, nonfinite ? ", NaN and Inf in B" : "");
+        if (!s->broken && !nonfinite && tc_kernel_scales_b(s->k, v))
+            ok(run_scaled(s, p, a, x, C, &err), "%s %s: %s, n=%d, B times 2^20 with max|B| "
+               "given: scales B into fp16's range itself", s->label, s->k->variant_names[v],
+               what, x->n);
     }
     ok(ran > 0, "%s: %s, n=%d: some variant takes it", s->label, what, x->n);
     if (nonfinite && !s->broken)

@@ -1,6 +1,7 @@
 /* t_plan_gpu: GPU plans through the public API with what tcmul does not
    exercise: B of unknown range (b_max_abs 0) on an fp16 kernel, measured
-   and scaled on the device before each product; a forced reordering whose
+   and scaled on the device before each product (by the plan, or by
+   rowsplit's fp16 variants as they convert B); a forced reordering whose
    permutation is applied to B and undone on C on the device; leading
    dimensions larger than n; device pointers that are not 16-byte aligned;
    a NaN and an Inf in a B of unknown range on every kernel that could
@@ -183,16 +184,51 @@ static void check_nonfinite_guard(const tc_csr *a, int32_t n)
     free(B);
 }
 
+/* rowsplit's fp16 variants scale B themselves as they convert it, and C
+   back (kernels.h, variant_scales_b): for B (rows of ld floats, up to 1e6)
+   and for B times 1e-12 (below fp16's normal range), whole rows and the
+   pieces of the split dense row, in the given order and after wjaccard
+   (B's rows gathered, C's scattered, neither scaled there). */
+static void check_half_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const float *B,
+                                        int64_t ld)
+{
+    const int64_t count = (int64_t)a->cols * ld;
+    float *tiny = malloc(sizeof *tiny * (size_t)count);
+    for (int64_t i = 0; i < count; i++)
+        tiny[i] = B[i] * 1e-12f;
+    const char *variants[] = { "half", "lockstep-half" };
+    const char *orders[] = { "given", "wjaccard" };
+    o->format = "rowsplit";
+    for (int v = 0; v < 2; v++)
+        for (int r = 0; r < 2; r++)
+            for (int t = 0; t < 2; t++) {
+                char what[128];
+                snprintf(what, sizeof what, "rowsplit %s in order %s, B of %s", variants[v],
+                         orders[r], t ? "1e-6 and 1e-19" : "1e6 and 1e-7");
+                o->variant = variants[v];
+                o->order = orders[r];
+                tc_plan_info info;
+                check(a, o, t ? tiny : B, ld, what, &info);
+                ok(strcmp(info.precision, "fp16") == 0 && info.b_scaled == 1,
+                   "... fp16 (%s), B scaled (%d)", info.precision, info.b_scaled);
+            }
+    o->variant = NULL;
+    o->order = NULL;
+    free(tiny);
+}
+
 /* A timed plan charges its path what its safeguards cost (plan/
    safeguard_time.c): rstile (fp16, its tensor-core variants spread
    NaN/Inf) for a B of unknown range pays for max|B|, the scaling and the
-   guard, and for a B stated within fp16's range pays nothing. */
+   guard, and for a B stated within fp16's range pays nothing; rowsplit's
+   half, which scales B itself, for max|B| alone: less than rstile. */
 static void check_safeguard_ms(const tc_csr *a, int32_t n)
 {
     tc_plan_opts o = gpu_opts(n, TC_EFFORT_MEASURE);
     o.format = "rstile";
     o.iters = 20;
     const double ranges[2] = { 0, 1 };
+    double rstile_ms = -1;
     for (int r = 0; r < 2; r++) {
         o.b_max_abs = ranges[r];
         tc_plan *p = NULL;
@@ -205,7 +241,7 @@ static void check_safeguard_ms(const tc_csr *a, int32_t n)
         tc_plan_info info;
         tc_plan_get_info(p, &info);
         if (r == 0)
-            ok(info.safeguard_ms > 0 && info.safeguard_ms < info.ms,
+            ok((rstile_ms = info.safeguard_ms) > 0 && info.safeguard_ms < info.ms,
                "... B's range open: its safeguards cost %g of its %g ms", info.safeguard_ms,
                info.ms);
         else
@@ -213,6 +249,21 @@ static void check_safeguard_ms(const tc_csr *a, int32_t n)
                "(%g ms), %g ms in all", info.safeguard_ms, info.ms);
         tc_plan_free(p);
     }
+    o.format = "rowsplit";
+    o.variant = "half";
+    o.b_max_abs = 0;
+    tc_plan *p = NULL;
+    tc_error err;
+    if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "rowsplit half, measured: planned")) {
+        diag("  %s", err.msg);
+        return;
+    }
+    tc_plan_info info;
+    tc_plan_get_info(p, &info);
+    ok(info.safeguard_ms > 0 && info.safeguard_ms < rstile_ms,
+       "... B's range open: max|B| alone, %g ms, less than rstile's scaled copies and guard, "
+       "%g ms", info.safeguard_ms, rstile_ms);
+    tc_plan_free(p);
 }
 
 /* The report's value of plan.format_params. */
@@ -310,9 +361,10 @@ int main(void)
     o.order = "wjaccard";
     check(a, &o, B, ld, "rstile after wjaccard, B of 1e6 and 1e-7", &info);
     is_str(info.order, "wjaccard", "... in order wjaccard");
+    o.order = NULL;
+    check_half_scaled_in_kernel(a, &o, B, ld);
     for (int64_t i = 0; i < 2500 * ld; i++)
         B[i] = (float)((i * 7919) % 2001) / 1000 - 1;
-    o.order = NULL;
     const char *vec[] = { "rstile", "brp", "hrpb", "bcsr", "rowsplit", "csr" };
     for (int f = 0; f < 6; f++) {
         o.format = vec[f];

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "absmax.cuh"
 #include "gpu_internal.h"
 
 namespace cg = cooperative_groups;
@@ -49,30 +50,13 @@ template <typename Index> struct guard_args {
     float *C;
 };
 
-/* Non-negative floats order as their bit patterns, NaN above Inf. */
-__device__ static unsigned abs_bits(float x)
-{
-    return __float_as_uint(fabsf(x));
-}
-
 /* This block's share of max|B| (B 16-byte aligned: the plans pass their
    packed copy or an aligned caller's array), into *flag. */
 __device__ static void measure(const float *B, int64_t elems, unsigned *flag)
 {
-    unsigned m = 0;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const float4 *b4 = (const float4 *)B;
-    for (int64_t e = first; e < elems / 4; e += stride) {
-        const float4 v = b4[e];
-        m = max(max(m, abs_bits(v.x)), max(abs_bits(v.y), max(abs_bits(v.z), abs_bits(v.w))));
-    }
-    for (int64_t e = elems / 4 * 4 + first; e < elems; e += stride)
-        m = max(m, abs_bits(B[e]));
-    for (int off = 16; off > 0; off /= 2)
-        m = max(m, __shfl_down_sync(0xffffffffu, m, off));
-    if (threadIdx.x % 32 == 0 && m)
-        atomicMax(flag, m);
+    tc_abs_max_commit(tc_abs_max_packed(B, elems, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                                        (int64_t)gridDim.x * blockDim.x),
+                      flag);
 }
 
 template <typename Index> __global__ static void guard_kernel(guard_args<Index> a)

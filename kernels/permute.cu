@@ -8,8 +8,11 @@
  */
 #include <config.h>
 
-#include "gpu_internal.h"
+#include <stdint.h>
+
+#include "absmax.cuh"
 #include "fp16_scale.h"
+#include "gpu_internal.h"
 
 /* One thread per element; blockIdx.y strides rows so long matrices fit the
    grid. scatter 0: dst[i] = src[idx[i]]; 1: dst[idx[i]] = src[i]. */
@@ -57,36 +60,41 @@ extern "C" tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t ld
     return launch_move(g, src, lds, idx, rows, n, maxabs, 1, 1, dst, ldd, err);
 }
 
-/* Non-negative floats order as their bit patterns, NaN above Inf, so an
-   atomicMax on the bits of |x| finds the largest magnitude (NaN when there
-   is one). */
+/* max|x| into *out (absmax.cuh): packed and 16-byte aligned, as float4
+   over the whole array; otherwise row by row (blockIdx.y strides rows), so
+   that no element's index is divided. */
 __global__ static void max_abs_kernel(const float *x, int64_t rows, int32_t n, int64_t ld,
                                       unsigned *out)
 {
     unsigned m = 0;
-    const int64_t total = rows * n;
-    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const unsigned b = __float_as_uint(fabsf(x[(e / n) * ld + e % n]));
-        m = b > m ? b : m;
+    if (ld == n && (uintptr_t)x % 16 == 0) {
+        const int64_t threads = (int64_t)gridDim.x * gridDim.y * blockDim.x;
+        const int64_t first =
+            ((int64_t)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+        m = tc_abs_max_packed(x, rows * n, first, threads);
+    } else {
+        for (int64_t i = blockIdx.y; i < rows; i += gridDim.y)
+            for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n;
+                 k += gridDim.x * blockDim.x)
+                m = max(m, tc_abs_bits(x[i * ld + k]));
     }
-    for (int off = 16; off > 0; off /= 2) {
-        const unsigned o = __shfl_down_sync(0xffffffffu, m, off);
-        m = o > m ? o : m;
-    }
-    if ((threadIdx.x & 31) == 0)
-        atomicMax(out, m);
+    tc_abs_max_commit(m, out);
 }
 
+/* Blocks enough to keep every SM's loads in flight (8 blocks of 256
+   threads each) and no more: each warp ends in one atomic on *out. */
 extern "C" tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n,
                                     int64_t ld, float *out, tc_error *err)
 {
     tc_status st = TC_CUDA(err, cudaMemsetAsync(out, 0, sizeof *out, g->stream));
     if (st != TC_OK || rows == 0 || n == 0)
         return st;
-    const int64_t total = rows * n;
-    const unsigned blocks = (unsigned)((total + 255) / 256 < 1024 ? (total + 255) / 256 : 1024);
-    max_abs_kernel<<<blocks, 256, 0, g->stream>>>(x, rows, n, ld, (unsigned *)out);
+    const int64_t fill = (int64_t)g->info.sm_count * 8;
+    const int64_t gx = (n + 255) / 256 < 8 ? (n + 255) / 256 : 8;
+    const int64_t blocks = (rows * n + 1023) / 1024;   /* a float4 a thread */
+    const int64_t gy = (blocks < fill ? blocks : fill) / gx;
+    const dim3 grid((unsigned)gx, (unsigned)(gy > 0 ? gy : 1));
+    max_abs_kernel<<<grid, 256, 0, g->stream>>>(x, rows, n, ld, (unsigned *)out);
     return TC_LAUNCHED(err, "max_abs_kernel");
 }
 

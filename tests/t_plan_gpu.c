@@ -184,6 +184,61 @@ static void check_nonfinite_guard(const tc_csr *a, int32_t n)
     free(B);
 }
 
+/* max|x| of x on the device (tc_gpu_max_abs; h uploaded to d first). */
+static float device_max(tc_gpu *g, const float *h, float *d, int64_t count, int64_t rows,
+                        int32_t n, int64_t ld, float *dmax)
+{
+    tc_error err;
+    float m = -1;
+    if (tc_gpu_upload(g, d, h, count * (int64_t)sizeof *h, &err) != TC_OK ||
+        tc_gpu_max_abs(g, d, rows, n, ld, dmax, &err) != TC_OK ||
+        tc_gpu_download(g, &m, dmax, sizeof m, &err) != TC_OK)
+        diag("  %s", err.msg);
+    return m;
+}
+
+/* tc_gpu_max_abs, exactly: packed and 16-byte aligned with its largest in
+   the elements past the last float4; rows of 7 in rows of 9 whose padding
+   holds larger values (not B's); one float off alignment; NaN above Inf.
+   70001 rows: past the 65535 of a grid's y. */
+static void check_max_abs(void)
+{
+    const int64_t rows = 70001, ld = 9, count = rows * ld + 1;
+    const int32_t n = 7;
+    tc_gpu *g = NULL;
+    tc_error err;
+    float *h = malloc(sizeof *h * (size_t)count), *d = NULL, *dmax = NULL;
+    tc_status st = tc_gpu_open(0, &g, &err);
+    if (!st)
+        st = tc_gpu_alloc(g, count * (int64_t)sizeof *h, (void **)&d, &err);
+    if (!st)
+        st = tc_gpu_alloc(g, sizeof *dmax, (void **)&dmax, &err);
+    if (!ok(st == TC_OK, "max|B|: device memory")) {
+        diag("  %s", err.msg);
+        free(h);
+        return;
+    }
+    for (int64_t i = 0; i < count; i++)
+        h[i] = (float)sin((double)i) / 2;
+    h[rows * n - 1] = -3;
+    float m = device_max(g, h, d, count, rows, n, n, dmax);
+    ok(m == 3, "max|B|, packed: its largest the last element, past the last float4 (%g)", m);
+    for (int64_t i = 0; i < rows; i++)
+        h[i * ld + 7] = h[i * ld + 8] = 100;
+    h[5 * ld + 3] = -7;
+    m = device_max(g, h, d, count, rows, n, ld, dmax);
+    ok(m == 7, "max|B|, rows of 7 in rows of 9: the padding's 100 not read (%g)", m);
+    m = device_max(g, h + 1, d + 1, count - 1, rows * ld / 7, 7, 7, dmax);
+    ok(m == 100, "max|B|, one float off 16-byte alignment (%g)", m);
+    h[1000] = INFINITY;
+    h[2000] = NAN;
+    ok(isnan(device_max(g, h, d, count, rows, n, ld, dmax)), "max|B|: NaN above Inf");
+    tc_gpu_free(g, d);
+    tc_gpu_free(g, dmax);
+    tc_gpu_close(g);
+    free(h);
+}
+
 /* rowsplit's fp16 variants scale B themselves as they convert it, and C
    back (kernels.h, variant_scales_b): for B (rows of ld floats, up to 1e6)
    and for B times 1e-12 (below fp16's normal range), whole rows and the
@@ -374,6 +429,7 @@ int main(void)
         for (int64_t j = 2499; j >= 0; j--)
             memmove(B + j * ld, B + j * n, sizeof *B * (size_t)n);
     }
+    check_max_abs();
     check_nonfinite_guard(a, n);
     check_safeguard_ms(a, n);
     check_format_params(a, n);

@@ -34,13 +34,23 @@ __device__ static inline unsigned tc_abs_max_packed(const float *x, int64_t elem
     return m;
 }
 
-/* The warp's largest m into *out: one atomic a warp, none for 0 (the
-   whole warp calls it). */
+/* The block's largest m into *out: one atomic a block, none for 0, where
+   one a warp queued thousands on one address (every thread of the block
+   calls it; blockDim.x a multiple of 32). */
 __device__ static inline void tc_abs_max_commit(unsigned m, unsigned *out)
 {
+    __shared__ unsigned warp_max[32];
     for (int off = 16; off > 0; off /= 2)
         m = max(m, __shfl_down_sync(0xffffffffu, m, off));
-    if (threadIdx.x % 32 == 0 && m)
+    if (threadIdx.x % 32 == 0)
+        warp_max[threadIdx.x / 32] = m;
+    __syncthreads();
+    if (threadIdx.x >= 32)
+        return;
+    m = threadIdx.x < blockDim.x / 32 ? warp_max[threadIdx.x] : 0;
+    for (int off = 16; off > 0; off /= 2)
+        m = max(m, __shfl_down_sync(0xffffffffu, m, off));
+    if (threadIdx.x == 0 && m)
         atomicMax(out, m);
 }
 

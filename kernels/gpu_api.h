@@ -63,7 +63,7 @@ typedef struct tc_gpu_api {
                                   int64_t rows, int32_t n, const float *maxabs, float *dst,
                                   int64_t ldd, tc_error *err);
     tc_status (*gpu_max_abs)(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
-                             float *out, tc_error *err);
+                             float *out, float *other, tc_error *err);
     tc_status (*gpu_guard_new)(tc_gpu *g, const tc_csr *a, tc_gpu_guard **out, tc_error *err);
     tc_status (*gpu_guard_run)(tc_gpu *g, tc_gpu_guard *q, const float *B, int32_t n,
                                const float *maxabs, float *C, tc_error *err);

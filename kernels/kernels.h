@@ -295,9 +295,12 @@ tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t lds, const in
                               int64_t rows, int32_t n, const float *maxabs, float *dst,
                               int64_t ldd, tc_error *err);
 /* *out (device) = the largest |x| over rows x n (leading dimension ld), NaN
-   when x holds one; queued on g's stream. */
+   when x holds one; queued on g's stream. With `other`, *out must be 0
+   already and *other is zeroed in the same launch, so that a caller who
+   measures into two slots in turn needs no memset before each (NULL: *out
+   is zeroed first by one). */
 tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
-                         float *out, tc_error *err);
+                         float *out, float *other, tc_error *err);
 /* A plan's NaN/Inf guard (kernels/nonfinite.cu): A's CSR on the device,
    for a kernel whose variant spreads a NaN or Inf of B to other rows. */
 typedef struct tc_gpu_guard tc_gpu_guard;

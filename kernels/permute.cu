@@ -62,10 +62,12 @@ extern "C" tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t ld
 
 /* max|x| into *out (absmax.cuh): packed and 16-byte aligned, as float4
    over the whole array; otherwise row by row (blockIdx.y strides rows), so
-   that no element's index is divided. */
+   that no element's index is divided. *other (not NULL) zeroed. */
 __global__ static void max_abs_kernel(const float *x, int64_t rows, int32_t n, int64_t ld,
-                                      unsigned *out)
+                                      unsigned *out, unsigned *other)
 {
+    if (other && blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0)
+        *other = 0;
     unsigned m = 0;
     if (ld == n && (uintptr_t)x % 16 == 0) {
         const int64_t threads = (int64_t)gridDim.x * gridDim.y * blockDim.x;
@@ -82,19 +84,23 @@ __global__ static void max_abs_kernel(const float *x, int64_t rows, int32_t n, i
 }
 
 /* Blocks enough to keep every SM's loads in flight (8 blocks of 256
-   threads each) and no more: each warp ends in one atomic on *out. */
+   threads each) and no more: each ends in one atomic on *out. One block
+   for an empty x, which still zeroes *other. */
 extern "C" tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n,
-                                    int64_t ld, float *out, tc_error *err)
+                                    int64_t ld, float *out, float *other, tc_error *err)
 {
-    tc_status st = TC_CUDA(err, cudaMemsetAsync(out, 0, sizeof *out, g->stream));
-    if (st != TC_OK || rows == 0 || n == 0)
-        return st;
+    if (!other) {
+        tc_status st = TC_CUDA(err, cudaMemsetAsync(out, 0, sizeof *out, g->stream));
+        if (st != TC_OK)
+            return st;
+    }
     const int64_t fill = (int64_t)g->info.sm_count * 8;
-    const int64_t gx = (n + 255) / 256 < 8 ? (n + 255) / 256 : 8;
+    const int64_t gx = n <= 256 ? 1 : (n + 255) / 256 < 8 ? (n + 255) / 256 : 8;
     const int64_t blocks = (rows * n + 1023) / 1024;   /* a float4 a thread */
     const int64_t gy = (blocks < fill ? blocks : fill) / gx;
     const dim3 grid((unsigned)gx, (unsigned)(gy > 0 ? gy : 1));
-    max_abs_kernel<<<grid, 256, 0, g->stream>>>(x, rows, n, ld, (unsigned *)out);
+    max_abs_kernel<<<grid, 256, 0, g->stream>>>(x, rows, n, ld, (unsigned *)out,
+                                                (unsigned *)other);
     return TC_LAUNCHED(err, "max_abs_kernel");
 }
 

@@ -79,11 +79,11 @@ tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err)
     tc_plan_set_b_scaling(p);
     if (!st)
         st = tc_plan_set_nonfinite_guard(p, err);
-    if (!st && p->b_scale)
-        st = tc_gpu_alloc(p->gpu, sizeof *p->d_max, (void **)&p->d_max, err);
-    if (!st && p->b_scale && !p->b_measure) {
-        const float given = (float)p->o.b_max_abs;
-        st = tc_gpu_upload(p->gpu, p->d_max, &given, sizeof given, err);
+    if (!st && p->b_scale) {
+        const float slots[2] = { p->b_measure ? 0 : (float)p->o.b_max_abs, 0 };
+        st = tc_gpu_alloc(p->gpu, sizeof slots, (void **)&p->d_max, err);
+        if (!st)
+            st = tc_gpu_upload(p->gpu, p->d_max, slots, sizeof slots, err);
     }
     p->info.upload_s += tc_plan_now() - t0;
     if (!st) {
@@ -112,6 +112,18 @@ void tc_plan_gpu_release(tc_plan *p)
     p->gpu = NULL;
 }
 
+tc_status tc_plan_measure_b(tc_plan *p, float *d, int *next, const float *B, int64_t ldb,
+                            float **at, tc_error *err)
+{
+    tc_status st = tc_gpu_max_abs(p->gpu, B, p->a->cols, p->o.n, ldb, d + *next,
+                                  d + (1 - *next), err);
+    if (st == TC_OK) {
+        *at = d + *next;
+        *next = 1 - *next;
+    }
+    return st;
+}
+
 /* C = A*B on the GPU's current stream. */
 static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int64_t ldc,
                          tc_error *err)
@@ -119,8 +131,11 @@ static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int6
     const int32_t n = p->o.n;
     /* B scaled into fp16's range by the kernel as it converts B (and C
        back), or through the plan's copies of B and C */
+    float *max = p->d_max;
+    tc_status st = p->b_measure ? tc_plan_measure_b(p, p->d_max, &p->max_next, B, ldb, &max, err)
+                                : TC_OK;
     const int in_kernel = p->b_scale && tc_kernel_scales_b(p->kp->kind, p->kp->variant);
-    const float *copy_scale = p->b_scale && !in_kernel ? p->d_max : NULL;
+    const float *copy_scale = p->b_scale && !in_kernel ? max : NULL;
     /* the kernels read B and write C in 16-byte pieces where n allows
        (rstile, brp); a caller's pointer into the middle of an array need
        not be aligned so: such operands go through the plan's own */
@@ -128,18 +143,15 @@ static tc_status gpu_run(tc_plan *p, const float *B, int64_t ldb, float *C, int6
     const int c_moves = p->d_row || ldc != n || copy_scale || (uintptr_t)C % 16;
     const float *kb = b_moves ? p->ops.B[0] : B;
     float *kc = c_moves ? p->ops.C[0] : C;
-    tc_status st = TC_OK;
-    if (p->b_measure)
-        st = tc_gpu_max_abs(p->gpu, B, p->a->cols, n, ldb, p->d_max, err);
     if (!st && b_moves)
         st = tc_gpu_gather_rows(p->gpu, B, ldb, p->d_col, p->a->cols, n, copy_scale,
                                 p->ops.B[0], n, err);
-    p->kp->b_max = in_kernel ? p->d_max : NULL;
+    p->kp->b_max = in_kernel ? max : NULL;
     if (!st)
         st = p->kp->kind->run(p->kp, kb, kc, err);
     p->kp->b_max = NULL;
     if (!st && p->guard)
-        st = tc_gpu_guard_run(p->gpu, p->guard, kb, n, p->b_measure ? p->d_max : NULL, kc, err);
+        st = tc_gpu_guard_run(p->gpu, p->guard, kb, n, p->b_measure ? max : NULL, kc, err);
     if (!st && c_moves)
         st = tc_gpu_scatter_rows(p->gpu, kc, n, p->d_row, p->a->rows, n, copy_scale, C, ldc,
                                  err);

@@ -148,10 +148,10 @@ tc_status tc_gpu_scatter_rows(tc_gpu *g, const float *src, int64_t lds, const in
 }
 
 tc_status tc_gpu_max_abs(tc_gpu *g, const float *x, int64_t rows, int32_t n, int64_t ld,
-                         float *out, tc_error *err)
+                         float *out, float *other, tc_error *err)
 {
     const tc_gpu_api *api = tc_gpu_api_load(err);
-    return api ? api->gpu_max_abs(g, x, rows, n, ld, out, err) : TC_ERR_NODEVICE;
+    return api ? api->gpu_max_abs(g, x, rows, n, ld, out, other, err) : TC_ERR_NODEVICE;
 }
 
 tc_status tc_gpu_guard_new(tc_gpu *g, const tc_csr *a, tc_gpu_guard **out, tc_error *err)

@@ -71,10 +71,14 @@ struct tc_plan {
     tc_gpu_operands ops;        /* one set: the packed (ld = n), permuted or
                                    scaled B and C the kernel runs on */
     int have_ops;
-    float *d_max;               /* max|B| on the device (fp16 scaling) */
+    float *d_max;               /* max|B| on the device (fp16 scaling): two
+                                   slots, measured into in turn
+                                   (tc_plan_measure_b), or the given bound in
+                                   the first */
+    int max_next;               /* the slot the next execute measures into */
     int b_scale;                /* 0: B as given; 1: scaled by 2^e with e from
-                                   *d_max (measured each execute or given) */
-    int b_measure;              /* 1: *d_max is measured before each execute */
+                                   max|B| (measured each execute or given) */
+    int b_measure;              /* 1: max|B| is measured before each execute */
     /* the chosen variant spreads a NaN or Inf of B to other rows and B is
        not known to be finite: each execute runs the guard after the kernel
        (on the device: C redone from A's CSR when B is not finite); NULL
@@ -124,6 +128,11 @@ const tc_fmt *tc_plan_stored_fmt(const tc_plan *p, const tc_format *f);
    allocated). */
 tc_status tc_plan_gpu_ready(tc_plan *p, tc_error *err);
 void tc_plan_gpu_release(tc_plan *p);
+/* max|B| (a->cols x n, leading dimension ldb) into slot *next of the two
+   at d (both 0 before the first), the other zeroed in the same launch for
+   the one after: no memset a product. *at: the slot measured into. */
+tc_status tc_plan_measure_b(tc_plan *p, float *d, int *next, const float *B, int64_t ldb,
+                            float **at, tc_error *err);
 
 /* ---- precision (plan/precision.c) ---- */
 
@@ -150,7 +159,8 @@ int tc_plan_safeguards(const tc_plan *p, const tc_kernel *k, int v);
 typedef struct tc_safeguard_timer {
     double ms[32];              /* by tc_plan_safeguards bits and the order's
                                    moves (8: B, 16: C); < 0: not timed */
-    float *d_max, *b, *c;
+    float *d_max, *b, *c;       /* d_max: tc_plan_measure_b's two slots */
+    int max_next;
     tc_gpu_guard *guard;
 } tc_safeguard_timer;
 void tc_safeguard_timer_init(tc_safeguard_timer *t);

@@ -38,17 +38,17 @@ static tc_status run(void *arg, int set, tc_error *err)
     const int32_t n = x->p->o.n, rows = x->p->a->rows, cols = x->p->a->cols;
     const float *B = x->ops->B[set];
     tc_status st = TC_OK;
+    float *max = x->t->d_max;
     if (x->what & TC_SAFE_MEASURE)
-        st = tc_gpu_max_abs(g, B, cols, n, n, x->t->d_max, err);
+        st = tc_plan_measure_b(x->p, x->t->d_max, &x->t->max_next, B, n, &max, err);
     if (!st && (x->what & TC_SAFE_SCALE) && !(x->what & MOVED_B))
-        st = tc_gpu_gather_rows(g, B, n, NULL, cols, n, x->t->d_max, x->t->b, n, err);
+        st = tc_gpu_gather_rows(g, B, n, NULL, cols, n, max, x->t->b, n, err);
     if (!st && (x->what & TC_SAFE_SCALE) && !(x->what & MOVED_C))
-        st = tc_gpu_scatter_rows(g, x->ops->C[set], n, NULL, rows, n, x->t->d_max, x->t->c, n,
-                                 err);
+        st = tc_gpu_scatter_rows(g, x->ops->C[set], n, NULL, rows, n, max, x->t->c, n, err);
     /* B is finite here: the guard measures it and returns */
     if (!st && (x->what & TC_SAFE_GUARD))
-        st = tc_gpu_guard_run(g, x->t->guard, B, n,
-                              x->what & TC_SAFE_MEASURE ? x->t->d_max : NULL, x->t->c, err);
+        st = tc_gpu_guard_run(g, x->t->guard, B, n, x->what & TC_SAFE_MEASURE ? max : NULL,
+                              x->t->c, err);
     return st;
 }
 
@@ -58,11 +58,12 @@ static tc_status ready(tc_plan *p, tc_safeguard_timer *t, int what, tc_error *er
     const int64_t n = p->o.n;
     tc_status st = TC_OK;
     if (what & (TC_SAFE_MEASURE | TC_SAFE_SCALE) && !t->d_max) {
-        st = tc_gpu_alloc(p->gpu, sizeof *t->d_max, (void **)&t->d_max, err);
-        /* 1: a scaling by 2^0 until max|B| is measured */
-        const float one = 1;
+        /* tc_plan_measure_b's two slots; 0 scales by 2^0 where nothing
+           is measured */
+        const float zeros[2] = { 0, 0 };
+        st = tc_gpu_alloc(p->gpu, sizeof zeros, (void **)&t->d_max, err);
         if (!st)
-            st = tc_gpu_upload(p->gpu, t->d_max, &one, sizeof one, err);
+            st = tc_gpu_upload(p->gpu, t->d_max, zeros, sizeof zeros, err);
     }
     if (!st && (what & TC_SAFE_SCALE) && !t->b)
         st = tc_gpu_alloc(p->gpu, p->a->cols * n * 4, (void **)&t->b, err);

@@ -184,23 +184,50 @@ static void check_nonfinite_guard(const tc_csr *a, int32_t n)
     free(B);
 }
 
-/* max|x| of x on the device (tc_gpu_max_abs; h uploaded to d first). */
+/* max|x| of x on the device (tc_gpu_max_abs into dmax[0], zeroed by its
+   memset, its other slot unused; h uploaded to d first). */
 static float device_max(tc_gpu *g, const float *h, float *d, int64_t count, int64_t rows,
                         int32_t n, int64_t ld, float *dmax)
 {
     tc_error err;
     float m = -1;
     if (tc_gpu_upload(g, d, h, count * (int64_t)sizeof *h, &err) != TC_OK ||
-        tc_gpu_max_abs(g, d, rows, n, ld, dmax, &err) != TC_OK ||
+        tc_gpu_max_abs(g, d, rows, n, ld, dmax, NULL, &err) != TC_OK ||
         tc_gpu_download(g, &m, dmax, sizeof m, &err) != TC_OK)
         diag("  %s", err.msg);
     return m;
 }
 
+/* Two slots in turn, as a plan measures (tc_plan_measure_b): into slot
+   1, which is 0, with slot 0 holding a stale 9: slot 1 gets max|x| = 3
+   and slot 0 is zeroed in the same launch, no memset; then an empty x
+   into slot 0 leaves 0 there and zeroes slot 1. */
+static void check_max_slots(tc_gpu *g, const float *d, int64_t rows, int32_t n, float *dmax)
+{
+    tc_error err;
+    float slots[2] = { 9, 0 };
+    tc_status st = tc_gpu_upload(g, dmax, slots, sizeof slots, &err);
+    if (!st)
+        st = tc_gpu_max_abs(g, d, rows, n, n, dmax + 1, dmax, &err);
+    if (!st)
+        st = tc_gpu_download(g, slots, dmax, sizeof slots, &err);
+    ok(st == TC_OK && slots[0] == 0 && slots[1] == 3,
+       "max|B| into slot 1: 3 there (%g), slot 0 zeroed (%g)", slots[1], slots[0]);
+    if (!st)
+        st = tc_gpu_max_abs(g, d, 0, n, n, dmax, dmax + 1, &err);
+    if (!st)
+        st = tc_gpu_download(g, slots, dmax, sizeof slots, &err);
+    ok(st == TC_OK && slots[0] == 0 && slots[1] == 0,
+       "max|B| of no rows into slot 0: 0 (%g), slot 1 zeroed (%g)", slots[0], slots[1]);
+    if (st)
+        diag("  %s", err.msg);
+}
+
 /* tc_gpu_max_abs, exactly: packed and 16-byte aligned with its largest in
-   the elements past the last float4; rows of 7 in rows of 9 whose padding
-   holds larger values (not B's); one float off alignment; NaN above Inf.
-   70001 rows: past the 65535 of a grid's y. */
+   the elements past the last float4 (and into two slots in turn); rows of
+   7 in rows of 9 whose padding holds larger values (not B's); one float
+   off alignment; NaN above Inf. 70001 rows: past the 65535 of a grid's
+   y. */
 static void check_max_abs(void)
 {
     const int64_t rows = 70001, ld = 9, count = rows * ld + 1;
@@ -212,7 +239,7 @@ static void check_max_abs(void)
     if (!st)
         st = tc_gpu_alloc(g, count * (int64_t)sizeof *h, (void **)&d, &err);
     if (!st)
-        st = tc_gpu_alloc(g, sizeof *dmax, (void **)&dmax, &err);
+        st = tc_gpu_alloc(g, 2 * sizeof *dmax, (void **)&dmax, &err);
     if (!ok(st == TC_OK, "max|B|: device memory")) {
         diag("  %s", err.msg);
         free(h);
@@ -223,6 +250,7 @@ static void check_max_abs(void)
     h[rows * n - 1] = -3;
     float m = device_max(g, h, d, count, rows, n, n, dmax);
     ok(m == 3, "max|B|, packed: its largest the last element, past the last float4 (%g)", m);
+    check_max_slots(g, d, rows, n, dmax);
     for (int64_t i = 0; i < rows; i++)
         h[i * ld + 7] = h[i * ld + 8] = 100;
     h[5 * ld + 3] = -7;

@@ -11,7 +11,7 @@
 
 /* Thread i: 8 halves of row k = i / (ld / 8) of B16 (a 16-byte store):
    row k of B, or with LISTED the row list[k] names; times 2^s, s from
-   maxabs (lib/fp16_scale.h; NULL: 1). */
+   maxabs (lib/fp16_scale.h; NULL: as it is). */
 template <bool LISTED>
 __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,
                         int64_t ld, const int32_t *__restrict__ list, const float *maxabs)
@@ -20,13 +20,21 @@ __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, 
     const int64_t per_row = ld / 8;
     if (i >= rows * per_row)
         return;
-    const int s = tc_fp16_b_exponent_at(maxabs);
     const int64_t k = i / per_row;
     const int64_t r = LISTED ? list[k] : k;
     const int32_t c0 = (int32_t)(i % per_row) * 8;
+    float v[8];
+    for (int j = 0; j < 8; j++)
+        v[j] = c0 + j < n ? B[r * n + c0 + j] : 0.0f;
+    /* the scaling only where asked: the pass is at the copy rate without */
+    if (maxabs) {
+        const int s = tc_fp16_b_exponent_at(maxabs);
+        for (int j = 0; j < 8; j++)
+            v[j] = ldexpf(v[j], s);
+    }
     __half h[8];
     for (int j = 0; j < 8; j++)
-        h[j] = __float2half_rn(c0 + j < n ? ldexpf(B[r * n + c0 + j], s) : 0.0f);
+        h[j] = __float2half_rn(v[j]);
     *(uint4 *)(B16 + k * ld + c0) = *(const uint4 *)h;
 }
 

@@ -172,10 +172,6 @@ template <> struct lanevec<4> {
         x.z += b.x.z;
         x.w += b.x.w;
     }
-    __device__ void scale(int e)
-    {
-        x = make_float4(ldexpf(x.x, e), ldexpf(x.y, e), ldexpf(x.z, e), ldexpf(x.w, e));
-    }
     /* C is written once and not read again: streaming, so that it does not
        push rows of B out of L2 */
     __device__ void store_cs(float *p) const { __stcs(reinterpret_cast<float4 *>(p), x); }
@@ -188,7 +184,6 @@ template <> struct lanevec<1> {
     __device__ void load_cg(const float *p) { x = __ldcg(p); }
     __device__ void fma(float v, const lanevec &b) { x = fmaf(v, b.x, x); }
     __device__ void add(const lanevec &b) { x += b.x; }
-    __device__ void scale(int e) { x = ldexpf(x, e); }
     __device__ void store_cs(float *p) const { __stcs(p, x); }
     __device__ void store_cg(float *p) const { __stcg(p, x); }
 };
@@ -269,17 +264,24 @@ static __device__ __forceinline__ rsp_rows rows_start(const rsp_args &a, const t
    (upload_used): rows from a.hot on gathered evict-first, A read
    evict-first. Two fp16 instances, so that where B16 fits no gather pays
    the test (1-2.5% on three shared graphs at n = 128 with it, H200,
-   bench/NOTES.md, "The hubs of B kept in L2"). */
-enum { HALF = 1, HALF_HUBS = 2 };
+   bench/NOTES.md, "The hubs of B kept in L2"). Either with SCALED: B16 is
+   B times 2^s, s from a.b_max (store_c). Instances of their own again:
+   the test at each store cost the half kernel 1-2% on shared graphs at
+   n = 128 where nothing is scaled (H200, bench/NOTES.md, "fp16
+   safeguards at their cost"). */
+enum { HALF = 1, HALF_HUBS = 2, SCALED = 4 };
 
-/* acc into C at p: with H and a.b_max, times 2^-s, where B16 is B times
-   2^s (tc_gpu_to_half_rows): exact, as the plan's scaled copies were
-   (plan/execute.c). */
+/* acc into C at p: with SCALED (a half instance: 4 columns a lane), times
+   2^-s, where B16 is B times 2^s (tc_gpu_to_half_rows): exact, as the
+   plan's scaled copies were (plan/execute.c). */
 template <int H, int V>
 static __device__ __forceinline__ void store_c(const rsp_args &a, float *p, lanevec<V> acc)
 {
-    if (H && a.b_max)
-        acc.scale(-tc_fp16_b_exponent_at(a.b_max));
+    if constexpr ((H & SCALED) != 0) {
+        const int e = -tc_fp16_b_exponent_at(a.b_max);
+        acc.x = make_float4(ldexpf(acc.x.x, e), ldexpf(acc.x.y, e), ldexpf(acc.x.z, e),
+                            ldexpf(acc.x.w, e));
+    }
     acc.store_cs(p);
 }
 
@@ -310,7 +312,7 @@ static __device__ __forceinline__ void gather(lanevec<V> &b, const float *Bl, co
                                               int32_t ld, int32_t hot, int32_t c)
 {
     if constexpr (H)
-        b.load(Bh + tc_row_elems(c, ld), H == HALF_HUBS && c >= hot);
+        b.load(Bh + tc_row_elems(c, ld), (H & HALF_HUBS) && c >= hot);
     else
         b.load(Bl + tc_row_elems(c, ld));
 }
@@ -339,7 +341,7 @@ static __device__ __forceinline__ void load_chunk(const int32_t *col, const floa
    product. */
 template <int H, typename T> static __device__ __forceinline__ T load_a(const T *p)
 {
-    if constexpr (H == HALF_HUBS)
+    if constexpr ((H & HALF_HUBS) != 0)
         return __ldcs(p);
     return __ldg(p);
 }
@@ -709,13 +711,18 @@ static rsp_kernel_fn kernel_lanes(int lanes)
     }
 }
 
-/* The instance variant v runs at n (not "lockstep"), with hubs where
-   B16 overflows the L2 share. */
-static rsp_kernel_fn kernel_of(int32_t n, int v, bool hubs)
+/* The instance variant v runs at n (not "lockstep"); h, for "half": HALF
+   or HALF_HUBS, with or without SCALED. */
+static rsp_kernel_fn kernel_of(int32_t n, int v, int h)
 {
     const int lanes = tile_lanes(n, v);
     if (v == V_HALF)
-        return hubs ? kernel_lanes<4, HALF_HUBS>(lanes) : kernel_lanes<4, HALF>(lanes);
+        switch (h) {
+        case HALF: return kernel_lanes<4, HALF>(lanes);
+        case HALF_HUBS: return kernel_lanes<4, HALF_HUBS>(lanes);
+        case HALF | SCALED: return kernel_lanes<4, HALF | SCALED>(lanes);
+        default: return kernel_lanes<4, HALF_HUBS | SCALED>(lanes);
+        }
     return v == V_VEC4 ? kernel_lanes<4, 0>(lanes) : kernel_lanes<1, 0>(lanes);
 }
 
@@ -731,6 +738,17 @@ template <int H> static rsp_lockstep_fn lockstep_lanes(int lanes)
     case 8: return rowsplit_lockstep_kernel<8, 4, H>;
     case 16: return rowsplit_lockstep_kernel<16, 4, H>;
     default: return rowsplit_lockstep_kernel<32, 4, H>;
+    }
+}
+
+/* The same for fp16 instance h (kernel_of). */
+static rsp_lockstep_fn lockstep_of(int lanes, int h)
+{
+    switch (h) {
+    case HALF: return lockstep_lanes<HALF>(lanes);
+    case HALF_HUBS: return lockstep_lanes<HALF_HUBS>(lanes);
+    case HALF | SCALED: return lockstep_lanes<HALF | SCALED>(lanes);
+    default: return lockstep_lanes<HALF_HUBS | SCALED>(lanes);
     }
 }
 
@@ -752,8 +770,10 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     rsp_plan *p = (rsp_plan *)base;
     const int v = base->variant;
     const int32_t *col = is_half(v) && p->col16 ? p->col16 : p->col;
-    const bool hubs = p->hot < p->nused;
     const float *b_max = is_half(v) ? base->b_max : NULL;
+    /* the fp16 instance: hubs where B16 overflows the L2 share, scaled
+       where the plan gives max|B| */
+    const int h = (p->hot < p->nused ? HALF_HUBS : HALF) | (b_max ? SCALED : 0);
     const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->rows, col, p->val, B, p->B16,
                         (int32_t)p->ld16 /* rsp_select: it fits */, p->hot, b_max, C,
                         p->part, p->arrived, base->n };
@@ -769,11 +789,10 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     if (is_lockstep(v)) {
         const rsp_runs r = { p->item, p->run_start, p->nruns };
         const int lanes = tile_lanes(base->n, v);
-        const rsp_lockstep_fn f = hubs ? lockstep_lanes<HALF_HUBS>(lanes) : lockstep_lanes<HALF>(lanes);
-        f<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a, r);
+        lockstep_of(lanes, h)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a, r);
         return TC_LAUNCHED(err, "rowsplit_lockstep_kernel");
     }
-    kernel_of(base->n, v, hubs)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a);
+    kernel_of(base->n, v, h)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rowsplit_kernel");
 }
 

@@ -2,8 +2,9 @@
  * safeguard_time.c: what a candidate's safeguards cost each product, so
  * that the planner compares what the caller will see. A plan that does
  * not know B's range runs, besides its kernel, max|B| measured on the
- * device and B and C scaled through scratch (fp16 kernels, precision.c) and
- * the NaN/Inf guard (kernels that spread them, kernels/nonfinite.cu).
+ * device and B and C scaled through scratch (fp16 kernels that do not
+ * scale B themselves, precision.c) and the NaN/Inf guard (kernels that
+ * spread them, kernels/nonfinite.cu).
  * Charged nothing, an fp16 path was chosen for Python callers (who state
  * no range) that ran 1.1-1.9x slower than cuSPARSE there (bench/NOTES.md,
  * Python): tcmul states B's range, so its figures never showed it.

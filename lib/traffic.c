@@ -148,10 +148,10 @@ tc_status tc_traffic_predict(const tc_csr *a, const tc_traffic_params *p, tc_tra
         return TC_ERR_NOMEM;
     /* convert_used: the rows converted, most used first; the first that
        fit the LRU are the hubs, the only units it holds */
-    const int hubs = p->b_elem_bytes == 2 && p->convert_used && p->col_unit == 1;
+    const int used_only = p->b_elem_bytes == 2 && p->convert_used;
+    const int hubs = used_only && p->col_unit == 1;
     int32_t converted = a->cols, *used = NULL;
-    if (p->b_elem_bytes == 2 && p->convert_used &&
-        (st = tc_csr_used_cols(a, hubs ? &used : NULL, &converted, err))) {
+    if (used_only && (st = tc_csr_used_cols(a, hubs ? &used : NULL, &converted, err))) {
         free(l.u);
         return st;
     }

@@ -300,6 +300,22 @@ static void check_half_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const 
     free(tiny);
 }
 
+/* Plans a with o and takes its info (the plan freed): 1 when it planned,
+   as the test `what` says. */
+static int planned_info(const tc_csr *a, const tc_plan_opts *o, const char *what,
+                        tc_plan_info *info)
+{
+    tc_plan *p = NULL;
+    tc_error err;
+    if (!ok(tc_plan_create(a, o, &p, &err) == TC_OK, "%s: planned", what)) {
+        diag("  %s", err.msg);
+        return 0;
+    }
+    tc_plan_get_info(p, info);
+    tc_plan_free(p);
+    return 1;
+}
+
 /* A timed plan charges its path what its safeguards cost (plan/
    safeguard_time.c): rstile (fp16, its tensor-core variants spread
    NaN/Inf) for a B of unknown range pays for max|B|, the scaling and the
@@ -312,17 +328,13 @@ static void check_safeguard_ms(const tc_csr *a, int32_t n)
     o.iters = 20;
     const double ranges[2] = { 0, 1 };
     double rstile_ms = -1;
+    tc_plan_info info;
     for (int r = 0; r < 2; r++) {
         o.b_max_abs = ranges[r];
-        tc_plan *p = NULL;
-        tc_error err;
-        if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "rstile, measured, b_max_abs %g: "
-                "planned", ranges[r])) {
-            diag("  %s", err.msg);
+        char what[64];
+        snprintf(what, sizeof what, "rstile, measured, b_max_abs %g", ranges[r]);
+        if (!planned_info(a, &o, what, &info))
             continue;
-        }
-        tc_plan_info info;
-        tc_plan_get_info(p, &info);
         if (r == 0)
             ok((rstile_ms = info.safeguard_ms) > 0 && info.safeguard_ms < info.ms,
                "... B's range open: its safeguards cost %g of its %g ms", info.safeguard_ms,
@@ -330,23 +342,14 @@ static void check_safeguard_ms(const tc_csr *a, int32_t n)
         else
             ok(info.safeguard_ms == 0 && info.ms > 0, "... B's range stated: no safeguards "
                "(%g ms), %g ms in all", info.safeguard_ms, info.ms);
-        tc_plan_free(p);
     }
     o.format = "rowsplit";
     o.variant = "half";
     o.b_max_abs = 0;
-    tc_plan *p = NULL;
-    tc_error err;
-    if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "rowsplit half, measured: planned")) {
-        diag("  %s", err.msg);
-        return;
-    }
-    tc_plan_info info;
-    tc_plan_get_info(p, &info);
-    ok(info.safeguard_ms > 0 && info.safeguard_ms < rstile_ms,
-       "... B's range open: max|B| alone, %g ms, less than rstile's scaled copies and guard, "
-       "%g ms", info.safeguard_ms, rstile_ms);
-    tc_plan_free(p);
+    if (planned_info(a, &o, "rowsplit half, measured", &info))
+        ok(info.safeguard_ms > 0 && info.safeguard_ms < rstile_ms,
+           "... B's range open: max|B| alone, %g ms, less than rstile's scaled copies and "
+           "guard, %g ms", info.safeguard_ms, rstile_ms);
 }
 
 /* The report's value of plan.format_params. */

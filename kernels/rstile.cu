@@ -84,7 +84,10 @@
  * power of two that brings the row's largest to [2^14, 2^15) and the
  * products are multiplied back per row of C (exactly: a power of two); the
  * residual keeps float32 values. B is rounded to fp16 as it is: its
- * magnitudes must stay below 65504 (man/tcmul.1).
+ * magnitudes must stay below 65504 (man/tcmul.1), unless the plan gives
+ * "tc" max|B| (tc_kplan.b_max, for a B of unknown range): its conversion
+ * launch then multiplies B by the power of two of lib/fp16_scale.h and the
+ * TC tiles and residual rows are multiplied back as they are stored.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +98,10 @@ static const char *const variant_names[NVARIANTS] = {
     "tc", "tc-fly", "tc-f32", "tc-item", "tc-item8", "cuda"
 };
 static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 0 };
+/* "tc" converts B with the plan's scale (tc_kplan.b_max) in its conversion
+   launch; the others round float32 B inside their walks, where a scale
+   would cost every block (the plan scales copies of B and C around them) */
+static const unsigned char variant_scales_b[NVARIANTS] = { 1, 0, 0, 0, 0, 0 };
 
 static const char *const part_names[NPARTS] = { "tc_block", "residual" };
 
@@ -347,5 +354,7 @@ extern "C" const tc_kernel tc_kernel_rstile = {
     rs_run,
     rs_free,
     rs_run_part,
+    NULL,
+    variant_scales_b,
 };
 

@@ -61,6 +61,8 @@ typedef struct rs_args {
     const float *B;
     const __half *B16;          /* "tc": B in fp16, ldb16 halves per row */
     int32_t ldb16;              /* rs_select: at most INT32_MAX */
+    const float *b_max;         /* "tc": max|B| that B16 was scaled by
+                                   (tc_kplan.b_max; NULL: B16 is B) */
     float *C;
     int32_t rows, n;
 } rs_args;

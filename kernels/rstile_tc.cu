@@ -4,12 +4,32 @@
  * them), with the CUDA residual part and the zero part their launch
  * shares, and their launch.
  */
+#include "fp16_scale.h"
 #include "rstile.cuh"
 #include "rstile_frags.cuh"
 
 static __device__ __forceinline__ float value_at(const __half *__restrict__ val, int64_t e)
 {
     return val ? __half2float(val[e]) : 1.0f;
+}
+
+/* "tc" for a B of unknown range: B16 is B times 2^s (tc_gpu_to_half_rows
+   with the plan's max|B|, a.b_max), so the count sums at x, each row's
+   whole sum, are multiplied by 2^-s before they are stored: exact, as the
+   plan's scaled copies were (plan/execute.c). After the rows' own scales
+   (row_scale), not folded into them: the two powers of two together may
+   leave float32's range where each alone does not. In instances of their
+   own (the kernel's SCALED): a test of a.b_max at the stores, outside the
+   walk, made "tc" 2-5% slower where nothing is scaled (H200, lp_nug30 at
+   n = 128 0.176 -> 0.184 ms, bcsstk17 0.0208 -> 0.0212; bench/NOTES.md,
+   "fp16 safeguards at their cost"). */
+template <int COUNT>
+static __device__ __forceinline__ void unscale_b(float *x, const float *b_max)
+{
+    const int e = -tc_fp16_b_exponent_at(b_max);
+#pragma unroll
+    for (int j = 0; j < COUNT; j++)
+        x[j] = ldexpf(x[j], e);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -324,7 +344,8 @@ static __device__ __forceinline__ void res_b_fma(float v, uint4 raw, float *acc)
    once (one writer per residual row). The row's nonzeros go RES_BATCH at a
    time: their columns and values, then all their loads of B, then the
    products (the batch past the row's end loads nothing and adds zeros). */
-template <int HALF> static __device__ void residual_thread(const rs_args &a, int64_t t)
+template <int HALF, bool SCALED>
+static __device__ void residual_thread(const rs_args &a, int64_t t)
 {
     constexpr int W = HALF ? 8 : 4;
     const int64_t r = t / a.chunks;
@@ -351,6 +372,8 @@ template <int HALF> static __device__ void residual_thread(const rs_args &a, int
         for (int q = 0; q < RES_BATCH; q++)
             res_b_fma<HALF>(v[q], raw[q], acc);
     }
+    if constexpr (SCALED)
+        unscale_b<W>(acc, a.b_max);
     float *dst = a.C + tc_row_elems(a.res_row[r], a.n) + c0;
     for (int j = 0; j < W; j++)
         if (c0 + j < a.n)
@@ -394,8 +417,9 @@ template <int MODE, int NT> static __host__ __device__ constexpr size_t smem_byt
    window is multiplied by several warps at once), each adding into its own
    tile in shared memory; the tiles are added up and the block stores the
    sum once. A tensor-core thread block of one warp puts its fragments
-   straight into C instead. */
-template <int MODE, int NT, bool VAL>
+   straight into C instead. SCALED: "tc" multiplies its sums back by 2^-s
+   (unscale_b). */
+template <int MODE, int NT, bool VAL, bool SCALED>
 static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
 {
     constexpr int PW = panel_width<MODE, NT>();
@@ -427,6 +451,8 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         }
         if (VAL)
             tc_frag_scale<NT>(acc, sc);
+        if constexpr (SCALED)
+            unscale_b<4 * NT>(&acc[0][0], a.b_max);
         /* tc-fly's 32 columns come in tc_acc_row's layout (fly_range) */
         constexpr bool ROWS = MODE == V_TC_FLY && NT == 4;
         if (warps == 1) {
@@ -484,18 +510,19 @@ template <int PW> static __device__ void zero_block(const rs_args &a, int64_t z)
    TC block (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the
    TC values are read (false: a pattern matrix, every value 1, so that tc,
    tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
-   reads them when a.val says so). Thread blocks below tc_blocks run the TC
+   reads them when a.val says so); SCALED: V_TC with B16 scaled by 2^s
+   (a.b_max, unscale_b). Thread blocks below tc_blocks run the TC
    part, the next zero_blocks the zero part, the others the residual part.
    (The residual first was tried, step 17 of bench/NOTES.md: it shortens
    the tail where windows with long rows go whole among TC windows, which
    min_density's test on the whole matrix makes rare, and cost 1-5% where
    the residual is the row partition's short rows.) */
-template <int MODE, int NT, bool VAL>
+template <int MODE, int NT, bool VAL, bool SCALED>
 __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
 {
     extern __shared__ uint4 smem[];
     if (blockIdx.x < a.tc_blocks) {
-        tc_block<MODE, NT, VAL>(a, blockIdx.x, (char *)smem);
+        tc_block<MODE, NT, VAL, SCALED>(a, blockIdx.x, (char *)smem);
         return;
     }
     if (blockIdx.x < a.tc_blocks + a.zero_blocks) {
@@ -505,7 +532,7 @@ __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
     const int64_t t =
         (int64_t)(blockIdx.x - a.tc_blocks - a.zero_blocks) * blockDim.x + threadIdx.x;
     if (t < a.res_threads)
-        residual_thread<MODE == V_TC>(a, t);
+        residual_thread<MODE == V_TC, SCALED>(a, t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -538,6 +565,7 @@ rs_args rs_args_for(const rs_plan *p, int v, int parts, const float *B, float *C
     a.B = B;
     a.B16 = p->B16;
     a.ldb16 = (int32_t)p->ldb16;        /* rs_select: it fits */
+    a.b_max = v == V_TC ? p->base.b_max : NULL;
     a.C = C;
     a.rows = p->base.rows;
     a.n = p->base.n;
@@ -551,38 +579,42 @@ int64_t rs_grid_of(const rs_plan *p, const rs_args *a, int v)
 
 /* The launch, with the shared memory it needs allowed (past 48 KB at
    NT = 8). */
-template <int MODE, int NT, bool VAL>
+template <int MODE, int NT, bool VAL, bool SCALED = false>
 static tc_status launch(const rs_args &a, int warps, unsigned grid, cudaStream_t s, tc_error *err)
 {
     const size_t smem = smem_bytes<MODE, NT>(warps);
-    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(rs_kernel<MODE, NT, VAL>,
+    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(rs_kernel<MODE, NT, VAL, SCALED>,
                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      (int)smem));
     if (st != TC_OK)
         return st;
-    rs_kernel<MODE, NT, VAL><<<grid, 32 * warps, smem, s>>>(a);
+    rs_kernel<MODE, NT, VAL, SCALED><<<grid, 32 * warps, smem, s>>>(a);
     return TC_LAUNCHED(err, "rs_kernel");
 }
 
-template <int MODE, bool VAL>
+template <int MODE, bool VAL, bool SCALED>
 static tc_status launch_nt(const rs_args &a, int nt, int warps, unsigned grid, cudaStream_t s,
                            tc_error *err)
 {
     switch (nt) {
-    case 1: return launch<MODE, 1, VAL>(a, warps, grid, s, err);
-    case 2: return launch<MODE, 2, VAL>(a, warps, grid, s, err);
-    case 4: return launch<MODE, 4, VAL>(a, warps, grid, s, err);
-    default: return launch<MODE, 8, VAL>(a, warps, grid, s, err);
+    case 1: return launch<MODE, 1, VAL, SCALED>(a, warps, grid, s, err);
+    case 2: return launch<MODE, 2, VAL, SCALED>(a, warps, grid, s, err);
+    case 4: return launch<MODE, 4, VAL, SCALED>(a, warps, grid, s, err);
+    default: return launch<MODE, 8, VAL, SCALED>(a, warps, grid, s, err);
     }
 }
 
-/* tc, tc-fly or tc-f32, specialised to the matrix having values or not. */
-template <int MODE>
+/* tc, tc-fly or tc-f32, specialised to the matrix having values or not,
+   and tc to B16 being scaled (a.b_max) or not. */
+template <int MODE, bool SCALED = false>
 static tc_status launch_mode(const rs_args &a, int nt, int warps, unsigned grid, cudaStream_t s,
                              tc_error *err)
 {
-    return a.val ? launch_nt<MODE, true>(a, nt, warps, grid, s, err)
-                 : launch_nt<MODE, false>(a, nt, warps, grid, s, err);
+    if constexpr (MODE == V_TC && !SCALED)
+        if (a.b_max)
+            return launch_mode<MODE, true>(a, nt, warps, grid, s, err);
+    return a.val ? launch_nt<MODE, true, SCALED>(a, nt, warps, grid, s, err)
+                 : launch_nt<MODE, false, SCALED>(a, nt, warps, grid, s, err);
 }
 
 tc_status rs_run_segments(rs_plan *p, int parts, const float *B, float *C, tc_error *err)
@@ -592,7 +624,7 @@ tc_status rs_run_segments(rs_plan *p, int parts, const float *B, float *C, tc_er
     const rs_args a = rs_args_for(p, b->variant, parts, B, C);
     tc_status st = TC_OK;
     if (b->variant == V_TC)
-        st = tc_gpu_to_half(b->gpu, B, p->B16, b->cols, b->n, p->ldb16, err);
+        st = tc_gpu_to_half_rows(b->gpu, B, p->B16, NULL, b->cols, b->n, p->ldb16, a.b_max, err);
     if (st == TC_OK && a.tc_blocks > 0)
         st = tc_gpu_zero_split(b->gpu, p->seg, p->nsplit, C, b->n, err);
     const int64_t grid = rs_grid_of(p, &a, b->variant);

@@ -267,11 +267,12 @@ static void check_max_abs(void)
     free(h);
 }
 
-/* rowsplit's fp16 variants scale B themselves as they convert it, and C
-   back (kernels.h, variant_scales_b): for B (rows of ld floats, up to 1e6)
-   and for B times 1e-12 (below fp16's normal range), whole rows and the
-   pieces of the split dense row, in the given order and after wjaccard
-   (B's rows gathered, C's scattered, neither scaled there). */
+/* rowsplit's fp16 variants and rstile's tc scale B themselves as they
+   convert it, and C back (kernels.h, variant_scales_b): for B (rows of ld
+   floats, up to 1e6) and for B times 1e-12 (below fp16's normal range),
+   rowsplit's whole rows and the pieces of the split dense row, rstile's
+   TC blocks and residual rows, in the given order and after wjaccard (B's
+   rows gathered, C's scattered, neither scaled there). */
 static void check_half_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const float *B,
                                         int64_t ld)
 {
@@ -279,15 +280,16 @@ static void check_half_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const 
     float *tiny = malloc(sizeof *tiny * (size_t)count);
     for (int64_t i = 0; i < count; i++)
         tiny[i] = B[i] * 1e-12f;
-    const char *variants[] = { "half", "lockstep-half" };
+    const char *formats[] = { "rowsplit", "rowsplit", "rstile" };
+    const char *variants[] = { "half", "lockstep-half", "tc" };
     const char *orders[] = { "given", "wjaccard" };
-    o->format = "rowsplit";
-    for (int v = 0; v < 2; v++)
+    for (int v = 0; v < 3; v++)
         for (int r = 0; r < 2; r++)
             for (int t = 0; t < 2; t++) {
                 char what[128];
-                snprintf(what, sizeof what, "rowsplit %s in order %s, B of %s", variants[v],
+                snprintf(what, sizeof what, "%s %s in order %s, B of %s", formats[v], variants[v],
                          orders[r], t ? "1e-6 and 1e-19" : "1e6 and 1e-7");
+                o->format = formats[v];
                 o->variant = variants[v];
                 o->order = orders[r];
                 tc_plan_info info;
@@ -295,6 +297,7 @@ static void check_half_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const 
                 ok(strcmp(info.precision, "fp16") == 0 && info.b_scaled == 1,
                    "... fp16 (%s), B scaled (%d)", info.precision, info.b_scaled);
             }
+    o->format = NULL;
     o->variant = NULL;
     o->order = NULL;
     free(tiny);
@@ -318,9 +321,10 @@ static int planned_info(const tc_csr *a, const tc_plan_opts *o, const char *what
 
 /* A timed plan charges its path what its safeguards cost (plan/
    safeguard_time.c): rstile (fp16, its tensor-core variants spread
-   NaN/Inf) for a B of unknown range pays for max|B|, the scaling and the
-   guard, and for a B stated within fp16's range pays nothing; rowsplit's
-   half, which scales B itself, for max|B| alone: less than rstile. */
+   NaN/Inf) for a B of unknown range pays for max|B|, the guard and, but
+   for tc, scaled copies, and for a B stated within fp16's range pays
+   nothing; rowsplit's half, which scales B itself and spreads nothing,
+   for max|B| alone: less than rstile. */
 static void check_safeguard_ms(const tc_csr *a, int32_t n)
 {
     tc_plan_opts o = gpu_opts(n, TC_EFFORT_MEASURE);
@@ -348,8 +352,8 @@ static void check_safeguard_ms(const tc_csr *a, int32_t n)
     o.b_max_abs = 0;
     if (planned_info(a, &o, "rowsplit half, measured", &info))
         ok(info.safeguard_ms > 0 && info.safeguard_ms < rstile_ms,
-           "... B's range open: max|B| alone, %g ms, less than rstile's scaled copies and "
-           "guard, %g ms", info.safeguard_ms, rstile_ms);
+           "... B's range open: max|B| alone, %g ms, less than rstile's with its guard, "
+           "%g ms", info.safeguard_ms, rstile_ms);
 }
 
 /* The report's value of plan.format_params. */

@@ -852,7 +852,8 @@ static void upload_runs(rsp_plan *p, const tc_rowsplit *m)
    and ncu's DRAM bytes on the R-MATs matched an LRU of half the L2 best
    (bench/NOTES.md, "The model's L2: 25 MB by default"); on R-MAT 2^22 at
    n = 128 a quarter, a half and three quarters of the H200's L2 gave
-   3.72, 3.61 and 3.63 ms ("The hubs of B kept in L2"). */
+   3.72, 3.61 and 3.63 ms, and at n = 32 those and the whole L2 1.195,
+   1.171, 1.187 and 1.197 ms ("The hubs of B kept in L2"). */
 #define HOT_SHARE 2
 
 static int ascending(const void *x, const void *y)

@@ -14,8 +14,9 @@ static __device__ __forceinline__ float value_at(const __half *__restrict__ val,
 }
 
 /* "tc" for a B of unknown range: B16 is B times 2^s (tc_gpu_to_half_rows
-   with the plan's max|B|, a.b_max), so the count sums at x, each row's
-   whole sum, are multiplied by 2^-s before they are stored: exact, as the
+   with the plan's max|B|, a.b_max), so the COUNT sums at x (a warp's
+   fragments of its tile, or a residual row's sum) are multiplied by 2^-s
+   before they are stored or added up: exact, a power of two, as the
    plan's scaled copies were (plan/execute.c). After the rows' own scales
    (row_scale), not folded into them: the two powers of two together may
    leave float32's range where each alone does not. In instances of their

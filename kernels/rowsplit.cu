@@ -277,11 +277,8 @@ enum { HALF = 1, HALF_HUBS = 2, SCALED = 4 };
 template <int H, int V>
 static __device__ __forceinline__ void store_c(const rsp_args &a, float *p, lanevec<V> acc)
 {
-    if constexpr ((H & SCALED) != 0) {
-        const int e = -tc_fp16_b_exponent_at(a.b_max);
-        acc.x = make_float4(ldexpf(acc.x.x, e), ldexpf(acc.x.y, e), ldexpf(acc.x.z, e),
-                            ldexpf(acc.x.w, e));
-    }
+    if constexpr ((H & SCALED) != 0)
+        tc_fp16_unscale_c<4>(&acc.x.x, a.b_max);
     acc.store_cs(p);
 }
 

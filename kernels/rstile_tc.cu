@@ -13,26 +13,6 @@ static __device__ __forceinline__ float value_at(const __half *__restrict__ val,
     return val ? __half2float(val[e]) : 1.0f;
 }
 
-/* "tc" for a B of unknown range: B16 is B times 2^s (tc_gpu_to_half_rows
-   with the plan's max|B|, a.b_max), so the COUNT sums at x (a warp's
-   fragments of its tile, or a residual row's sum) are multiplied by 2^-s
-   before they are stored or added up: exact, a power of two, as the
-   plan's scaled copies were (plan/execute.c). After the rows' own scales
-   (row_scale), not folded into them: the two powers of two together may
-   leave float32's range where each alone does not. In instances of their
-   own (the kernel's SCALED): a test of a.b_max at the stores, outside the
-   walk, made "tc" 2-5% slower where nothing is scaled (H200, lp_nug30 at
-   n = 128 0.176 -> 0.184 ms, bcsstk17 0.0208 -> 0.0212; bench/NOTES.md,
-   "fp16 safeguards at their cost"). */
-template <int COUNT>
-static __device__ __forceinline__ void unscale_b(float *x, const float *b_max)
-{
-    const int e = -tc_fp16_b_exponent_at(b_max);
-#pragma unroll
-    for (int j = 0; j < COUNT; j++)
-        x[j] = ldexpf(x[j], e);
-}
-
 /* ------------------------------------------------------------------------ */
 /* TC part, "tc", "tc-f32" and "tc-fly"                                      */
 /* ------------------------------------------------------------------------ */
@@ -374,7 +354,7 @@ static __device__ void residual_thread(const rs_args &a, int64_t t)
             res_b_fma<HALF>(v[q], raw[q], acc);
     }
     if constexpr (SCALED)
-        unscale_b<W>(acc, a.b_max);
+        tc_fp16_unscale_c<W>(acc, a.b_max);
     float *dst = a.C + tc_row_elems(a.res_row[r], a.n) + c0;
     for (int j = 0; j < W; j++)
         if (c0 + j < a.n)
@@ -418,8 +398,16 @@ template <int MODE, int NT> static __host__ __device__ constexpr size_t smem_byt
    window is multiplied by several warps at once), each adding into its own
    tile in shared memory; the tiles are added up and the block stores the
    sum once. A tensor-core thread block of one warp puts its fragments
-   straight into C instead. SCALED: "tc" multiplies its sums back by 2^-s
-   (unscale_b). */
+   straight into C instead. SCALED: "tc" for a B of unknown range, B16
+   being B times 2^s (tc_gpu_to_half_rows with the plan's max|B|,
+   a.b_max): its sums are multiplied back by 2^-s (tc_fp16_unscale_c)
+   before they are stored or added up, after the rows' own scales
+   (row_scale), not folded into them: the two powers of two together may
+   leave float32's range where each alone does not. In instances of their
+   own: a test of a.b_max at the stores, outside the walk, made "tc" 2-5%
+   slower where nothing is scaled (H200, lp_nug30 at n = 128 0.176 ->
+   0.184 ms, bcsstk17 0.0208 -> 0.0212; bench/NOTES.md, "fp16 safeguards
+   at their cost"). */
 template <int MODE, int NT, bool VAL, bool SCALED>
 static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
 {
@@ -453,7 +441,7 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         if (VAL)
             tc_frag_scale<NT>(acc, sc);
         if constexpr (SCALED)
-            unscale_b<4 * NT>(&acc[0][0], a.b_max);
+            tc_fp16_unscale_c<4 * NT>(&acc[0][0], a.b_max);
         /* tc-fly's 32 columns come in tc_acc_row's layout (fly_range) */
         constexpr bool ROWS = MODE == V_TC_FLY && NT == 4;
         if (warps == 1) {
@@ -512,7 +500,7 @@ template <int PW> static __device__ void zero_block(const rs_args &a, int64_t z)
    TC values are read (false: a pattern matrix, every value 1, so that tc,
    tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
    reads them when a.val says so); SCALED: V_TC with B16 scaled by 2^s
-   (a.b_max, unscale_b). Thread blocks below tc_blocks run the TC
+   (tc_block). Thread blocks below tc_blocks run the TC
    part, the next zero_blocks the zero part, the others the residual part.
    (The residual first was tried, step 17 of bench/NOTES.md: it shortens
    the tail where windows with long rows go whole among TC windows, which

@@ -1,7 +1,8 @@
 /*
  * fp16_scale.h: the power of two that brings B into fp16's range, shared by
- * the planner (C) and the device kernels that scale B and C
- * (kernels/permute.cu), so both sides choose the same exponent. It lives in
+ * the planner (C) and the device code that scales B and C (kernels/
+ * permute.cu's copies, fp16.cu's conversion, and rowsplit's and rstile's
+ * stores), so all choose the same exponent. It lives in
  * lib/, below both layers.
  *
  * fp16 holds magnitudes from 2^-14 (normal; subnormals to 2^-24) to 65504.
@@ -42,6 +43,19 @@ TC_HD static inline int tc_fp16_b_exponent(double x)
 __device__ static inline int tc_fp16_b_exponent_at(const float *maxabs)
 {
     return maxabs ? tc_fp16_b_exponent((double)*maxabs) : 0;
+}
+
+/* The COUNT sums at x of a product with B16 = B times 2^s (s for the
+   max|B| at maxabs), brought back to C's scale: times 2^-s, exact but for
+   C's own over- or underflow. For the kernels that scale B themselves
+   (kernels.h, variant_scales_b). */
+template <int COUNT>
+__device__ static inline void tc_fp16_unscale_c(float *x, const float *maxabs)
+{
+    const int e = -tc_fp16_b_exponent_at(maxabs);
+#pragma unroll
+    for (int j = 0; j < COUNT; j++)
+        x[j] = ldexpf(x[j], e);
 }
 #endif
 

@@ -273,7 +273,7 @@ static void check_max_abs(void)
    rowsplit's whole rows and the pieces of the split dense row, rstile's
    TC blocks and residual rows, in the given order and after wjaccard (B's
    rows gathered, C's scattered, neither scaled there). */
-static void check_half_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const float *B,
+static void check_fp16_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const float *B,
                                         int64_t ld)
 {
     const int64_t count = (int64_t)a->cols * ld;
@@ -452,7 +452,7 @@ int main(void)
     check(a, &o, B, ld, "rstile after wjaccard, B of 1e6 and 1e-7", &info);
     is_str(info.order, "wjaccard", "... in order wjaccard");
     o.order = NULL;
-    check_half_scaled_in_kernel(a, &o, B, ld);
+    check_fp16_scaled_in_kernel(a, &o, B, ld);
     for (int64_t i = 0; i < 2500 * ld; i++)
         B[i] = (float)((i * 7919) % 2001) / 1000 - 1;
     const char *vec[] = { "rstile", "brp", "hrpb", "bcsr", "rowsplit", "csr" };

@@ -8,6 +8,7 @@
 
 #include "fp16_scale.h"
 #include "gpu_internal.h"
+#include "pdl.cuh"
 
 /* Thread i: 8 halves of row k = i / (ld / 8) of B16 (a 16-byte store):
    row k of B, or with LISTED the row list[k] names; times 2^s, s from
@@ -16,6 +17,9 @@ template <bool LISTED>
 __global__ void to_half(const float *__restrict__ B, __half *B16, int64_t rows, int32_t n,
                         int64_t ld, const int32_t *__restrict__ list, const float *maxabs)
 {
+    /* a kernel launched to follow this one (pdl.cuh: rowsplit's "half")
+       may start once every block of this one has */
+    tc_pdl_trigger();
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t per_row = ld / 8;
     if (i >= rows * per_row)

@@ -51,7 +51,8 @@
  *             rstile's "tc"; only the rows the matrix's nonzeros name,
  *             where it leaves some unused: upload_used; where those
  *             are more than L2 holds, the most used first, kept in L2,
- *             the others gathered evict-first); A's values and
+ *             the others gathered evict-first; the kernel launched to
+ *             start as the conversion ends, pdl.cuh); A's values and
  *             the sums stay fp32. Half the
  *             bytes a gather: where the kernel is at L2's bandwidth (a
  *             random graph at n = 128: 1.05 -> 1.42x cuSPARSE) it wins;
@@ -88,6 +89,7 @@
 
 #include "fp16_scale.h"
 #include "gpu_internal.h"
+#include "pdl.cuh"
 #include "rowaddr.cuh"
 #include "rowsplit.h"
 
@@ -518,6 +520,11 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_ker
     const bool active = col0 < a.n;     /* V = 4: n % 4 == 0, so col0 + 3 < n */
     const tc_rowsplit_seg g = a.seg[s];
     rsp_rows w = rows_start<L>(a, g, tile);
+    /* fp16: launched as a dependent of the conversion of B (rsp_run), so
+       that its segment and first rows are read while that ends; B16, C and
+       the workspace only past here */
+    if constexpr (H != 0)
+        tc_pdl_wait();
     lanevec<V> acc;
     acc.zero();
     walk<L, V, H>(a, g, col0, active, w, acc, tile);
@@ -789,6 +796,13 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
         lockstep_of(lanes, h)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a, r);
         return TC_LAUNCHED(err, "rowsplit_lockstep_kernel");
     }
+    /* "half" starts as its conversion ends (pdl.cuh): 1-2.7 us off
+       products of 8-820 us, 6% in geometric mean over 18 and 1% slower on
+       one (H200, bench/NOTES.md, "The half kernel launched as the
+       conversion ends") */
+    if (is_half(v))
+        return tc_launch_dependent(base->gpu, "rowsplit_kernel", kernel_of(base->n, v, h), grid,
+                                   dim3(BLOCK_THREADS), err, a);
     kernel_of(base->n, v, h)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a);
     return TC_LAUNCHED(err, "rowsplit_kernel");
 }

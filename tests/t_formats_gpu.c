@@ -6,7 +6,9 @@
    awkward shapes (tests/fmttest.h), at n = 1, 7, 36 and 257, with NaN and
    Inf in B (variants recorded as spreading them are exempt, and tuning
    must skip exactly those and pick one that passes; a variant that scales
-   B into fp16's range itself again on a B past that range), and on the
+   B into fp16's range itself again on a B past that range; each variant
+   again with a finite B and another queued back to back, each C checked
+   against its own B), and on the
    real matrices of $TC_SHARED_DATA at n = 1, 7, 32, 128 and 257. A variant
    that refuses a matrix (TC_ERR_UNSUPPORTED) is listed, and some variant
    must take each. hrpb runs a second time with TM = 32 (other_shapes).
@@ -96,17 +98,14 @@ static void free_operands(operands *x)
     free(x->R);
 }
 
-/* A run of p's selected variant on o, poisoned first, downloaded into C
-   and compared with x.R: 1 when it passes the float64 check (as tcmul
-   --verify: no NaN or Inf where the reference has none, the Frobenius
-   error within the tolerance of the variant's precision). */
-static int run_checked(const subject *s, tc_kplan *p, const tc_gpu_operands *o,
-                       const tc_csr *a, const operands *x, float *C, tc_error *err)
+/* C (o's set 0, where p's selected variant ran with status st) downloaded
+   into C and compared with x.R: 1 when it passes the float64 check (as
+   tcmul --verify: no NaN or Inf where the reference has none, the
+   Frobenius error within the tolerance of the variant's precision). */
+static int c_checked(const subject *s, const tc_kplan *p, const tc_gpu_operands *o,
+                     const tc_csr *a, const operands *x, float *C, tc_status st, tc_error *err)
 {
     tc_compare c = { 0 };
-    tc_status st = tc_gpu_operands_poison(gpu, o, err);
-    if (st == TC_OK)
-        st = tc_kernel_run(p, o, 0, err);
     if (st == TC_OK)
         st = tc_gpu_download(gpu, C, o->C[0], (int64_t)sizeof *C * a->rows * x->n, err);
     if (st == TC_OK)
@@ -117,6 +116,36 @@ static int run_checked(const subject *s, tc_kplan *p, const tc_gpu_operands *o,
         diag("%s rel_fro %g (tolerance %g), %" PRId64 " nonfinite", st ? err->msg : "",
              c.rel_fro, tol, c.nonfinite);
     return pass;
+}
+
+/* A run of p's selected variant on o, poisoned first, checked (c_checked). */
+static int run_checked(const subject *s, tc_kplan *p, const tc_gpu_operands *o,
+                       const tc_csr *a, const operands *x, float *C, tc_error *err)
+{
+    tc_status st = tc_gpu_operands_poison(gpu, o, err);
+    if (st == TC_OK)
+        st = tc_kernel_run(p, o, 0, err);
+    return c_checked(s, p, o, a, x, C, st, err);
+}
+
+/* Two runs of p's selected variant queued back to back, on x's B (in o)
+   and then on y's (in oy), C poisoned before: 1 when each C passes the
+   check against its own B's reference. A run that used what the run
+   before it left (an fp16 copy of B, a workspace, counters not set back)
+   or overwrote what that run still read fails it. */
+static int run_back_to_back(const subject *s, tc_kplan *p, const tc_gpu_operands *o,
+                            const tc_gpu_operands *oy, const tc_csr *a, const operands *x,
+                            const operands *y, float *C, tc_error *err)
+{
+    tc_status st = tc_gpu_operands_poison(gpu, o, err);
+    if (st == TC_OK)
+        st = tc_gpu_operands_poison(gpu, oy, err);
+    if (st == TC_OK)
+        st = tc_kernel_run(p, o, 0, err);
+    if (st == TC_OK)
+        st = tc_kernel_run(p, oy, 0, err);
+    const int second = c_checked(s, p, oy, a, y, C, st, err);
+    return c_checked(s, p, o, a, x, C, st, err) && second;
 }
 
 static int spreads(const tc_kernel *k, int v)
@@ -189,19 +218,24 @@ static void check_tuned(subject *s, const char *what, tc_kplan *p, const tc_gpu_
 
 /* Every variant of s on m (the format of a; NULL for the canonical one)
    times x.B, each checked against x.R (with NaN and Inf in B, those
-   recorded as spreading them left out, and the tuned choice checked). */
+   recorded as spreading them left out, and the tuned choice checked);
+   with y (another B, finite), each also run on x's B and y's back to
+   back. */
 static void check_variants(subject *s, const char *what, const tc_fmt *m, const tc_csr *a,
-                           const operands *x, int nonfinite)
+                           const operands *x, const operands *y, int nonfinite)
 {
-    tc_gpu_operands o = { 0 };
+    tc_gpu_operands o = { 0 }, oy = { 0 };
     tc_kplan *p = NULL;
     tc_error err;
     tc_status st = tc_gpu_operands_alloc(gpu, x->B, a->cols, a->rows, x->n, 0, &o, &err);
+    if (st == TC_OK && y)
+        st = tc_gpu_operands_alloc(gpu, y->B, a->cols, a->rows, y->n, 0, &oy, &err);
     if (st == TC_OK)
         st = tc_kernel_prepare(s->k, gpu, m, a, &o, &p, &err);
     if (!ok(st == TC_OK, "%s: %s, n=%d: prepared", s->label, what, x->n)) {
         diag("%s", err.msg);
         tc_gpu_operands_free(gpu, &o);
+        tc_gpu_operands_free(gpu, &oy);
         return;
     }
     float *C = malloc(sizeof *C * ((size_t)a->rows * x->n + 1));
@@ -221,6 +255,10 @@ static void check_variants(subject *s, const char *what, const tc_fmt *m, const 
         else
             ok(pass, "%s %s: %s, n=%d%s: passes the float64 check", s->label,
                s->k->variant_names[v], what, x->n, nonfinite ? ", NaN and Inf in B" : "");
+        if (!s->broken && y)
+            ok(run_back_to_back(s, p, &o, &oy, a, x, y, C, &err),
+               "%s %s: %s, n=%d: two runs queued back to back on different B: each C is "
+               "its own B's product", s->label, s->k->variant_names[v], what, x->n);
         if (!s->broken && !nonfinite && tc_kernel_scales_b(s->k, v))
             ok(run_scaled(s, p, a, x, C, &err), "%s %s: %s, n=%d, B times 2^20 with max|B| "
                "given: scales B into fp16's range itself", s->label, s->k->variant_names[v],
@@ -232,6 +270,7 @@ static void check_variants(subject *s, const char *what, const tc_fmt *m, const 
     free(C);
     tc_kernel_free(p);
     tc_gpu_operands_free(gpu, &o);
+    tc_gpu_operands_free(gpu, &oy);
 }
 
 /* ------------------------------------------------- all of them */
@@ -253,10 +292,15 @@ static void check_matrix(const char *what, const tc_csr *a, const int32_t *ns, i
         int last = !ns[k];      /* the NaN/Inf run after the finite ones */
         operands x = last ? make_operands(a, 7, 99, 1)
                           : make_operands(a, ns[k], (uint64_t)ns[k], 0);
+        operands y = { 0 };
+        if (!last)
+            y = make_operands(a, ns[k], (uint64_t)ns[k] + 1000, 0);
         for (int i = 0; i < nsubjects; i++)
             if (with_broken || !subjects[i].broken)
-                check_variants(&subjects[i], what, m[i], a, &x, last);
+                check_variants(&subjects[i], what, m[i], a, &x, last ? NULL : &y, last);
         free_operands(&x);
+        if (!last)
+            free_operands(&y);
         if (last)
             break;
     }

@@ -169,7 +169,7 @@ typedef struct tc_kplan {
     const char *part_names[TC_KERNEL_MAX_PARTS];
     int64_t part_nnz[TC_KERNEL_MAX_PARTS];
     /* max|B| on the device (tc_gpu_max_abs) for a variant that scales B
-       itself (variant_scales_b): it converts B times 2^s (lib/
+       itself (variant_scales_b): it converts or rounds B times 2^s (lib/
        fp16_scale.h) and writes C times 2^-s. Set by the plan before a run
        (plan/execute.c); NULL: B as it is. */
     const float *b_max;

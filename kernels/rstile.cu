@@ -85,9 +85,11 @@
  * products are multiplied back per row of C (exactly: a power of two); the
  * residual keeps float32 values. B is rounded to fp16 as it is: its
  * magnitudes must stay below 65504 (man/tcmul.1), unless the plan gives
- * "tc" max|B| (tc_kplan.b_max, for a B of unknown range): its conversion
- * launch then multiplies B by the power of two of lib/fp16_scale.h and the
- * TC tiles and residual rows are multiplied back as they are stored.
+ * "tc", "tc-fly" or "tc-f32" max|B| (tc_kplan.b_max, for a B of unknown
+ * range): tc's conversion launch then multiplies B by the power of two of
+ * lib/fp16_scale.h, tc-fly and tc-f32 multiply its elements as they round
+ * them, and the TC tiles (and tc's residual rows, which read the scaled
+ * B16) are multiplied back as they are stored.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +101,10 @@ static const char *const variant_names[NVARIANTS] = {
 };
 static const unsigned char variant_spreads[NVARIANTS] = { 1, 1, 1, 1, 1, 0 };
 /* "tc" converts B with the plan's scale (tc_kplan.b_max) in its conversion
-   launch; the others round float32 B inside their walks, where a scale
-   would cost every block (the plan scales copies of B and C around them) */
-static const unsigned char variant_scales_b[NVARIANTS] = { 1, 0, 0, 0, 0, 0 };
+   launch, "tc-fly" and "tc-f32" multiply as they round it in their walks
+   (instances of their own); the item variants and "cuda" take copies of B
+   and C that the plan scales */
+static const unsigned char variant_scales_b[NVARIANTS] = { 1, 1, 1, 0, 0, 0 };
 
 static const char *const part_names[NPARTS] = { "tc_block", "residual" };
 

@@ -7,6 +7,7 @@
 #ifndef TC_RSTILE_FRAGS_CUH
 #define TC_RSTILE_FRAGS_CUH
 
+#include "fp16_scale.h"
 #include "rstile.cuh"
 
 static __device__ __forceinline__ uint32_t pack_half2(__half lo, __half hi)
@@ -51,6 +52,17 @@ static __device__ __forceinline__ b_rows b_rows_load(const float *__restrict__ B
     b_rows r;
     r.x = col0 >= 0 ? tc_load_b4(B, col0, c, n, vec) : zero;
     r.y = col1 >= 0 ? tc_load_b4(B, col1, c, n, vec) : zero;
+    return r;
+}
+
+/* r times the factors f of 2^s (lib/fp16_scale.h, tc_fp16_scale), for a
+   kernel that scales B as it rounds it. */
+static __device__ __forceinline__ b_rows b_rows_scaled(b_rows r, float2 f)
+{
+    r.x = make_float4(tc_fp16_scale(r.x.x, f), tc_fp16_scale(r.x.y, f), tc_fp16_scale(r.x.z, f),
+                      tc_fp16_scale(r.x.w, f));
+    r.y = make_float4(tc_fp16_scale(r.y.x, f), tc_fp16_scale(r.y.y, f), tc_fp16_scale(r.y.z, f),
+                      tc_fp16_scale(r.y.w, f));
     return r;
 }
 

@@ -125,10 +125,12 @@ static __device__ __forceinline__ void fetch(const rs_args &a, stage<NT, F32> *s
    into the A fragment, its B fragments come out of shared memory with
    ldmatrix.trans, and the mma run; the index loads that a fetch needs are
    made one block earlier still, so that no load waits on another inside
-   the loop and a warp's first STAGES - 1 blocks cost one round trip. */
-template <int NT, bool VAL, bool F32>
+   the loop and a warp's first STAGES - 1 blocks cost one round trip. With
+   F32 and SCALED ("tc-f32" for a B of unknown range) each element is
+   multiplied by 2^s (the factors bsf, lib/fp16_scale.h) as it is rounded. */
+template <int NT, bool VAL, bool F32, bool SCALED>
 static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
-                                stage<NT, F32> *stg, float acc[NT][4])
+                                stage<NT, F32> *stg, float acc[NT][4], float2 bsf)
 {
     static_assert((STAGES & (STAGES - 1)) == 0, "tc: the ring is indexed with a mask");
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
@@ -168,7 +170,11 @@ static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int pa
             const float *k0 = (const float *)cur->b + 2 * tig * P + gid, *k1 = k0 + P;
 #pragma unroll
             for (int t = 0; t < NT; t++)
-                bf[t] = pack_half2(__float2half_rn(k0[8 * t]), __float2half_rn(k1[8 * t]));
+                if constexpr (SCALED)
+                    bf[t] = pack_half2(__float2half_rn(tc_fp16_scale(k0[8 * t], bsf)),
+                                       __float2half_rn(tc_fp16_scale(k1[8 * t], bsf)));
+                else
+                    bf[t] = pack_half2(__float2half_rn(k0[8 * t]), __float2half_rn(k1[8 * t]));
         } else {
             const int r = lane & 7, m = (lane >> 3) % NT;
 #pragma unroll
@@ -183,13 +189,18 @@ static __device__ void tc_range(const rs_args &a, int64_t lo, int64_t hi, int pa
 
 /* "tc-fly": the same tile walk without staging: the A values read from
    global memory, each B fragment loaded from the float32 B and converted in
-   registers. */
+   registers (with SCALED, times 2^s: the factors f). */
+template <bool SCALED>
 static __device__ __forceinline__ uint32_t b_frag_f32(const rs_args &a, int32_t col0,
-                                                      int32_t col1, int32_t c)
+                                                      int32_t col1, int32_t c, float2 f)
 {
     const bool in = c < a.n;
-    const float x = in && col0 >= 0 ? a.B[tc_row_elems(col0, a.n) + c] : 0.0f;
-    const float y = in && col1 >= 0 ? a.B[tc_row_elems(col1, a.n) + c] : 0.0f;
+    float x = in && col0 >= 0 ? a.B[tc_row_elems(col0, a.n) + c] : 0.0f;
+    float y = in && col1 >= 0 ? a.B[tc_row_elems(col1, a.n) + c] : 0.0f;
+    if constexpr (SCALED) {
+        x = tc_fp16_scale(x, f);
+        y = tc_fp16_scale(y, f);
+    }
     return pack_half2(__float2half_rn(x), __float2half_rn(y));
 }
 
@@ -221,9 +232,9 @@ static __device__ __forceinline__ fly_meta fly_meta_of(const rs_args &a, int64_t
    q takes column 4 gid + q as its column gid, so that acc ends in the
    layout of mma.cuh's tc_acc_row (2 loads per lane and block instead of
    8; tc_block stores it so). */
-template <int NT, bool VAL>
+template <int NT, bool VAL, bool SCALED>
 static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int panel,
-                                 float acc[NT][4])
+                                 float acc[NT][4], float2 f)
 {
     const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
     const bool vec = a.n % 4 == 0;
@@ -234,10 +245,11 @@ static __device__ void fly_range(const rs_args &a, int64_t lo, int64_t hi, int p
         const fly_meta next = b + 1 < hi ? fly_meta_of<VAL>(a, b + 1, tig) : m;
         uint32_t bf[NT];
         if constexpr (NT == 4) {
-            b_frags_mapped(b_rows_load(a.B, a.n, m.c0, m.c1, panel * 32 + 4 * gid, vec), bf);
+            const b_rows r = b_rows_load(a.B, a.n, m.c0, m.c1, panel * 32 + 4 * gid, vec);
+            b_frags_mapped(SCALED ? b_rows_scaled(r, f) : r, bf);
         } else {
             for (int t = 0; t < NT; t++)
-                bf[t] = b_frag_f32(a, m.c0, m.c1, panel * 8 * NT + 8 * t + gid);
+                bf[t] = b_frag_f32<SCALED>(a, m.c0, m.c1, panel * 8 * NT + 8 * t + gid, f);
         }
         const __half *v = VAL ? a.val + m.v0 : NULL;
         const uint32_t a0 = a_pair(m.w0, 8 * gid + 2 * tig, 0, v);
@@ -398,16 +410,17 @@ template <int MODE, int NT> static __host__ __device__ constexpr size_t smem_byt
    window is multiplied by several warps at once), each adding into its own
    tile in shared memory; the tiles are added up and the block stores the
    sum once. A tensor-core thread block of one warp puts its fragments
-   straight into C instead. SCALED: "tc" for a B of unknown range, B16
-   being B times 2^s (tc_gpu_to_half_rows with the plan's max|B|,
-   a.b_max): its sums are multiplied back by 2^-s (tc_fp16_unscale_c)
-   before they are stored or added up, after the rows' own scales
-   (row_scale), not folded into them: the two powers of two together may
-   leave float32's range where each alone does not. In instances of their
-   own: a test of a.b_max at the stores, outside the walk, made "tc" 2-5%
-   slower where nothing is scaled (H200, lp_nug30 at n = 128 0.176 ->
-   0.184 ms, bcsstk17 0.0208 -> 0.0212; bench/NOTES.md, "fp16 safeguards
-   at their cost"). */
+   straight into C instead. SCALED: for a B of unknown range, the
+   fragments of B are B times 2^s (s from the plan's max|B|, a.b_max):
+   "tc"'s B16 converted so (tc_gpu_to_half_rows), "tc-fly" and "tc-f32"
+   multiplying as they round; the sums are multiplied back by 2^-s
+   (tc_fp16_unscale_c) before they are stored or added up, after the rows'
+   own scales (row_scale), not folded into them: the two powers of two
+   together may leave float32's range where each alone does not. In
+   instances of their own: a test of a.b_max at the stores, outside the
+   walk, made "tc" 2-5% slower where nothing is scaled (H200, lp_nug30 at
+   n = 128 0.176 -> 0.184 ms, bcsstk17 0.0208 -> 0.0212; bench/NOTES.md,
+   "fp16 safeguards at their cost"). */
 template <int MODE, int NT, bool VAL, bool SCALED>
 static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
 {
@@ -431,12 +444,15 @@ static __device__ void tc_block(const rs_args &a, int64_t u, char *smem)
         for (int t = 0; t < NT; t++)
             acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
         const float2 sc = tc_frag_scales(VAL ? a.row_scale : NULL, s.row0, a.rows);
+        /* tc-fly and tc-f32 scale B themselves; tc's B16 is scaled */
+        constexpr bool ROUNDS = SCALED && MODE != V_TC;
+        const float2 f = ROUNDS ? tc_fp16_scale_factors(a.b_max) : make_float2(1.0f, 1.0f);
         if constexpr (staged<MODE>()) {
             typedef stage<NT, MODE == V_TC_F32> st;
             st *stg = (st *)(part + tile_floats<MODE, NT>(warps)) + STAGES * w;
-            tc_range<NT, VAL, MODE == V_TC_F32>(a, lo, hi, panel, stg, acc);
+            tc_range<NT, VAL, MODE == V_TC_F32, ROUNDS>(a, lo, hi, panel, stg, acc, f);
         } else {
-            fly_range<NT, VAL>(a, lo, hi, panel, acc);
+            fly_range<NT, VAL, ROUNDS>(a, lo, hi, panel, acc, f);
         }
         if (VAL)
             tc_frag_scale<NT>(acc, sc);
@@ -499,8 +515,10 @@ template <int PW> static __device__ void zero_block(const rs_args &a, int64_t z)
    TC block (1 for V_CUDA, whose blocks take CUDA_PANEL columns); VAL: the
    TC values are read (false: a pattern matrix, every value 1, so that tc,
    tc-fly and tc-f32 load no value offsets and no values at all; V_CUDA
-   reads them when a.val says so); SCALED: V_TC with B16 scaled by 2^s
-   (tc_block). Thread blocks below tc_blocks run the TC
+   reads them when a.val says so); SCALED: a TC mode for a B of unknown
+   range, its fragments of B scaled by 2^s (tc_block; the residual of
+   tc-fly and tc-f32 reads float32 B as it is and sums in float32, so
+   neither scales). Thread blocks below tc_blocks run the TC
    part, the next zero_blocks the zero part, the others the residual part.
    (The residual first was tried, step 17 of bench/NOTES.md: it shortens
    the tail where windows with long rows go whole among TC windows, which
@@ -521,7 +539,7 @@ __global__ void __launch_bounds__(MAX_WARPS * 32) rs_kernel(rs_args a)
     const int64_t t =
         (int64_t)(blockIdx.x - a.tc_blocks - a.zero_blocks) * blockDim.x + threadIdx.x;
     if (t < a.res_threads)
-        residual_thread<MODE == V_TC, SCALED>(a, t);
+        residual_thread<MODE == V_TC, SCALED && MODE == V_TC>(a, t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -554,7 +572,7 @@ rs_args rs_args_for(const rs_plan *p, int v, int parts, const float *B, float *C
     a.B = B;
     a.B16 = p->B16;
     a.ldb16 = (int32_t)p->ldb16;        /* rs_select: it fits */
-    a.b_max = v == V_TC ? p->base.b_max : NULL;
+    a.b_max = v == V_TC || v == V_TC_FLY || v == V_TC_F32 ? p->base.b_max : NULL;
     a.C = C;
     a.rows = p->base.rows;
     a.n = p->base.n;
@@ -594,12 +612,12 @@ static tc_status launch_nt(const rs_args &a, int nt, int warps, unsigned grid, c
 }
 
 /* tc, tc-fly or tc-f32, specialised to the matrix having values or not,
-   and tc to B16 being scaled (a.b_max) or not. */
+   and to B being scaled (a.b_max) or not. */
 template <int MODE, bool SCALED = false>
 static tc_status launch_mode(const rs_args &a, int nt, int warps, unsigned grid, cudaStream_t s,
                              tc_error *err)
 {
-    if constexpr (MODE == V_TC && !SCALED)
+    if constexpr (!SCALED)
         if (a.b_max)
             return launch_mode<MODE, true>(a, nt, warps, grid, s, err);
     return a.val ? launch_nt<MODE, true, SCALED>(a, nt, warps, grid, s, err)

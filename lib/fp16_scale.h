@@ -45,6 +45,25 @@ __device__ static inline int tc_fp16_b_exponent_at(const float *maxabs)
     return maxabs ? tc_fp16_b_exponent((double)*maxabs) : 0;
 }
 
+/* Two factors whose product is 2^s, s for the max|B| at maxabs (NULL: 1
+   and 1), for the kernels that scale B as they round it in their walks:
+   (x * f.x) * f.y is ldexpf(x, s) for every float x (s up to 127 in f.x,
+   which holds it, f.y 1: one rounding, as ldexpf's; past 127, where
+   max|B| < 2^-112, both scale up and neither overflows nor rounds): two
+   multiplies an element instead of a call of ldexpf. */
+__device__ static inline float2 tc_fp16_scale_factors(const float *maxabs)
+{
+    const int s = tc_fp16_b_exponent_at(maxabs);
+    const int s1 = s < 127 ? s : 127;
+    return make_float2(ldexpf(1.0f, s1), ldexpf(1.0f, s - s1));
+}
+
+/* x times the factors f (tc_fp16_scale_factors): ldexpf(x, s). */
+__device__ static inline float tc_fp16_scale(float x, float2 f)
+{
+    return x * f.x * f.y;
+}
+
 /* The COUNT sums at x of a product with B16 = B times 2^s (s for the
    max|B| at maxabs), brought back to C's scale: times 2^-s, exact but for
    C's own over- or underflow. For the kernels that scale B themselves

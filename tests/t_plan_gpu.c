@@ -267,12 +267,14 @@ static void check_max_abs(void)
     free(h);
 }
 
-/* rowsplit's fp16 variants and rstile's tc scale B themselves as they
-   convert it, and C back (kernels.h, variant_scales_b): for B (rows of ld
-   floats, up to 1e6) and for B times 1e-12 (below fp16's normal range),
-   rowsplit's whole rows and the pieces of the split dense row, rstile's
-   TC blocks and residual rows, in the given order and after wjaccard (B's
-   rows gathered, C's scattered, neither scaled there). */
+/* rowsplit's fp16 variants and rstile's tc, tc-fly and tc-f32 scale B
+   themselves as they convert or round it, and C back (kernels.h,
+   variant_scales_b): for B (rows of ld floats, up to 1e6) and for B times
+   1e-12 (below fp16's normal range), rowsplit's whole rows and the pieces
+   of the split dense row, rstile's TC blocks and residual rows (tc's from
+   the scaled fp16 B, tc-fly's and tc-f32's from float32 B as it is), in
+   the given order and after wjaccard (B's rows gathered, C's scattered,
+   neither scaled there). */
 static void check_fp16_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const float *B,
                                         int64_t ld)
 {
@@ -280,10 +282,10 @@ static void check_fp16_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const 
     float *tiny = malloc(sizeof *tiny * (size_t)count);
     for (int64_t i = 0; i < count; i++)
         tiny[i] = B[i] * 1e-12f;
-    const char *formats[] = { "rowsplit", "rowsplit", "rstile" };
-    const char *variants[] = { "half", "lockstep-half", "tc" };
+    const char *formats[] = { "rowsplit", "rowsplit", "rstile", "rstile", "rstile" };
+    const char *variants[] = { "half", "lockstep-half", "tc", "tc-fly", "tc-f32" };
     const char *orders[] = { "given", "wjaccard" };
-    for (int v = 0; v < 3; v++)
+    for (int v = 0; v < 5; v++)
         for (int r = 0; r < 2; r++)
             for (int t = 0; t < 2; t++) {
                 char what[128];
@@ -322,9 +324,9 @@ static int planned_info(const tc_csr *a, const tc_plan_opts *o, const char *what
 /* A timed plan charges its path what its safeguards cost (plan/
    safeguard_time.c): rstile (fp16, its tensor-core variants spread
    NaN/Inf) for a B of unknown range pays for max|B|, the guard and, but
-   for tc, scaled copies, and for a B stated within fp16's range pays
-   nothing; rowsplit's half, which scales B itself and spreads nothing,
-   for max|B| alone: less than rstile. */
+   for tc, tc-fly and tc-f32, scaled copies, and for a B stated within
+   fp16's range pays nothing; rowsplit's half, which scales B itself and
+   spreads nothing, for max|B| alone: less than rstile. */
 static void check_safeguard_ms(const tc_csr *a, int32_t n)
 {
     tc_plan_opts o = gpu_opts(n, TC_EFFORT_MEASURE);

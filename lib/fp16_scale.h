@@ -47,10 +47,10 @@ __device__ static inline int tc_fp16_b_exponent_at(const float *maxabs)
 
 /* Two factors whose product is 2^s, s for the max|B| at maxabs (NULL: 1
    and 1), for the kernels that scale B as they round it in their walks:
-   (x * f.x) * f.y is ldexpf(x, s) for every float x (s up to 127 in f.x,
-   which holds it, f.y 1: one rounding, as ldexpf's; past 127, where
-   max|B| < 2^-112, both scale up and neither overflows nor rounds): two
-   multiplies an element instead of a call of ldexpf. */
+   (x * f.x) * f.y is ldexpf(x, s) for every element x of that B (s up to
+   127 in f.x, which holds it, f.y 1: one rounding, as ldexpf's; past 127,
+   where |x| <= max|B| < 2^-112, both scale up and neither overflows nor
+   rounds): two multiplies an element instead of a call of ldexpf. */
 __device__ static inline float2 tc_fp16_scale_factors(const float *maxabs)
 {
     const int s = tc_fp16_b_exponent_at(maxabs);

@@ -701,59 +701,52 @@ static int64_t panels(int32_t n, int v)
 }
 
 typedef void (*rsp_kernel_fn)(rsp_args);
+typedef void (*rsp_lockstep_fn)(rsp_args, rsp_runs);
 
-template <int V, int H>
-static rsp_kernel_fn kernel_lanes(int lanes)
+/* The kernels' instances, named by lanes a row (L) and what B is read as
+   (H): the walk of V columns a lane, and lockstep's (V = 4, fp16 only). */
+template <int V> struct walk_instances {
+    typedef rsp_kernel_fn fn;
+    template <int L, int H> static fn at() { return rowsplit_kernel<L, V, H>; }
+};
+struct lockstep_instances {
+    typedef rsp_lockstep_fn fn;
+    template <int L, int H> static fn at() { return rowsplit_lockstep_kernel<L, 4, H>; }
+};
+
+/* K's instance for `lanes` lanes a row. */
+template <typename K, int H> static typename K::fn at_lanes(int lanes)
 {
     switch (lanes) {
-    case 1: return rowsplit_kernel<1, V, H>;
-    case 2: return rowsplit_kernel<2, V, H>;
-    case 4: return rowsplit_kernel<4, V, H>;
-    case 8: return rowsplit_kernel<8, V, H>;
-    case 16: return rowsplit_kernel<16, V, H>;
-    default: return rowsplit_kernel<32, V, H>;
+    case 1: return K::template at<1, H>();
+    case 2: return K::template at<2, H>();
+    case 4: return K::template at<4, H>();
+    case 8: return K::template at<8, H>();
+    case 16: return K::template at<16, H>();
+    default: return K::template at<32, H>();
     }
 }
 
-/* The instance variant v runs at n (not "lockstep"); h, for "half": HALF
-   or HALF_HUBS, with or without SCALED. */
+/* The same for fp16 instance h: HALF or HALF_HUBS, with or without
+   SCALED. */
+template <typename K> static typename K::fn at_half(int lanes, int h)
+{
+    switch (h) {
+    case HALF: return at_lanes<K, HALF>(lanes);
+    case HALF_HUBS: return at_lanes<K, HALF_HUBS>(lanes);
+    case HALF | SCALED: return at_lanes<K, HALF | SCALED>(lanes);
+    default: return at_lanes<K, HALF_HUBS | SCALED>(lanes);
+    }
+}
+
+/* The instance variant v runs at n (not "lockstep"); h, for "half" (at_half). */
 static rsp_kernel_fn kernel_of(int32_t n, int v, int h)
 {
     const int lanes = tile_lanes(n, v);
     if (v == V_HALF)
-        switch (h) {
-        case HALF: return kernel_lanes<4, HALF>(lanes);
-        case HALF_HUBS: return kernel_lanes<4, HALF_HUBS>(lanes);
-        case HALF | SCALED: return kernel_lanes<4, HALF | SCALED>(lanes);
-        default: return kernel_lanes<4, HALF_HUBS | SCALED>(lanes);
-        }
-    return v == V_VEC4 ? kernel_lanes<4, 0>(lanes) : kernel_lanes<1, 0>(lanes);
-}
-
-typedef void (*rsp_lockstep_fn)(rsp_args, rsp_runs);
-
-/* "lockstep-half"'s instance for `lanes` lanes a row. */
-template <int H> static rsp_lockstep_fn lockstep_lanes(int lanes)
-{
-    switch (lanes) {
-    case 1: return rowsplit_lockstep_kernel<1, 4, H>;
-    case 2: return rowsplit_lockstep_kernel<2, 4, H>;
-    case 4: return rowsplit_lockstep_kernel<4, 4, H>;
-    case 8: return rowsplit_lockstep_kernel<8, 4, H>;
-    case 16: return rowsplit_lockstep_kernel<16, 4, H>;
-    default: return rowsplit_lockstep_kernel<32, 4, H>;
-    }
-}
-
-/* The same for fp16 instance h (kernel_of). */
-static rsp_lockstep_fn lockstep_of(int lanes, int h)
-{
-    switch (h) {
-    case HALF: return lockstep_lanes<HALF>(lanes);
-    case HALF_HUBS: return lockstep_lanes<HALF_HUBS>(lanes);
-    case HALF | SCALED: return lockstep_lanes<HALF | SCALED>(lanes);
-    default: return lockstep_lanes<HALF_HUBS | SCALED>(lanes);
-    }
+        return at_half<walk_instances<4>>(lanes, h);
+    return v == V_VEC4 ? at_lanes<walk_instances<4>, 0>(lanes)
+                       : at_lanes<walk_instances<1>, 0>(lanes);
 }
 
 static int64_t blocks_of(int64_t items, int lanes)
@@ -793,7 +786,7 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     if (is_lockstep(v)) {
         const rsp_runs r = { p->item, p->run_start, p->nruns };
         const int lanes = tile_lanes(base->n, v);
-        lockstep_of(lanes, h)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a, r);
+        at_half<lockstep_instances>(lanes, h)<<<grid, BLOCK_THREADS, 0, base->gpu->stream>>>(a, r);
         return TC_LAUNCHED(err, "rowsplit_lockstep_kernel");
     }
     /* "half" starts as its conversion ends (pdl.cuh): 1-2.7 us off

@@ -35,7 +35,10 @@
  * memory and latency) and keeps long rows' sums accurate. Each row of A is
  * stored divided by tc_half_scale of its largest magnitude and multiplied
  * back at the store (gpu_internal.h), so values beyond fp16's range work;
- * B is rounded to fp16 as it is (man/tcmul.1).
+ * B is rounded to fp16 as it is (man/tcmul.1), unless the plan gives "tc"
+ * max|B| (tc_kplan.b_max, for a B of unknown range): its conversion then
+ * multiplies B by the power of two of lib/fp16_scale.h, and the tiles are
+ * multiplied back, after the rows' own scales, as they are stored.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,6 +47,7 @@
 
 #include <cuda_fp16.h>
 
+#include "fp16_scale.h"
 #include "gpu_internal.h"
 #include "segments.h"
 #include "bcsr.h"
@@ -56,6 +60,9 @@
 enum { V_TC, V_CUDA, NVARIANTS };
 static const char *const variant_names[NVARIANTS] = { "tc", "cuda" };
 static const unsigned char variant_spreads[NVARIANTS] = { 1, 0 };
+/* "tc" converts B with the plan's scale (tc_kplan.b_max); "cuda" reads
+   float32 B and takes the plan's scaled copies */
+static const unsigned char variant_scales_b[NVARIANTS] = { 1, 0 };
 
 /* Warps per thread block: 1 to MAX_WARPS, sized to the matrix (plan_warps). */
 #define MAX_WARPS 8
@@ -79,6 +86,7 @@ typedef struct bc_args {
     int32_t ldb16;              /* bc_select: at most INT32_MAX */
     float *C;
     int32_t rows, cols, n;
+    const float *b_max;         /* "tc": max|B| that B16 was scaled by */
 } bc_args;
 
 /* ------------------------------------------------------------------------ */
@@ -214,8 +222,16 @@ template <int MODE, int NT> static __host__ __device__ constexpr size_t smem_byt
                                          : BH * CUDA_PANEL * sizeof(float));
 }
 
-/* Thread block u: segment u / panels, panel u % panels. */
-template <int MODE, int NT> __global__ void __launch_bounds__(MAX_WARPS * 32) bc_kernel(bc_args a)
+/* Thread block u: segment u / panels, panel u % panels. SCALED: "tc" for
+   a B of unknown range, B16 being B times 2^s (a.b_max): each warp's
+   fragments are multiplied by their rows' scales and then by 2^-s before
+   they are added up, in that order (the order of the plan's copies, whose
+   C is scaled back after the kernel: the two powers of two together may
+   leave float32's range where each alone does not), so that the store
+   scales no more. Instances of their own, as rstile's (bench/NOTES.md,
+   "fp16 safeguards at their cost"). */
+template <int MODE, int NT, bool SCALED>
+__global__ void __launch_bounds__(MAX_WARPS * 32) bc_kernel(bc_args a)
 {
     constexpr int PW = panel_width<MODE, NT>();
     extern __shared__ uint4 smem[];
@@ -238,11 +254,15 @@ template <int MODE, int NT> __global__ void __launch_bounds__(MAX_WARPS * 32) bc
         for (int t = 0; t < NT; t++)
             acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
         tc_range<NT>(a, lo, hi, panel, (stage<NT> *)smem + STAGES * w, acc);
+        if constexpr (SCALED) {
+            tc_frag_scale<NT>(acc, tc_frag_scales(a.row_scale, s.row0, a.rows));
+            tc_fp16_unscale_c<4 * NT>(&acc[0][0], a.b_max);
+        }
         __syncthreads();        /* every warp is done with the stages */
         tc_tile_store<NT>(mine, PW, acc);
     }
     __syncthreads();
-    tc_seg_store<PW>(s, part, panel, a.row_scale, a.C, a.rows, a.n);
+    tc_seg_store<PW>(s, part, panel, SCALED ? NULL : a.row_scale, a.C, a.rows, a.n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -290,6 +310,7 @@ static bc_args args_for(const bc_plan *p, int v, const float *B, float *C)
     a.B = B;
     a.B16 = p->B16;
     a.ldb16 = (int32_t)p->ldb16;        /* bc_select: it fits */
+    a.b_max = v == V_TC ? p->base.b_max : NULL;
     a.C = C;
     a.rows = p->base.rows;
     a.cols = p->base.cols;
@@ -300,7 +321,12 @@ static bc_args args_for(const bc_plan *p, int v, const float *B, float *C)
 template <int MODE, int NT> static void launch(const bc_args &a, int warps, unsigned grid,
                                                cudaStream_t s)
 {
-    bc_kernel<MODE, NT><<<grid, 32 * warps, smem_bytes<MODE, NT>(warps), s>>>(a);
+    if constexpr (MODE == V_TC)
+        if (a.b_max) {
+            bc_kernel<MODE, NT, true><<<grid, 32 * warps, smem_bytes<MODE, NT>(warps), s>>>(a);
+            return;
+        }
+    bc_kernel<MODE, NT, false><<<grid, 32 * warps, smem_bytes<MODE, NT>(warps), s>>>(a);
 }
 
 static tc_status bc_run(tc_kplan *base, const float *B, float *C, tc_error *err)
@@ -311,7 +337,8 @@ static tc_status bc_run(tc_kplan *base, const float *B, float *C, tc_error *err)
     const int64_t grid = p->nseg * a.panels;
     tc_status st = TC_OK;
     if (base->variant == V_TC)
-        st = tc_gpu_to_half(base->gpu, B, p->B16, base->cols, base->n, p->ldb16, err);
+        st = tc_gpu_to_half_rows(base->gpu, B, p->B16, NULL, base->cols, base->n, p->ldb16,
+                                 a.b_max, err);
     if (st == TC_OK)
         st = tc_gpu_zero_split(base->gpu, p->seg, p->nsplit, C, base->n, err);
     if (st != TC_OK || grid == 0)
@@ -534,4 +561,6 @@ extern "C" const tc_kernel tc_kernel_bcsr = {
     bc_run,
     bc_free,
     NULL,
+    NULL,
+    variant_scales_b,
 };

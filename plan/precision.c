@@ -15,8 +15,8 @@
  * device and B is multiplied by the power of two of lib/fp16_scale.h into
  * a scratch buffer, C by its inverse: exact. A variant that converts B to
  * fp16 itself may take the scale instead (kernels.h, variant_scales_b:
- * rowsplit's fp16 variants, rstile's tc, tc-fly and tc-f32), and then only
- * max|B| is measured around it.
+ * rowsplit's fp16 variants, rstile's tc, tc-fly and tc-f32, bcsr's tc),
+ * and then only max|B| is measured around it.
  *
  * NaN and Inf: some variants multiply padding zeros by B's rows, so a NaN or
  * Inf of B reaches C rows that do not use it (kernels.h,

@@ -267,14 +267,14 @@ static void check_max_abs(void)
     free(h);
 }
 
-/* rowsplit's fp16 variants and rstile's tc, tc-fly and tc-f32 scale B
-   themselves as they convert or round it, and C back (kernels.h,
+/* rowsplit's fp16 variants, rstile's tc, tc-fly and tc-f32 and bcsr's tc
+   scale B themselves as they convert or round it, and C back (kernels.h,
    variant_scales_b): for B (rows of ld floats, up to 1e6) and for B times
    1e-12 (below fp16's normal range), rowsplit's whole rows and the pieces
    of the split dense row, rstile's TC blocks and residual rows (tc's from
-   the scaled fp16 B, tc-fly's and tc-f32's from float32 B as it is), in
-   the given order and after wjaccard (B's rows gathered, C's scattered,
-   neither scaled there). */
+   the scaled fp16 B, tc-fly's and tc-f32's from float32 B as it is),
+   bcsr's blocks, in the given order and after wjaccard (B's rows
+   gathered, C's scattered, neither scaled there). */
 static void check_fp16_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const float *B,
                                         int64_t ld)
 {
@@ -282,10 +282,10 @@ static void check_fp16_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const 
     float *tiny = malloc(sizeof *tiny * (size_t)count);
     for (int64_t i = 0; i < count; i++)
         tiny[i] = B[i] * 1e-12f;
-    const char *formats[] = { "rowsplit", "rowsplit", "rstile", "rstile", "rstile" };
-    const char *variants[] = { "half", "lockstep-half", "tc", "tc-fly", "tc-f32" };
+    const char *formats[] = { "rowsplit", "rowsplit", "rstile", "rstile", "rstile", "bcsr" };
+    const char *variants[] = { "half", "lockstep-half", "tc", "tc-fly", "tc-f32", "tc" };
     const char *orders[] = { "given", "wjaccard" };
-    for (int v = 0; v < 5; v++)
+    for (int v = 0; v < 6; v++)
         for (int r = 0; r < 2; r++)
             for (int t = 0; t < 2; t++) {
                 char what[128];

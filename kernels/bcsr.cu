@@ -310,7 +310,7 @@ static bc_args args_for(const bc_plan *p, int v, const float *B, float *C)
     a.B = B;
     a.B16 = p->B16;
     a.ldb16 = (int32_t)p->ldb16;        /* bc_select: it fits */
-    a.b_max = v == V_TC ? p->base.b_max : NULL;
+    a.b_max = p->base.b_max;           /* "tc" only (kernels.h) */
     a.C = C;
     a.rows = p->base.rows;
     a.cols = p->base.cols;

@@ -171,7 +171,8 @@ typedef struct tc_kplan {
     /* max|B| on the device (tc_gpu_max_abs) for a variant that scales B
        itself (variant_scales_b): it converts or rounds B times 2^s (lib/
        fp16_scale.h) and writes C times 2^-s. Set by the plan before a run
-       (plan/execute.c); NULL: B as it is. */
+       of such a variant only (plan/execute.c), so a kernel takes it as it
+       is; NULL: B as it is. */
     const float *b_max;
 } tc_kplan;
 #define TC_VARIANT_UNTIMED (-1.0)       /* not timed (yet) */

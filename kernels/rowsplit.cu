@@ -767,7 +767,7 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     rsp_plan *p = (rsp_plan *)base;
     const int v = base->variant;
     const int32_t *col = is_half(v) && p->col16 ? p->col16 : p->col;
-    const float *b_max = is_half(v) ? base->b_max : NULL;
+    const float *b_max = base->b_max;   /* fp16 variants only (kernels.h) */
     /* the fp16 instance: hubs where B16 overflows the L2 share, scaled
        where the plan gives max|B| */
     const int h = (p->hot < p->nused ? HALF_HUBS : HALF) | (b_max ? SCALED : 0);

@@ -572,7 +572,7 @@ rs_args rs_args_for(const rs_plan *p, int v, int parts, const float *B, float *C
     a.B = B;
     a.B16 = p->B16;
     a.ldb16 = (int32_t)p->ldb16;        /* rs_select: it fits */
-    a.b_max = v == V_TC || v == V_TC_FLY || v == V_TC_F32 ? p->base.b_max : NULL;
+    a.b_max = p->base.b_max;           /* tc, tc-fly and tc-f32 only (kernels.h) */
     a.C = C;
     a.rows = p->base.rows;
     a.n = p->base.n;

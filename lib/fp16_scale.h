@@ -1,8 +1,9 @@
 /*
  * fp16_scale.h: the power of two that brings B into fp16's range, shared by
  * the planner (C) and the device code that scales B and C (kernels/
- * permute.cu's copies, fp16.cu's conversion, and rowsplit's and rstile's
- * stores), so all choose the same exponent. It lives in
+ * permute.cu's copies, fp16.cu's conversion, and the kernels that scale B
+ * themselves, kernels.h's variant_scales_b), so all choose the same
+ * exponent. It lives in
  * lib/, below both layers.
  *
  * fp16 holds magnitudes from 2^-14 (normal; subnormals to 2^-24) to 65504.

@@ -285,7 +285,7 @@ static void check_fp16_scaled_in_kernel(const tc_csr *a, tc_plan_opts *o, const 
     const char *formats[] = { "rowsplit", "rowsplit", "rstile", "rstile", "rstile", "bcsr" };
     const char *variants[] = { "half", "lockstep-half", "tc", "tc-fly", "tc-f32", "tc" };
     const char *orders[] = { "given", "wjaccard" };
-    for (int v = 0; v < 6; v++)
+    for (size_t v = 0; v < sizeof formats / sizeof *formats; v++)
         for (int r = 0; r < 2; r++)
             for (int t = 0; t < 2; t++) {
                 char what[128];

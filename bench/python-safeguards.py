@@ -7,13 +7,15 @@ tab-separated fields per spec:
 
   label, matrix, n, format, variant, X's scale, the plan
   (format/variant/precision/order), per_call_ms, plan_ms, safeguard_ms,
-  b_scaled, plan_seconds, verify (pass or FAIL and rel_fro, "-" unchecked)
+  b_scaled, plan_seconds, verify (pass or FAIL and rel_fro, "-" unchecked),
+  host_ms
 
 per_call_ms is the median of 5 rounds of 100 tc_plan_execute calls on one
 CUDA X (after 20), timed by CUDA events; plan_ms and safeguard_ms are the
 plan's own figures (tc_plan_info: its time with its safeguards, and their
-share). X is uniform in [-scale, scale), seeded by n. Plans are made at
-effort measure with no plan cache.
+share; host_ms the host's time to queue a product, 0 from a library
+older than that field). X is uniform in [-scale, scale), seeded by n.
+Plans are made at effort measure with no plan cache.
 
   python3 bench/python-safeguards.py LABEL PATH:N:FORMAT:VARIANT:SCALE:VERIFY...
 
@@ -84,7 +86,7 @@ def main():
             label, path.split("/")[-1], n, fmt, variant, scale,
             "%s/%s/%s/%s" % (i.format, i.variant, i.precision, i.order),
             "%.5f" % ms, "%.5f" % i.ms, "%.5f" % i.safeguard_ms, int(i.b_scaled),
-            "%.1f" % plan_s, verdict)), flush=True)
+            "%.1f" % plan_s, verdict, "%.5f" % i.host_ms)), flush=True)
         plan.close()
     return 0
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_internal.h"
 #include "formats.h"
@@ -456,10 +457,19 @@ __global__ void hold_kernel(volatile int *flags, unsigned long long timeout_ns)
     }
 }
 
-/* Runs b timed runs behind the holding kernel; ms gets their times. The hold
-   is released on every path, so an error never leaves the GPU spinning. */
+static double host_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* Runs b timed runs behind the holding kernel; ms gets their times and
+   host_ms how long the host took to queue each (the events' records left
+   out). The hold is released on every path, so an error never leaves the
+   GPU spinning. */
 static tc_status time_batch(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int b,
-                            double *ms, int *held, tc_error *err)
+                            double *ms, double *host_ms, int *held, tc_error *err)
 {
     g->hold[0] = 0;
     g->hold[1] = 0;
@@ -469,7 +479,9 @@ static tc_status time_batch(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, in
     if (st == TC_OK)
         st = TC_CUDA(err, cudaEventRecord(g->ev[0], g->stream));
     for (int j = 0; j < b && st == TC_OK; j++) {
+        const double t0 = host_now_ms();
         st = fn(ctx, (int)(g->runs++ % (uint64_t)sets), err);
+        host_ms[j] = host_now_ms() - t0;
         if (st == TC_OK)
             st = TC_CUDA(err, cudaEventRecord(g->ev[j + 1], g->stream));
     }
@@ -494,19 +506,23 @@ tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warm
     if (sets < 1 || warmup < 0 || iters < 1)
         return tc_error_set(err, TC_ERR_ARG, "tc_gpu_time: sets %d, warmup %d, iters %d", sets,
                             warmup, iters);
-    double *ms = (double *)tc_malloc_array(iters, sizeof *ms, err);
+    double *ms = (double *)tc_malloc_array(2 * (int64_t)iters, sizeof *ms, err);
     if (!ms)
         return TC_ERR_NOMEM;
+    double *host_ms = ms + iters;
     tc_status st = TC_OK;
     t->held = 1;
     for (int w = 0; w < warmup && st == TC_OK; w++)
         st = fn(ctx, (int)(g->runs++ % (uint64_t)sets), err);
     for (int done = 0; done < iters && st == TC_OK; done += TC_TIMING_BATCH) {
         const int b = iters - done < TC_TIMING_BATCH ? iters - done : TC_TIMING_BATCH;
-        st = time_batch(g, fn, ctx, sets, b, ms + done, &t->held, err);
+        st = time_batch(g, fn, ctx, sets, b, ms + done, host_ms + done, &t->held, err);
     }
     if (st == TC_OK) {
         t->last_set = (int)((g->runs - 1) % (uint64_t)sets);
+        tc_dist host;
+        tc_dist_compute(&host, host_ms, iters);
+        t->host_ms = host.decile[5];
         tc_dist_compute(&t->ms, ms, iters);
     }
     free(ms);

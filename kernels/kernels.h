@@ -121,12 +121,25 @@ typedef tc_status (*tc_gpu_run_fn)(void *ctx, int set, tc_error *err);
 
 typedef struct tc_gpu_timing {
     tc_dist ms;                 /* per-run times (ms); median: ms.decile[5] */
+    double host_ms;             /* median time the host took to queue a run
+                                   (fn's calls: the launches), which the GPU
+                                   times leave out: a loop of runs goes at
+                                   the slower of the two (tc_loop_ms) */
     int last_set;               /* the operand set the last run wrote */
     int held;                   /* 1: every timed run was queued behind a kernel
                                    that held the GPU until the host had launched
                                    the whole batch, so host launch gaps are not
                                    in the times; 0: some were not */
 } tc_gpu_timing;
+
+/* What a run costs a caller that queues one after another: the GPU's time
+   or the host's, whichever is longer (the two overlap). On the device we
+   measure on, a launch costs the host 4-5 us (bench/NOTES.md, "The host's
+   side of a product"), as long as a small product's kernel. */
+static inline double tc_loop_ms(double gpu_ms, double host_ms)
+{
+    return gpu_ms > host_ms ? gpu_ms : host_ms;
+}
 
 /* Runs fn warmup times, then iters times with a CUDA event recorded between
    consecutive runs. The runs take the sets in turn, continuing from where
@@ -158,8 +171,10 @@ typedef struct tc_kplan {
     int64_t a_bytes;            /* device bytes of A that each run reads once */
     int variant;                /* the variant runs use */
     /* median ms of each variant from tc_kernel_tune, or one of the
-       TC_VARIANT_* marks below */
+       TC_VARIANT_* marks below; and the host's ms to queue a run of it
+       (tc_gpu_timing.host_ms; 0 where not timed) */
     double variant_ms[TC_KERNEL_MAX_VARIANTS];
+    double variant_host_ms[TC_KERNEL_MAX_VARIANTS];
     /* A kernel that multiplies the matrix in separate parts, one after the
        other (brp: its TC Block part, then its Residual Row part), names them
        here with the nonzeros each multiplies, so that the share of each in
@@ -263,8 +278,8 @@ int tc_kernel_variant_find(const tc_kernel *k, const char *name);
 tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err);
 tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err);
-/* Times every variant (tc_gpu_time over o) and selects the fastest; fills
-   p->variant_ms. With finite_b 0 (B holds a NaN or Inf), variants that
+/* Times every variant (tc_gpu_time over o) and selects the fastest in a
+   loop of runs (tc_loop_ms); fills p->variant_ms and variant_host_ms. With finite_b 0 (B holds a NaN or Inf), variants that
    spread them are skipped; with an accuracy ("fp32", "tf32", "fp16"; NULL
    for any), variants less exact than it (TC_VARIANT_INEXACT). Fails when
    no variant can run. */

@@ -117,7 +117,9 @@ tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int 
         if (st != TC_OK)
             return tc_error_prefix(err, st, "%s variant %s", k->format, k->variant_names[v]);
         p->variant_ms[v] = t.ms.decile[5];
-        if (best < 0 || p->variant_ms[v] < p->variant_ms[best])
+        p->variant_host_ms[v] = t.host_ms;
+        if (best < 0 || tc_loop_ms(p->variant_ms[v], p->variant_host_ms[v]) <
+                            tc_loop_ms(p->variant_ms[best], p->variant_host_ms[best]))
             best = v;
     }
     if (best < 0)

@@ -17,6 +17,8 @@
  *             depends on n and the device).
  * A forced format times that format's kernel alone (in each order PATIENT
  * or a forced order names), with cuSPARSE timed beside it for the payback.
+ * "Fastest" is in a loop of products: by the GPU's time or the host's to
+ * queue a product (its launches), whichever is longer (tc_loop_ms).
  */
 #include <config.h>
 
@@ -39,10 +41,12 @@ typedef struct gcand {
     char used[96];                          /* its parameters as built, all of
                                                them ("" for csr) */
     double predicted;
-    double ms;
+    double ms;                              /* the GPU's: -1 untimed, -2 out */
+    double host_ms;                         /* the host's, to queue one */
     double safe_ms;                         /* of ms, the safeguards' */
     int variant;
     double vms[TC_KERNEL_MAX_VARIANTS];     /* kp->variant_ms after tuning */
+    double vhost[TC_KERNEL_MAX_VARIANTS];   /* and kp->variant_host_ms */
 } gcand;
 
 /* 1 when k may run for this plan; else why not in note. */
@@ -128,9 +132,10 @@ static tc_status run_moves(void *arg, int set, tc_error *err)
     return st;
 }
 
-static tc_status time_moves(tc_plan *p, const tc_gpu_operands *ops, double *ms, tc_error *err)
+static tc_status time_moves(tc_plan *p, const tc_gpu_operands *ops, tc_cost *cost,
+                            tc_error *err)
 {
-    *ms = 0;
+    *cost = (tc_cost){ 0, 0 };
     if (!p->row && !p->col)
         return TC_OK;
     moves m = { p, ops, NULL, NULL, NULL };
@@ -143,30 +148,36 @@ static tc_status time_moves(tc_plan *p, const tc_gpu_operands *ops, double *ms, 
     if (!st)
         st = tc_gpu_time(p->gpu, run_moves, &m, ops->count, p->o.warmup, p->o.iters, &t, err);
     if (!st)
-        *ms = t.ms.decile[5];
+        *cost = (tc_cost){ t.ms.decile[5], t.host_ms };
     tc_gpu_free(p->gpu, m.d_row);
     tc_gpu_free(p->gpu, m.d_col);
     tc_gpu_free(p->gpu, m.scratch);
     return st;
 }
 
+/* Variant v of kp with its safeguards, in a loop of products. */
+static double loop_ms(const tc_kplan *kp, int v, tc_cost safe)
+{
+    return tc_loop_ms(kp->variant_ms[v] + safe.ms, kp->variant_host_ms[v] + safe.host_ms);
+}
+
 /* The tuned variant of kp whose time with its safeguards' is least (a
    variant that spreads NaN/Inf pays for the guard, one that does not
-   does not), selected; *ms what its safeguards cost. */
+   does not), selected; *cost what its safeguards cost. */
 static tc_status with_safeguards(tc_plan *p, tc_kplan *kp, int forced,
                                  const tc_gpu_operands *ops, tc_safeguard_timer *safe,
-                                 double *ms, tc_error *err)
+                                 tc_cost *cost, tc_error *err)
 {
     int best = kp->variant;
-    tc_status st = tc_safeguard_time(p, safe, kp->kind, best, ops, ms, err);
+    tc_status st = tc_safeguard_time(p, safe, kp->kind, best, ops, cost, err);
     for (int v = 0; !st && !forced && v < kp->kind->nvariants; v++) {
-        double s;
+        tc_cost s;
         if (v == best || kp->variant_ms[v] < 0 ||
             (st = tc_safeguard_time(p, safe, kp->kind, v, ops, &s, err)))
             continue;
-        if (kp->variant_ms[v] + s < kp->variant_ms[best] + *ms) {
+        if (loop_ms(kp, v, s) < loop_ms(kp, best, *cost)) {
             best = v;
-            *ms = s;
+            *cost = s;
         }
     }
     return st || best == kp->variant ? st : tc_kernel_select(kp, best, err);
@@ -174,13 +185,13 @@ static tc_status with_safeguards(tc_plan *p, tc_kplan *kp, int forced,
 
 /* Uploads and tunes c on p->a (already in c's order), in format m
    (kernel_fmt), over ops; its
-   time is the kernel's plus the order's moves (moves_ms) plus what its
-   safeguards cost (safeguard_time.c). At ESTIMATE
+   time is the kernel's plus the order's moves (move_cost) plus what its
+   safeguards cost (safeguard_time.c), on the GPU and on the host. At ESTIMATE
    nothing is timed: c gets the kernel's first variant that takes the
    matrix (tc_kernel_prepare's choice; each kernel lists its variants in
    that order on purpose, kernels.h) and no time. */
 static tc_status time_cand(tc_plan *p, gcand *c, const tc_fmt *m, const tc_gpu_operands *ops,
-                           double moves_ms, tc_safeguard_timer *safe, tc_error *err)
+                           tc_cost move_cost, tc_safeguard_timer *safe, tc_error *err)
 {
     tc_kplan *kp = NULL;
     double t0 = tc_plan_now();
@@ -209,16 +220,20 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_fmt *m, const tc_gpu_o
     else if (!st && !untimed)
         st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p),
                             p->o.accuracy, err);
-    double safe_ms = 0;
+    tc_cost safe_cost = { 0, 0 };
     if (!st && !untimed)
-        st = with_safeguards(p, kp, forced, ops, safe, &safe_ms, err);
+        st = with_safeguards(p, kp, forced, ops, safe, &safe_cost, err);
     if (!st) {
         c->variant = kp->variant;
-        c->safe_ms = safe_ms;
+        c->safe_ms = safe_cost.ms;
         c->ms = untimed ? -1
-                        : (forced ? t.ms.decile[5] : kp->variant_ms[kp->variant]) + moves_ms +
-                              safe_ms;
+                        : (forced ? t.ms.decile[5] : kp->variant_ms[kp->variant]) + move_cost.ms +
+                              safe_cost.ms;
+        c->host_ms = untimed ? 0
+                             : (forced ? t.host_ms : kp->variant_host_ms[kp->variant]) +
+                                   move_cost.host_ms + safe_cost.host_ms;
         memcpy(c->vms, kp->variant_ms, sizeof c->vms);
+        memcpy(c->vhost, kp->variant_host_ms, sizeof c->vhost);
     }
     if (!untimed)
         p->info.tune_s += tc_plan_now() - t0;
@@ -241,7 +256,7 @@ static const gcand *same_as_earlier(const gcand *gc, int i)
 /* Builds c's format (kernel_fmt) and times c in it (time_cand); *dup the
    earlier candidate it is the same as, when it is one (c is not timed). */
 static tc_status build_and_time(tc_plan *p, gcand *gc, int i, const tc_gpu_operands *ops,
-                                double moves_ms, tc_safeguard_timer *safe, const gcand **dup,
+                                tc_cost move_cost, tc_safeguard_timer *safe, const gcand **dup,
                                 tc_error *err)
 {
     const tc_fmt *m;
@@ -250,7 +265,7 @@ static tc_status build_and_time(tc_plan *p, gcand *gc, int i, const tc_gpu_opera
     tc_status st = kernel_fmt(p, c, &m, &built, err);
     *dup = st ? NULL : same_as_earlier(gc, i);
     if (!st && !*dup)
-        st = time_cand(p, c, m, ops, moves_ms, safe, err);
+        st = time_cand(p, c, m, ops, move_cost, safe, err);
     tc_fmt_free(built);
     /* the kernels' messages name their kernel; the order is news only when
        it is not the given one */
@@ -272,7 +287,7 @@ static int add_every_pair(const tc_plan *p, gcand *gc, int n)
             for (int i = 0; i < n && !have; i++)
                 have = gc[i].k == kk && strcmp(gc[i].order, orders[o]) == 0;
             if (kk && !have)
-                gc[n++] = (gcand){ orders[o], kk, NULL, "", 0, -1, 0, -1, { 0 } };
+                gc[n++] = (gcand){ .order = orders[o], .k = kk, .ms = -1, .variant = -1 };
         }
     return n;
 }
@@ -283,7 +298,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
 {
     const tc_kernel *base = tc_kernel_baseline();
     int n = 0;
-    gc[n++] = (gcand){ "given", base, NULL, "", 1, -1, 0, -1, { 0 } };
+    gc[n++] = (gcand){ .order = "given", .k = base, .predicted = 1, .ms = -1, .variant = -1 };
     if (p->o.format) {
         const tc_kernel *k = tc_kernel_find(p->o.format);
         if (!k)
@@ -306,7 +321,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
             no += tc_plan_orders(orders + 1, 31);
         for (int i = 0; i < no && n < TC_PLAN_MAX_CANDS; i++)
             if (k != base || strcmp(orders[i], "given") != 0)
-                gc[n++] = (gcand){ orders[i], k, NULL, "", 0, -1, 0, -1, { 0 } };
+                gc[n++] = (gcand){ .order = orders[i], .k = k, .ms = -1, .variant = -1 };
         *ngc = n;
         return TC_OK;
     }
@@ -325,8 +340,8 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
         }
         /* the model's order names live in the registry: keep its pointer */
         const tc_reorder_method *r = tc_reorder_find(mc[i].order);
-        gc[n++] = (gcand){ r ? tc_reorder_name(r) : "given", k, NULL, "", mc[i].predicted_speedup,
-                           -1, 0, -1, { 0 } };
+        gc[n++] = (gcand){ .order = r ? tc_reorder_name(r) : "given", .k = k,
+                           .predicted = mc[i].predicted_speedup, .ms = -1, .variant = -1 };
     }
     free(mc);
     if (!st && p->o.effort == TC_EFFORT_EXHAUSTIVE)
@@ -380,7 +395,7 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
         return st;
     qsort(gc, (size_t)n, sizeof *gc, by_order);
     p->path.order[0] = '\0';
-    double moves_ms = 0;
+    tc_cost move_cost = { 0, 0 };
     tc_safeguard_timer safe;
     tc_safeguard_timer_init(&safe);
     for (int i = 0; i < n && !st; i++) {
@@ -390,13 +405,13 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
             st = tc_plan_set_order(p, given, gc[i].order, NULL, err);
             const double t1 = tc_plan_now();
             if (!st && !untimed) {
-                st = time_moves(p, &ops, &moves_ms, err);
+                st = time_moves(p, &ops, &move_cost, err);
                 p->info.tune_s += tc_plan_now() - t1;
             }
         }
         const gcand *dup = NULL;
         if (!st)
-            st = build_and_time(p, gc, i, &ops, moves_ms, &safe, &dup, err);
+            st = build_and_time(p, gc, i, &ops, move_cost, &safe, &dup, err);
         if (dup) {
             char note[160];
             snprintf(note, sizeof note, "not timed: the same parameters as %s (%.100s)",
@@ -503,10 +518,13 @@ static void set_path(tc_plan *p, const gcand *c)
     snprintf(p->info.format, sizeof p->info.format, "%s", c->k->format);
     /* precision and tolerance: tc_plan_gpu_ready's, from the variant run */
     p->info.ms = c->ms >= 0 ? c->ms : -1;
+    p->info.host_ms = c->ms >= 0 ? c->host_ms : -1;
     p->info.safeguard_ms = c->ms >= 0 ? c->safe_ms : -1;
     p->info.predicted_speedup = c->predicted;
-    if (c->ms >= 0 && !p->info.reused)
+    if (c->ms >= 0 && !p->info.reused) {
         memcpy(p->variant_ms, c->vms, sizeof p->variant_ms);
+        memcpy(p->variant_host_ms, c->vhost, sizeof p->variant_host_ms);
+    }
 }
 
 static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
@@ -530,11 +548,15 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         if (gc[i].ms < 0)
             continue;
         const int other = p->o.format && strcmp(gc[i].k->format, p->o.format) != 0;
-        tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, gc[i].fparams,
-                         gc[i].k->variant_names[gc[i].variant], cand_precision(&gc[i]),
-                         gc[i].predicted, gc[i].ms, other ? "timed for the payback only: "
-                                                            "the format is forced" : "");
-        if (!other && (!best || gc[i].ms < best->ms))
+        plan_cand *c = tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format,
+                                        gc[i].fparams, gc[i].k->variant_names[gc[i].variant],
+                                        cand_precision(&gc[i]), gc[i].predicted, gc[i].ms,
+                                        other ? "timed for the payback only: the format is "
+                                                "forced" : "");
+        if (c)
+            c->pub.host_ms = gc[i].host_ms;
+        if (!other && (!best || tc_loop_ms(gc[i].ms, gc[i].host_ms) <
+                                    tc_loop_ms(best->ms, best->host_ms)))
             best = &gc[i];
     }
     if (!best && timed)
@@ -579,8 +601,9 @@ tc_status tc_plan_gpu(tc_plan *p, const tc_csr *given, int reuse, tc_error *err)
     tc_status st;
     if (reuse) {
         /* the stored plan's time; its safeguards were not timed again */
-        const gcand c = { p->path.order, p->path.kernel, NULL, "", p->info.predicted_speedup,
-                          p->info.ms, -1, p->path.variant, { 0 } };
+        const gcand c = { .order = p->path.order, .k = p->path.kernel,
+                          .predicted = p->info.predicted_speedup, .ms = p->info.ms,
+                          .host_ms = -1, .safe_ms = -1, .variant = p->path.variant };
         set_path(p, &c);
         st = tc_plan_set_order(p, given, p->path.order, &p->path.order_params, err);
     } else {

@@ -103,7 +103,7 @@ static void fill_info_head(tc_plan *p, const tc_plan_opts *o)
     tc_plan_info *i = &p->info;
     i->op = o->op;
     i->n = o->n;
-    i->ms = i->cusparse_ms = -1;
+    i->ms = i->host_ms = i->cusparse_ms = -1;
     snprintf(i->order, sizeof i->order, "given");
     if (o->plan_file)
         snprintf(i->plan_file, sizeof i->plan_file, "%s", o->plan_file);
@@ -321,18 +321,21 @@ plan_cand *tc_plan_add_cand(tc_plan *p, tc_device dev, const char *order, const 
     c->pub.device = dev;
     c->pub.predicted_speedup = predicted;
     c->pub.ms = ms;
+    c->pub.host_ms = 0;
     c->predicted_ms = -1;
     return c;
 }
 
-/* Measured before unmeasured, faster first; then by predicted speedup. */
+/* Measured before unmeasured, faster in a loop of products first; then by
+   predicted speedup. */
 static int cand_cmp(const void *x, const void *y)
 {
     const tc_plan_candidate *a = &((const plan_cand *)x)->pub, *b = &((const plan_cand *)y)->pub;
     if ((a->ms >= 0) != (b->ms >= 0))
         return a->ms >= 0 ? -1 : 1;
-    if (a->ms >= 0 && a->ms != b->ms)
-        return a->ms < b->ms ? -1 : 1;
+    const double la = tc_loop_ms(a->ms, a->host_ms), lb = tc_loop_ms(b->ms, b->host_ms);
+    if (a->ms >= 0 && la != lb)
+        return la < lb ? -1 : 1;
     return a->predicted_speedup > b->predicted_speedup   ? -1
            : a->predicted_speedup < b->predicted_speedup ? 1
                                                          : 0;

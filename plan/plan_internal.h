@@ -60,8 +60,10 @@ struct tc_plan {
     char why[512];              /* what was chosen and why, for people */
     char device_why[256];       /* why that device, when the planner chose */
     /* the chosen kernel's variants as planning tuned them (TC_VARIANT_*
-       marks; all TC_VARIANT_UNTIMED when nothing was tuned) */
+       marks; all TC_VARIANT_UNTIMED when nothing was tuned), and the
+       host's time to queue each (tc_kplan's) */
     double variant_ms[TC_KERNEL_MAX_VARIANTS];
+    double variant_host_ms[TC_KERNEL_MAX_VARIANTS];
 
     /* GPU plans */
     tc_gpu *gpu;
@@ -156,19 +158,26 @@ int tc_plan_safeguards(const tc_plan *p, const tc_kernel *k, int v);
 /* ---- the safeguards' cost, for the planner (plan/safeguard_time.c) ---- */
 
 /* Device scratch and the times measured so far, one per combination. */
+/* What a part of a product costs: the GPU's median ms and the host's to
+   queue it (tc_gpu_timing); a loop of products waits on the slower of the
+   two (tc_loop_ms). */
+typedef struct tc_cost {
+    double ms, host_ms;
+} tc_cost;
+
 typedef struct tc_safeguard_timer {
-    double ms[32];              /* by tc_plan_safeguards bits and the order's
-                                   moves (8: B, 16: C); < 0: not timed */
+    tc_cost cost[32];           /* by tc_plan_safeguards bits and the order's
+                                   moves (8: B, 16: C); ms < 0: not timed */
     float *d_max, *b, *c;       /* d_max: tc_plan_measure_b's two slots */
     int max_next;
     tc_gpu_guard *guard;
 } tc_safeguard_timer;
 void tc_safeguard_timer_init(tc_safeguard_timer *t);
-/* *ms = what a product of variant v of k pays for its safeguards in p's
+/* *cost = what a product of variant v of k pays for its safeguards in p's
    current order (B and C through the order's moves already need no
    scaling copy), timed on ops once per combination. */
 tc_status tc_safeguard_time(tc_plan *p, tc_safeguard_timer *t, const tc_kernel *k, int v,
-                            const tc_gpu_operands *ops, double *ms, tc_error *err);
+                            const tc_gpu_operands *ops, tc_cost *cost, tc_error *err);
 void tc_safeguard_timer_free(tc_plan *p, tc_safeguard_timer *t);
 
 /* ---- plan files and the cache (plan/planfile.c, planfile_io.c) ---- */

@@ -36,6 +36,9 @@ static tc_status report_plan(const tc_plan *p, tc_report *r)
            (st = tc_report_str(r, "plan", "device_why", p->device_why,
                                "why this device (\"\": as asked)")) ||
            (st = tc_report_num(r, "plan", "ms", i->ms, "measured median (-1: not timed)")) ||
+           (st = tc_report_num(r, "plan", "host_ms", i->host_ms,
+                               "the host's median to queue a product, which ms leaves out "
+                               "(-1: not timed)")) ||
            (st = tc_report_num(r, "plan", "safeguard_ms", i->safeguard_ms,
                                "of ms: max|B|, fp16 scaling and the NaN/Inf guard, for a B of "
                                "unknown range (-1: not timed)")) ||
@@ -62,11 +65,12 @@ static tc_status report_plan(const tc_plan *p, tc_report *r)
 
 static tc_status report_cand(tc_report *r, int n, const plan_cand *c)
 {
-    char k[10][32];
-    static const char *const names[10] = { "device", "order", "format", "format_params",
-                                           "variant", "precision", "predicted_speedup",
-                                           "predicted_ms", "ms", "note" };
-    for (int i = 0; i < 10; i++)
+    char k[11][32];
+    static const char *const names[11] = { "device",       "order",        "format",
+                                           "format_params", "variant",     "precision",
+                                           "predicted_speedup", "predicted_ms", "ms",
+                                           "host_ms",      "note" };
+    for (int i = 0; i < 11; i++)
         snprintf(k[i], sizeof k[i], "%d.%s", n, names[i]);
     tc_status st;
     (void)((st = tc_report_str(r, "candidates", k[0], device_word(c->pub.device), NULL)) ||
@@ -78,7 +82,8 @@ static tc_status report_cand(tc_report *r, int n, const plan_cand *c)
            (st = tc_report_num(r, "candidates", k[6], c->pub.predicted_speedup, NULL)) ||
            (st = tc_report_num(r, "candidates", k[7], c->predicted_ms, NULL)) ||
            (st = tc_report_num(r, "candidates", k[8], c->pub.ms, NULL)) ||
-           (st = tc_report_str(r, "candidates", k[9], c->note, NULL)));
+           (st = tc_report_num(r, "candidates", k[9], c->pub.host_ms, NULL)) ||
+           (st = tc_report_str(r, "candidates", k[10], c->note, NULL)));
     return st;
 }
 

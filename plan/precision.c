@@ -86,11 +86,11 @@ tc_status tc_plan_set_nonfinite_guard(tc_plan *p, tc_error *err)
     if (tc_plan_b_finite(p))
         return tc_gpu_guard_new(p->gpu, p->a, &p->guard, err);
     int best = -1;
+    const double *ms = p->variant_ms, *host = p->variant_host_ms;
     for (int i = 0; i < k->nvariants; i++)
-        if (!spreads(k, i) && p->variant_ms[i] != TC_VARIANT_UNSUPPORTED &&
-            p->variant_ms[i] != TC_VARIANT_INEXACT &&
-            (best < 0 || (p->variant_ms[i] >= 0 && (p->variant_ms[best] < 0 ||
-                                                    p->variant_ms[i] < p->variant_ms[best]))))
+        if (!spreads(k, i) && ms[i] != TC_VARIANT_UNSUPPORTED && ms[i] != TC_VARIANT_INEXACT &&
+            (best < 0 || (ms[i] >= 0 && (ms[best] < 0 || tc_loop_ms(ms[i], host[i]) <
+                                                             tc_loop_ms(ms[best], host[best])))))
             best = i;
     if (best < 0)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,

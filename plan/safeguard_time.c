@@ -21,7 +21,7 @@ void tc_safeguard_timer_init(tc_safeguard_timer *t)
 {
     memset(t, 0, sizeof *t);
     for (int i = 0; i < 32; i++)
-        t->ms[i] = -1;
+        t->cost[i].ms = -1;
 }
 
 typedef struct run_ctx {
@@ -76,13 +76,14 @@ static tc_status ready(tc_plan *p, tc_safeguard_timer *t, int what, tc_error *er
 }
 
 tc_status tc_safeguard_time(tc_plan *p, tc_safeguard_timer *t, const tc_kernel *k, int v,
-                            const tc_gpu_operands *ops, double *ms, tc_error *err)
+                            const tc_gpu_operands *ops, tc_cost *cost, tc_error *err)
 {
     const int safe = tc_plan_safeguards(p, k, v);
     const int what = safe | (p->col ? MOVED_B : 0) | (p->row ? MOVED_C : 0);
-    *ms = 0;
-    if (!safe || t->ms[what] >= 0) {
-        *ms = safe ? t->ms[what] : 0;
+    *cost = (tc_cost){ 0, 0 };
+    if (!safe || t->cost[what].ms >= 0) {
+        if (safe)
+            *cost = t->cost[what];
         return TC_OK;
     }
     tc_status st = ready(p, t, what, err);
@@ -91,7 +92,7 @@ tc_status tc_safeguard_time(tc_plan *p, tc_safeguard_timer *t, const tc_kernel *
     if (!st)
         st = tc_gpu_time(p->gpu, run, &x, ops->count, p->o.warmup, p->o.iters, &timing, err);
     if (!st)
-        *ms = t->ms[what] = timing.ms.decile[5];
+        *cost = t->cost[what] = (tc_cost){ timing.ms.decile[5], timing.host_ms };
     return st;
 }
 

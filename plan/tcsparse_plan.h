@@ -169,10 +169,16 @@ typedef struct tc_plan_info {
                                        ("seg=64,order=1": chosen by a patient
                                        plan, or read from a plan file), ""
                                        for its defaults */
+    double host_ms;                 /* GPU: the host's median time to queue a
+                                       product (its launches), which ms leaves
+                                       out; a loop of products goes at the
+                                       larger of the two, and that is what
+                                       the planner compares (-1: not timed) */
 } tc_plan_info;
 void tc_plan_get_info(const tc_plan *p, tc_plan_info *out);
 
-/* Every candidate the planner considered, best first. */
+/* Every candidate the planner considered, best first (the larger of ms and
+   host_ms least). */
 typedef struct tc_plan_candidate {
     tc_device device;
     const char *order, *format, *variant, *precision;
@@ -182,6 +188,8 @@ typedef struct tc_plan_candidate {
     const char *format_params;      /* the format's parameters where the plan
                                        chose them ("seg=64,order=1"), "" for
                                        its defaults */
+    double host_ms;                 /* GPU: the host's time to queue one
+                                       (tc_plan_info.host_ms; 0: not timed) */
 } tc_plan_candidate;
 int tc_plan_candidate_count(const tc_plan *p);
 const tc_plan_candidate *tc_plan_candidate_at(const tc_plan *p, int i);

@@ -7,6 +7,7 @@
    there is no CUDA device. */
 #include "config.h"
 #include <math.h>
+#include <time.h>
 #include "tcsparse.h"
 #include "kernels.h"
 #include "tap.h"
@@ -26,6 +27,35 @@ static tc_status record_run(void *ctx, int set, tc_error *err)
         return tc_error_set(err, TC_ERR_ARG, "t_gputime: more than %d runs", MAX_RUNS);
     r->set[r->n++] = set;
     return TC_OK;
+}
+
+/* A run that launches nothing and keeps the host busy for 0.2 ms. */
+static tc_status slow_host_run(void *ctx, int set, tc_error *err)
+{
+    (void)set;
+    (void)err;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) * 1e-6 < 0.2);
+    (*(int *)ctx)++;
+    return TC_OK;
+}
+
+/* The host's time to queue a run is measured apart from the GPU's. */
+static void host_time(tc_gpu *g, long *k)
+{
+    int runs = 0;
+    tc_gpu_timing t;
+    tc_error err;
+    if (!ok(tc_gpu_time(g, slow_host_run, &runs, 1, 1, 9, &t, &err) == TC_OK,
+            "a run that keeps the host 0.2 ms: timed")) {
+        diag("  %s", err.msg);
+        return;
+    }
+    ok(t.host_ms >= 0.2 && t.host_ms < 50, "  the host's time is its 0.2 ms (%g ms)", t.host_ms);
+    *k += runs;
 }
 
 /* One timing of warmup + iters runs over `sets` sets; *k counts the runs
@@ -48,6 +78,7 @@ static void timing(tc_gpu *g, int sets, int warmup, int iters, long *k, const ch
        r.set[0], *k % sets);
     is_int(t.last_set, r.set[r.n - 1], "  last_set is the set of the last run");
     ok(t.ms.decile[5] >= 0 && isfinite(t.ms.decile[5]), "  the median time is a time");
+    ok(t.host_ms >= 0 && isfinite(t.host_ms), "  the host's median is a time");
     *k += r.n;
 }
 
@@ -57,7 +88,7 @@ int main(void)
     tc_error err;
     if (tc_gpu_open(0, &g, &err) != TC_OK)
         skip_all("no CUDA device");
-    plan(5 * 6);
+    plan(6 * 6 + 2);
     long k = 0;
     timing(g, 7, 3, 5, &k, "7 sets, from a fresh device");
     timing(g, 7, 3, 5, &k, "7 sets again: continues where the first stopped");
@@ -65,6 +96,7 @@ int main(void)
     timing(g, 7, 0, 1, &k, "7 sets, one run, no warmup");
     timing(g, 200, 10, 150, &k, "200 sets, 150 runs in three batches");
     timing(g, 1, 2, 3, &k, "one set");
+    host_time(g, &k);
     tc_gpu_close(g);
     return done_testing();
 }

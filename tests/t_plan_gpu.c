@@ -358,6 +358,48 @@ static void check_safeguard_ms(const tc_csr *a, int32_t n)
            "%g ms", info.safeguard_ms, rstile_ms);
 }
 
+/* A measured plan times the host's side of each candidate too and chooses
+   by the larger of the two times (tc_loop_ms): the candidates come best
+   first by that, the first is the plan, and the plan's host_ms is its. A
+   plan that chose by the GPU's time alone picked fp16 paths of four
+   launches for Python callers whose products wait on the host (bench/
+   NOTES.md, "The host's side of a product"). */
+static void check_loop_choice(const tc_csr *a, int32_t n)
+{
+    tc_plan_opts o = gpu_opts(n, TC_EFFORT_MEASURE);
+    o.iters = 20;
+    tc_plan *p = NULL;
+    tc_error err;
+    if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "measured plan, B's range open")) {
+        diag("  %s", err.msg);
+        return;
+    }
+    tc_plan_info info;
+    tc_plan_get_info(p, &info);
+    ok(info.host_ms > 0 && info.host_ms < 1000, "... the host's time to queue a product: %g ms",
+       info.host_ms);
+    int sorted = 1, timed = 0;
+    double last = 0;
+    const tc_plan_candidate *first = NULL;
+    for (int i = 0; i < tc_plan_candidate_count(p); i++) {
+        const tc_plan_candidate *c = tc_plan_candidate_at(p, i);
+        if (c->ms < 0)
+            continue;
+        const double loop = tc_loop_ms(c->ms, c->host_ms);
+        sorted &= c->host_ms > 0 && loop >= last;
+        last = loop;
+        first = first ? first : c;
+        timed++;
+    }
+    ok(timed >= 2 && sorted, "... %d timed candidates, each with its host's time, best first "
+       "by the larger of the two", timed);
+    ok(first && strcmp(first->format, info.format) == 0 && first->ms == info.ms &&
+           first->host_ms == info.host_ms,
+       "... the plan is the first (%s, %g ms on the GPU, %g on the host)", info.format, info.ms,
+       info.host_ms);
+    tc_plan_free(p);
+}
+
 /* The report's value of plan.format_params. */
 static void report_format_params(const tc_plan *p, char *out, size_t len)
 {
@@ -469,6 +511,7 @@ int main(void)
     check_max_abs();
     check_nonfinite_guard(a, n);
     check_safeguard_ms(a, n);
+    check_loop_choice(a, n);
     check_format_params(a, n);
     o.format = "csr";
     o.order = "rcm";

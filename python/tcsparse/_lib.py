@@ -79,7 +79,8 @@ class TcPlanInfo(ctypes.Structure):
                 ("tune_s", c_double), ("plan_s", c_double), ("payback_calls", c_double),
                 ("reused", c_int), ("stale", ctypes.c_char * 256),
                 ("plan_file", ctypes.c_char * 4096), ("scale", c_double),
-                ("safeguard_ms", c_double), ("format_params", ctypes.c_char * 256)]
+                ("safeguard_ms", c_double), ("format_params", ctypes.c_char * 256),
+                ("host_ms", c_double)]
 
 
 class TcCompare(ctypes.Structure):

@@ -145,10 +145,16 @@ static void explain(tc_plan *p, const char *device_why)
                  "(%s effort)", tc_plan_effort_name(i->effort));
     else
         snprintf(what, sizeof what, "the model's choice, nothing timed");
+    /* a product whose launches take the host longer than the GPU takes to
+       run them: a loop of them goes at the host's pace */
+    char host[128] = "";
+    if (i->device == TC_DEVICE_GPU && i->ms > 0 && i->host_ms > i->ms)
+        snprintf(host, sizeof host, "; a loop of products waits on the host (%.1f us to queue "
+                 "one, %.1f us on the GPU)", i->host_ms * 1e3, i->ms * 1e3);
     const char *params = i->format_params;
-    snprintf(p->why, sizeof p->why, "%s%s%.128s%s on the %s: %s; device: %s", i->format,
+    snprintf(p->why, sizeof p->why, "%s%s%.128s%s on the %s: %s%s; device: %s", i->format,
              params[0] ? " (" : "", params, params[0] ? ")" : "",
-             i->device == TC_DEVICE_CPU ? "CPU" : "GPU", what,
+             i->device == TC_DEVICE_CPU ? "CPU" : "GPU", what, host,
              device_why[0] ? device_why : "as asked");
 }
 

@@ -358,12 +358,27 @@ static void check_safeguard_ms(const tc_csr *a, int32_t n)
            "%g ms", info.safeguard_ms, rstile_ms);
 }
 
+/* The report's value of plan.KEY, a string. */
+static void report_plan_str(const tc_plan *p, const char *key, char *out, size_t len)
+{
+    tc_report *r = tc_report_new();
+    tc_error err;
+    snprintf(out, len, "(none)");
+    if (r && tc_plan_report(p, r, &err) == TC_OK)
+        for (int i = 0; i < tc_report_count(r); i++) {
+            const tc_report_entry *e = tc_report_at(r, i);
+            if (strcmp(e->section, "plan") == 0 && strcmp(e->key, key) == 0)
+                snprintf(out, len, "%s", e->str);
+        }
+    tc_report_free(r);
+}
+
 /* A measured plan times the host's side of each candidate too and chooses
    by the larger of the two times (tc_loop_ms): the candidates come best
-   first by that, the first is the plan, and the plan's host_ms is its. A
-   plan that chose by the GPU's time alone picked fp16 paths of four
-   launches for Python callers whose products wait on the host (bench/
-   NOTES.md, "The host's side of a product"). */
+   first by that, the first is the plan, and the plan's host_ms is its. By
+   the GPU's time alone a plan could not see products whose launches take
+   the host longer than the kernel (bench/NOTES.md, "The host's side of a
+   product"). */
 static void check_loop_choice(const tc_csr *a, int32_t n)
 {
     tc_plan_opts o = gpu_opts(n, TC_EFFORT_MEASURE);
@@ -397,22 +412,11 @@ static void check_loop_choice(const tc_csr *a, int32_t n)
            first->host_ms == info.host_ms,
        "... the plan is the first (%s, %g ms on the GPU, %g on the host)", info.format, info.ms,
        info.host_ms);
+    char why[512];
+    report_plan_str(p, "why", why, sizeof why);
+    ok((strstr(why, "waits on the host") != NULL) == (info.host_ms > info.ms),
+       "... its why says the host is the slower side exactly when it is: %s", why);
     tc_plan_free(p);
-}
-
-/* The report's value of plan.format_params. */
-static void report_format_params(const tc_plan *p, char *out, size_t len)
-{
-    tc_report *r = tc_report_new();
-    tc_error err;
-    snprintf(out, len, "(none)");
-    if (r && tc_plan_report(p, r, &err) == TC_OK)
-        for (int i = 0; i < tc_report_count(r); i++) {
-            const tc_report_entry *e = tc_report_at(r, i);
-            if (strcmp(e->section, "plan") == 0 && strcmp(e->key, "format_params") == 0)
-                snprintf(out, len, "%s", e->str);
-        }
-    tc_report_free(r);
 }
 
 /* A patient rowsplit plan's info.format_params is what its report says;
@@ -432,7 +436,7 @@ static void check_format_params(const tc_csr *a, int32_t n)
     tc_plan_info info;
     tc_plan_get_info(p, &info);
     char want[256];
-    report_format_params(p, want, sizeof want);
+    report_plan_str(p, "format_params", want, sizeof want);
     is_str(info.format_params, want, "... info.format_params is the report's plan.format_params");
     char path[] = "/tmp/t_plan_gpu.XXXXXX";
     const int fd = mkstemp(path);
@@ -461,7 +465,7 @@ static void check_format_params(const tc_csr *a, int32_t n)
         tc_plan_get_info(p, &info);
         ok(info.reused && strcmp(info.format_params, "seg=64,order=1") == 0,
            "... reused, info.format_params seg=64,order=1 (%s)", info.format_params);
-        report_format_params(p, want, sizeof want);
+        report_plan_str(p, "format_params", want, sizeof want);
         is_str(want, "seg=64,order=1", "... and its report says so");
         tc_plan_free(p);
     } else {

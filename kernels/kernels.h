@@ -134,8 +134,9 @@ typedef struct tc_gpu_timing {
 
 /* What a run costs a caller that queues one after another: the GPU's time
    or the host's, whichever is longer (the two overlap). On the device we
-   measure on, a launch costs the host 4-5 us (bench/NOTES.md, "The host's
-   side of a product"), as long as a small product's kernel. */
+   measure on, a product of one launch costs the host 3.3-5 us (bench/
+   NOTES.md, "The host's side of a product"), as long as a small product's
+   kernel. */
 static inline double tc_loop_ms(double gpu_ms, double host_ms)
 {
     return gpu_ms > host_ms ? gpu_ms : host_ms;
@@ -279,8 +280,9 @@ tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, cons
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err);
 tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err);
 /* Times every variant (tc_gpu_time over o) and selects the fastest in a
-   loop of runs (tc_loop_ms); fills p->variant_ms and variant_host_ms. With finite_b 0 (B holds a NaN or Inf), variants that
-   spread them are skipped; with an accuracy ("fp32", "tf32", "fp16"; NULL
+   loop of runs (tc_loop_ms); fills p->variant_ms and variant_host_ms.
+   With finite_b 0 (B holds a NaN or Inf), variants that spread them are
+   skipped; with an accuracy ("fp32", "tf32", "fp16"; NULL
    for any), variants less exact than it (TC_VARIANT_INEXACT). Fails when
    no variant can run. */
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,

@@ -66,10 +66,9 @@ static tc_status report_plan(const tc_plan *p, tc_report *r)
 static tc_status report_cand(tc_report *r, int n, const plan_cand *c)
 {
     char k[11][32];
-    static const char *const names[11] = { "device",       "order",        "format",
-                                           "format_params", "variant",     "precision",
-                                           "predicted_speedup", "predicted_ms", "ms",
-                                           "host_ms",      "note" };
+    static const char *const names[11] = { "device", "order", "format", "format_params",
+                                           "variant", "precision", "predicted_speedup",
+                                           "predicted_ms", "ms", "host_ms", "note" };
     for (int i = 0; i < 11; i++)
         snprintf(k[i], sizeof k[i], "%d.%s", n, names[i]);
     tc_status st;

@@ -57,7 +57,7 @@ struct tc_plan {
     const tc_tcf *tcf;          /* tc_plan_create_tcf's file (its stored
                                    formats), valid during create only */
     plan_path path;
-    char why[512];              /* what was chosen and why, for people */
+    char why[1024];             /* what was chosen and why, for people */
     char device_why[256];       /* why that device, when the planner chose */
     /* the chosen kernel's variants as planning tuned them (TC_VARIANT_*
        marks; all TC_VARIANT_UNTIMED when nothing was tuned), and the

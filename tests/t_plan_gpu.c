@@ -412,7 +412,7 @@ static void check_loop_choice(const tc_csr *a, int32_t n)
            first->host_ms == info.host_ms,
        "... the plan is the first (%s, %g ms on the GPU, %g on the host)", info.format, info.ms,
        info.host_ms);
-    char why[512];
+    char why[1024];
     report_plan_str(p, "why", why, sizeof why);
     ok((strstr(why, "waits on the host") != NULL) == (info.host_ms > info.ms),
        "... its why says the host is the slower side exactly when it is: %s", why);

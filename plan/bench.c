@@ -200,6 +200,14 @@ static tc_status baseline_time(tc_plan *p, baseline *b, const tc_gpu_operands *o
     return st;
 }
 
+/* The median of the n values (reordered). */
+static double median_of(double *values, int n)
+{
+    tc_dist d;
+    tc_dist_compute(&d, values, n);
+    return d.decile[5];
+}
+
 /* On operand sets in the caller's order: the whole product as the caller
    gets it, and cuSPARSE (its fastest algorithm, tuned first) on the
    caller's own matrix, timed in alternating rounds in the same run. */
@@ -232,15 +240,10 @@ static tc_status bench_caller(tc_plan *p, const float *B, int64_t ldb, int warmu
         ref_host[i] = t.host_ms;
     }
     if (!st) {
-        tc_dist d;
-        tc_dist_compute(&d, plan_ms, rounds);
-        b->plan_ms = d.decile[5];
-        tc_dist_compute(&d, plan_host, rounds);
-        b->plan_host_ms = d.decile[5];
-        tc_dist_compute(&d, ref_ms, rounds);
-        b->ref_ms[0] = d.decile[5];
-        tc_dist_compute(&d, ref_host, rounds);
-        b->ref_host_ms = d.decile[5];
+        b->plan_ms = median_of(plan_ms, rounds);
+        b->plan_host_ms = median_of(plan_host, rounds);
+        b->ref_ms[0] = median_of(ref_ms, rounds);
+        b->ref_host_ms = median_of(ref_host, rounds);
         b->ref_variant[0] = tc_kernel_baseline()->variant_names[ref.variant];
     }
     tc_kernel_free(ref.own);

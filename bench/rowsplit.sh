@@ -24,7 +24,7 @@
 # operands; cuSPARSE's fastest CSR algorithm on the same operands, in the
 # same run) and writes one TSV row (bench/lib.sh's columns, then seg, order, the
 # variant chosen and each variant's median: vec4, scalar, half,
-# lockstep_half; "-" in the rows from before each) to OUT (default
+# lockstep_half, vec4_prefetch; "-" in the rows from before each) to OUT (default
 # bench/results/rowsplit.tsv). TCMUL, TCCONV and GEN name the programs to
 # run (default: the build tree's); COMMIT overrides the commit.
 set -eu
@@ -97,6 +97,7 @@ columns="$BENCH_SPMM_COLUMNS
     scalar_ms=variants.scalar_ms
     half_ms=variants.half_ms
     lockstep_half_ms=variants.lockstep-half_ms
+    vec4_prefetch_ms=variants.vec4-prefetch_ms
     $BENCH_CHECK_COLUMNS"
 (bench_tcmul_sweep rowsplit "$tmp/all.tsv" "$ns" "--format rowsplit" "$columns" \
     "$tmp"/conv/*.tcf.h5) || status=1

@@ -46,6 +46,14 @@
  *             four segments, which may win where segments' costs differ
  *             much, fill well below 1) for four times the load
  *             instructions; the fallback for n % 4 != 0.
+ *   "vec4-prefetch"  vec4, each thread block first asking L2 for its
+ *             share of B (prefetch.cuh), where B is at most a quarter of
+ *             L2: B's DRAM reads overlap the chain of loads before the
+ *             first gathers. 4-7% faster than vec4 on meshes and sparse
+ *             graphs at n = 32 (products of 8-25 us), 1-3.5% slower on
+ *             graphs whose rows of B are gathered many times each (H200,
+ *             bench/NOTES.md, "B prefetched into L2"): so timed, not a
+ *             rule.
  *   "half"    vec4's lanes, each gathering 8 bytes (4 halves) of a row of
  *             B converted to fp16 once per run (tc_gpu_to_half_rows, as
  *             rstile's "tc"; only the rows the matrix's nonzeros name,
@@ -90,18 +98,20 @@
 #include "fp16_scale.h"
 #include "gpu_internal.h"
 #include "pdl.cuh"
+#include "prefetch.cuh"
 #include "rowaddr.cuh"
 #include "rowsplit.h"
 
 namespace cg = cooperative_groups;
 
-enum { V_VEC4, V_SCALAR, V_HALF, V_LOCK_HALF, NVARIANTS };
-static const char *const variant_names[NVARIANTS] = { "vec4", "scalar", "half",
+enum { V_VEC4, V_SCALAR, V_VEC4_PREFETCH, V_HALF, V_LOCK_HALF, NVARIANTS };
+static const char *const variant_names[NVARIANTS] = { "vec4", "scalar", "vec4-prefetch", "half",
                                                       "lockstep-half" };
-static const unsigned char variant_spreads[NVARIANTS] = { 0, 0, 0, 0 };
-static const char *const variant_precision[NVARIANTS] = { "fp32", "fp32", "fp16", "fp16" };
+static const unsigned char variant_spreads[NVARIANTS] = { 0, 0, 0, 0, 0 };
+static const char *const variant_precision[NVARIANTS] = { "fp32", "fp32", "fp32", "fp16",
+                                                          "fp16" };
 /* the fp16 variants convert B with the plan's scale (tc_kplan.b_max) */
-static const unsigned char variant_scales_b[NVARIANTS] = { 0, 0, 1, 1 };
+static const unsigned char variant_scales_b[NVARIANTS] = { 0, 0, 0, 1, 1 };
 
 /* Threads per thread block: 128 holds 4 segments at n = 128 and 16 at
    n = 32. Smaller blocks spread a graph that fills the GPU less than a
@@ -140,6 +150,7 @@ typedef struct rsp_args {
     float *part;                /* nslots rows of n: split rows' pieces */
     int *arrived;               /* per split row and panel: pieces done */
     int32_t n;
+    int64_t b_prefetch;         /* "vec4-prefetch": B's bytes (prefetch.cuh); else 0 */
 } rsp_args;
 
 /* V consecutive floats: what a lane owns of a row. */
@@ -513,6 +524,9 @@ template <int L, int V, int H>
 __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM) rowsplit_kernel(rsp_args a)
 {
     const cg::thread_block_tile<L> tile = cg::tiled_partition<L>(cg::this_thread_block());
+    if constexpr (H == 0)
+        if (a.b_prefetch > 0)
+            tc_prefetch_l2(a.B, a.b_prefetch);
     const int64_t s = ((int64_t)blockIdx.x * BLOCK_THREADS + threadIdx.x) / L;
     if (s >= a.nseg)
         return;                 /* the whole tile: s is the tile's */
@@ -745,8 +759,14 @@ static rsp_kernel_fn kernel_of(int32_t n, int v, int h)
     const int lanes = tile_lanes(n, v);
     if (v == V_HALF)
         return at_half<walk_instances<4>>(lanes, h);
-    return v == V_VEC4 ? at_lanes<walk_instances<4>, 0>(lanes)
+    return v == V_VEC4 || v == V_VEC4_PREFETCH ? at_lanes<walk_instances<4>, 0>(lanes)
                        : at_lanes<walk_instances<1>, 0>(lanes);
+}
+
+/* B's bytes: the matrix's columns x n floats. */
+static int64_t b_bytes(const tc_kplan *base)
+{
+    return (int64_t)base->cols * base->n * (int64_t)sizeof(float);
 }
 
 static int64_t blocks_of(int64_t items, int lanes)
@@ -773,7 +793,7 @@ static tc_status rsp_run(tc_kplan *base, const float *B, float *C, tc_error *err
     const int h = (p->hot < p->nused ? HALF_HUBS : HALF) | (b_max ? SCALED : 0);
     const rsp_args a = { p->seg, p->nseg, p->row_ptr, p->rows, col, p->val, B, p->B16,
                         (int32_t)p->ld16 /* rsp_select: it fits */, p->hot, b_max, C,
-                        p->part, p->arrived, base->n };
+                        p->part, p->arrived, base->n, v == V_VEC4_PREFETCH ? b_bytes(base) : 0 };
     const dim3 grid((unsigned)grid_x(p, v), (unsigned)panels(base->n, v));
     if (p->nseg == 0)
         return TC_OK;
@@ -1009,7 +1029,8 @@ static tc_status make_col16(rsp_plan *p, tc_error *err)
 }
 
 /* "vec4" and "half" need n % 4 == 0 (16- and 8-byte pieces of a row of
-   B); every variant needs its grid to fit one launch, "half" its B16 (only
+   B), "vec4-prefetch" also a B that L2 keeps (tc_prefetch_fits); every
+   variant needs its grid to fit one launch, "half" its B16 (only
    allocated for such n) one conversion launch. */
 static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
 {
@@ -1023,6 +1044,12 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
                             variant_names[v],
                             is_half(v) ? "8-byte pieces of fp16 rows of B" : "float4 rows of B",
                             (int)base->n);
+    if (v == V_VEC4_PREFETCH && !tc_prefetch_fits(base->gpu, b_bytes(base)))
+        return tc_error_set(err, TC_ERR_UNSUPPORTED,
+                            "rowsplit kernel vec4-prefetch: B (%lld bytes) is more than a "
+                            "quarter of the L2 (%lld bytes), where its prefetched lines would "
+                            "not stay until their gathers",
+                            (long long)b_bytes(base), (long long)base->gpu->info.l2_bytes);
     if (grid_x(p, v) > INT32_MAX || panels(base->n, v) > 65535 ||
         (is_half(v) && (p->ld16 > INT32_MAX ||
                          tc_half_launch_blocks(p->nused, p->ld16) > INT32_MAX)))

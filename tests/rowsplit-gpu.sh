@@ -19,7 +19,10 @@
 # stored): exactly the rows using column 0 not finite; half on a matrix
 # that leaves most columns unused (only the rows of B it names converted),
 # NaN in the others; half on a matrix whose fp16 rows of B overflow L2
-# (the hubs first, the others gathered evict-first).
+# (the hubs first, the others gathered evict-first); vec4-prefetch (B
+# asked of L2 first, each thread block its share) giving vec4's C bit for
+# bit where B is 4 bytes past 16-byte alignment too (t_plan_gpu), over
+# several panels, and refused where B is past a quarter of L2.
 # Skipped where there is no CUDA device. TCMUL and TCCONV may name the
 # tools to run (a bundle on a GPU machine without the build tree).
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -32,7 +35,7 @@ for n in 1 4 32 33 128 256 264; do
     verify_passes "seg=2 (every nonzero a piece), n=$n" "$T/seg2.tcf.h5" --format rowsplit --cols "$n"
     verify_passes "seg=8, n=$n" "$T/seg8.tcf.h5" --format rowsplit --cols "$n"
 done
-for v in vec4 scalar half lockstep-half; do
+for v in vec4 scalar vec4-prefetch half lockstep-half; do
     verify_passes "$v, seg=2, n=128: the last of 200 timed runs" "$T/seg2.tcf.h5" \
         --format rowsplit --variant "$v" --cols 128 --bench --iters 200
 done
@@ -56,7 +59,7 @@ for seg in 2 8 128; do
     done
 done
 "$TCCONV" -q -f rowsplit -p seg=8,order=0 "$DATA/cora.mtx.gz" -o "$T/given8.tcf.h5"
-for v in vec4 scalar half lockstep-half; do
+for v in vec4 scalar vec4-prefetch half lockstep-half; do
     "$TCMUL" --device gpu --format rowsplit --variant "$v" --cols 128 "$T/given8.tcf.h5" \
         -o "$T/c0.mtx" &&
         "$TCMUL" --device gpu --format rowsplit --variant "$v" --cols 128 "$T/long8.tcf.h5" \
@@ -156,11 +159,32 @@ for n in 8 128; do
     done
 done
 
+# vec4-prefetch: vec4's kernel after the prefetch, so vec4's C bit for
+# bit, at one panel and at three (n = 264: every thread block of both
+# grid dimensions takes a share of B); refused where B, 400000 x 128
+# floats, is past a quarter of any GPU's L2
+for n in 32 264; do
+    "$TCMUL" --device gpu --format rowsplit --variant vec4 --cols "$n" "$T/given8.tcf.h5" \
+        -o "$T/c0.mtx" &&
+        "$TCMUL" --device gpu --format rowsplit --variant vec4-prefetch --cols "$n" \
+            "$T/given8.tcf.h5" -o "$T/c1.mtx" &&
+        cmp -s "$T/c0.mtx" "$T/c1.mtx"
+    ok $? "vec4-prefetch, n=$n: vec4's C, bit for bit"
+done
+"$TCMUL" --device gpu --format rowsplit --variant vec4-prefetch --verify --cols 128 \
+    "$T/hubs.tcf.h5" > "$T/.out" 2> "$T/.err"
+rc=$?
+[ "$rc" -eq 1 ] && [ ! -s "$T/.out" ] &&
+    grep -q '^tcmul: rowsplit kernel vec4-prefetch: B (204800000 bytes) is more than a quarter of the L2 ([0-9]* bytes), where its prefetched lines would not stay until their gathers$' "$T/.err"
+st=$?
+ok $st "vec4-prefetch forced where B is past a quarter of L2: exit 1, the reason"
+[ $st -eq 0 ] || diag "exit $rc: $(head -n 1 "$T/.err")"
+
 # lanes past n: at n = 36 vec4 takes 16 lanes, 9 inside n, and scalar a
 # second panel of 32 lanes, 4 inside n; at 264 vec4's third panel of 128
 # columns has 2 lanes inside n and scalar's ninth 8
 for n in 36 264; do
-    for v in vec4 scalar; do
+    for v in vec4 scalar vec4-prefetch; do
         INF_COLS=$n inf_row0 "$DATA/rajat01.mtx.gz" --format rowsplit --variant "$v"
     done
 done

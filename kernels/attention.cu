@@ -624,8 +624,7 @@ static tc_status launch(const tc_attn *p, int sddmm, const attn_args &a, tc_erro
 {
     const size_t smem = attn_smem<NQ>(p->warps);
     void (*k)(attn_args) = sddmm ? sddmm_fused<NQ> : attention_fused<NQ>;
-    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)smem));
+    tc_status st = tc_gpu_allow_smem((const void *)k, smem, err);
     if (st != TC_OK || p->windows == 0)
         return st;
     k<<<(unsigned)p->windows, 32 * p->warps, smem, p->gpu->stream>>>(a);

@@ -328,9 +328,7 @@ static tc_status bsb_select(tc_kplan *base, int v, tc_error *err)
 template <int NQ> static tc_status launch(bsb_plan *p, tc_error *err)
 {
     const size_t smem = bsb_smem<NQ>(p->warps);
-    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(bsb_spmm<NQ>,
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)smem));
+    tc_status st = tc_gpu_allow_smem((const void *)bsb_spmm<NQ>, smem, err);
     if (st != TC_OK || p->windows == 0)
         return st;
     bsb_spmm<NQ><<<(unsigned)(p->windows * p->args.panels), 32 * p->warps, smem,

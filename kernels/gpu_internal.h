@@ -48,6 +48,23 @@ tc_status tc_cusparse_check(cusparseStatus_t s, const char *call, tc_error *err)
 /* After a kernel launch: the launch error, if any. */
 #define TC_LAUNCHED(err, name) tc_cuda_check(cudaGetLastError(), name, (err))
 
+/* The dynamic shared memory every launch may ask for unasked. */
+#define TC_SMEM_UNASKED (48 * 1024)
+
+/* Allows kernel fn launches of `bytes` of dynamic shared memory: past
+   TC_SMEM_UNASKED by the function's attribute, within it by nothing. The
+   attribute costs the host about 1 us a call (bench/NOTES.md, "The
+   shared memory attribute only where a launch needs it"), and a launch
+   within 48 KB runs whatever another plan set it to, since every setter
+   asks for more than 48 KB. */
+static inline tc_status tc_gpu_allow_smem(const void *fn, size_t bytes, tc_error *err)
+{
+    if (bytes <= TC_SMEM_UNASKED)
+        return TC_OK;
+    return TC_CUDA(err, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)bytes));
+}
+
 /* A new device array holding a copy of `bytes` bytes of host memory (*dev
    NULL when bytes is 0). */
 tc_status tc_gpu_upload_new(tc_gpu *g, const void *src, int64_t bytes, void **dev,

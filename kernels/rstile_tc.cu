@@ -590,9 +590,7 @@ template <int MODE, int NT, bool VAL, bool SCALED = false>
 static tc_status launch(const rs_args &a, int warps, unsigned grid, cudaStream_t s, tc_error *err)
 {
     const size_t smem = smem_bytes<MODE, NT>(warps);
-    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(rs_kernel<MODE, NT, VAL, SCALED>,
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)smem));
+    tc_status st = tc_gpu_allow_smem((const void *)rs_kernel<MODE, NT, VAL, SCALED>, smem, err);
     if (st != TC_OK)
         return st;
     rs_kernel<MODE, NT, VAL, SCALED><<<grid, 32 * warps, smem, s>>>(a);

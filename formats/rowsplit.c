@@ -15,7 +15,7 @@
 
 extern const tc_format tc_format_rowsplit;
 
-enum { P_SEG, P_ORDER };      /* rowsplit_params' order, which tc_fmt_init keeps */
+enum { P_SEG, P_ORDER, P_SEGS };      /* rowsplit_params' order, which tc_fmt_init keeps */
 static const tc_param_def rowsplit_params[] = {
     { "seg", "most cost of a segment, its nonzeros plus the rows of C it writes: larger means "
              "fewer segments and split rows, smaller more even work among the lanes (not given: "
@@ -26,6 +26,10 @@ static const tc_param_def rowsplit_params[] = {
                "still comes out in the matrix's order; not given: 1 where row lengths vary "
                "much, coefficient of variation past 0.9, else 0)",
       0, 0, 1, 1 },
+    { "segs", "at most this many segments: seg becomes the least cost that cuts the matrix into "
+              "no more (0: seg as given or by default); a patient plan sets it to what one or two "
+              "waves of the kernel hold on its GPU at its n",
+      0, 0, 2147483647, 1 },
 };
 
 #define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
@@ -109,6 +113,11 @@ static tc_status rowsplit_build(const tc_csr *a, const tc_params *p, tc_fmt **ou
         st = tc_reorder_run(tc_reorder_find("degree"), a, NULL, &r->rows, NULL, err);
     if (st == TC_OK)
         st = r->rows ? tc_csr_permute(a, r->rows, NULL, &r->a, err) : tc_csr_copy(a, &r->a, err);
+    /* segs: seg from the cut of the rows as stored, kept with the file */
+    const int64_t segs = (int64_t)r->base.params.kv[P_SEGS].value;
+    if (st == TC_OK && segs > 0)
+        r->base.params.kv[P_SEG].value = r->seg =
+            tc_rowsplit_seg_for(r, segs, (int32_t)rowsplit_params[P_SEG].max);
     if (st == TC_OK)
         st = tc_rowsplit_cut(r, err);
     if (st != TC_OK) {
@@ -405,13 +414,24 @@ static const char *const rowsplit_plan_params[] = { "order=0", "order=1", "seg=6
    against 1.554-1.921 at 64-32 (bench/NOTES.md, "Smaller segments in
    plans"), and the graphs where they won had under 20,000. */
 #define SMALL_SEG_MAX_SEGMENTS 131072.0
+/* segs=N, which a plan sets to what one or two waves of the kernel hold
+   (plan/gpu.c): a cut just past a whole wave ran 20-25% slower than one
+   just under it (bench/NOTES.md, "Segments to just under a whole wave,
+   again"); where the default cut has more than this many times N
+   segments, the last wave's share of the time is small and the cut
+   cannot pay. */
+#define WAVE_SEGS_RANGE 4.0
 static int rowsplit_plan_param_pays(const tc_csr *a, const char *setting)
 {
     tc_params q = { 0 };
-    const double seg = tc_params_parse(&q, setting, NULL) == TC_OK
-                           ? tc_params_get(&q, "seg", -1) : -1;
+    const int parsed = tc_params_parse(&q, setting, NULL) == TC_OK;
+    const double seg = parsed ? tc_params_get(&q, "seg", -1) : -1;
+    const double segs = parsed ? tc_params_get(&q, "segs", 0) : 0;
     const int32_t def = default_seg(a);
-    return seg < 0 || seg >= def || ((double)a->nnz + a->rows) / def < SMALL_SEG_MAX_SEGMENTS;
+    const double cut = ((double)a->nnz + a->rows) / def;
+    if (segs > 0)
+        return cut < WAVE_SEGS_RANGE * segs;
+    return seg < 0 || seg >= def || cut < SMALL_SEG_MAX_SEGMENTS;
 }
 
 const tc_format tc_format_rowsplit = {

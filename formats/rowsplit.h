@@ -105,6 +105,9 @@ extern "C" {
    ceil(len / (seg - 1)) pieces of nearly equal length. Fills m's nseg,
    seg_row and seg_start (malloc'ed). */
 tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err);
+/* The least seg (TC_ROWSPLIT_SEG_MIN..cap) whose cut of m->a has at most
+   `most` segments; cap where none has (the format's parameter segs). */
+int32_t tc_rowsplit_seg_for(const tc_rowsplit *m, int64_t most, int32_t cap);
 /* m's segments as the kernel runs them; TC_ERR_UNSUPPORTED when the pieces
    of split rows pass 2^31 - 1. Relies on what validate checks. */
 tc_status tc_rowsplit_work(const tc_rowsplit *m, tc_rowsplit_work_list *w, tc_error *err);

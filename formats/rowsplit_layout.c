@@ -43,6 +43,24 @@ static int64_t cut(const tc_rowsplit *m, int32_t *seg_row, int64_t *seg_start)
     return n;
 }
 
+int32_t tc_rowsplit_seg_for(const tc_rowsplit *m, int64_t most, int32_t cap)
+{
+    tc_rowsplit t = *m;
+    int32_t lo = TC_ROWSPLIT_SEG_MIN, hi = cap;
+    t.seg = hi;
+    if (cut(&t, NULL, NULL) > most)
+        return hi;
+    /* the count falls as seg grows: the least seg at most `most` */
+    while (lo < hi) {
+        t.seg = lo + (hi - lo) / 2;
+        if (cut(&t, NULL, NULL) <= most)
+            hi = t.seg;
+        else
+            lo = t.seg + 1;
+    }
+    return lo;
+}
+
 tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err)
 {
     m->nseg = cut(m, NULL, NULL);

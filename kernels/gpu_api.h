@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TC_GPU_API_VERSION 5
+#define TC_GPU_API_VERSION 6
 #define TC_GPU_API_SYMBOL "tc_gpu_api_get"
 
 typedef struct tc_gpu_api {

@@ -242,6 +242,14 @@ struct tc_kernel {
        a plan for a B of unknown range scales no copy of B and C around it
        (plan/execute.c); NULL when none does. */
     const unsigned char *variant_scales_b;
+    /* The work items (the format's segments) that one wave of the kernel's
+       first variant runs side by side at n on the device info describes:
+       the thread blocks its SMs keep resident times the items a block
+       takes. A patient plan asks the format for a cut of at most one and
+       two waves of them (its parameter segs, plan/gpu.c), since a cut just
+       past a whole wave leaves its last items a wave of their own. NULL
+       where the format has no such parameter. */
+    int64_t (*wave_items)(const tc_gpu_info *info, int32_t n);
 };
 
 /* Variant v's precision. */

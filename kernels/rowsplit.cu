@@ -1079,6 +1079,25 @@ static tc_status rsp_select(tc_kplan *base, int v, tc_error *err)
     return TC_OK;
 }
 
+/* vec4's groups of lanes resident in one wave at n: the blocks an SM
+   keeps (the occupancy the device reports for the instance, at least
+   MIN_BLOCKS_PER_SM by its launch bounds) times the SMs times the groups
+   a block holds. On an H200 at n = 32, 132 x 8 x 16 = 16,896: a cut of
+   bipartite 71000 at 0.996 of it ran 1.088x cuSPARSE, at 0.888 (its
+   default) 1.02x, just past it 20-25% slower (bench/NOTES.md, "Segments
+   to just under a whole wave, again"). */
+static int64_t rsp_wave_items(const tc_gpu_info *info, int32_t n)
+{
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel_of(n, V_VEC4, 0),
+                                                      BLOCK_THREADS, 0) != cudaSuccess ||
+        blocks < MIN_BLOCKS_PER_SM) {
+        (void)cudaGetLastError();
+        blocks = MIN_BLOCKS_PER_SM;
+    }
+    return (int64_t)info->sm_count * blocks * (BLOCK_THREADS / tile_lanes(n, V_VEC4));
+}
+
 extern "C" const tc_kernel tc_kernel_rowsplit = {
     "rowsplit",
     "CUDA cores: segments of about equal cost per group of lanes, float4 rows of B (or "
@@ -1094,4 +1113,5 @@ extern "C" const tc_kernel tc_kernel_rowsplit = {
     NULL,
     variant_precision,
     variant_scales_b,
+    rsp_wave_items,
 };

@@ -484,27 +484,42 @@ static const gcand *estimate(const tc_plan *p, const gcand *gc, int n)
     return best;
 }
 
+/* Candidate i again at format setting `setting` (gc[*n]), or listed
+   untimed and unbuilt where the format says it cannot pay on the matrix
+   (at PATIENT; EXHAUSTIVE prunes nothing). */
+static void add_setting(tc_plan *p, const tc_csr *given, const tc_format *f, gcand *gc, int *n,
+                        int i, const char *setting)
+{
+    if (p->o.effort < TC_EFFORT_EXHAUSTIVE && !tc_format_plan_param_pays(f, given, setting)) {
+        tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, setting, "",
+                         cand_precision(&gc[i]), gc[i].predicted, -1,
+                         "not timed: a setting that cannot pay on a matrix this size");
+        return;
+    }
+    gc[*n] = gc[i];
+    gc[(*n)++].fparams = setting;
+}
+
 /* PATIENT and EXHAUSTIVE: each candidate to time (not marked out) again
    at every parameter setting its format lists for plans, in the same
-   order; at PATIENT a setting the format says cannot pay on the matrix
-   is listed untimed, unbuilt (EXHAUSTIVE prunes nothing). Returns the new
-   count. */
+   order, then, for a kernel that says what one wave of it runs
+   (tc_kernel.wave_items), at a cut of at most one and two waves of this
+   device at n (the format's parameter segs). Returns the new count. */
 static int add_param_settings(tc_plan *p, const tc_csr *given, gcand *gc, int n)
 {
     const int listed = n;
     for (int i = 0; p->o.effort >= TC_EFFORT_PATIENT && i < listed; i++) {
         const tc_format *f = tc_format_find(gc[i].k->format);
         const char *const *settings = f ? tc_format_plan_params(f) : NULL;
-        for (int s = 0; gc[i].ms != -2 && settings && settings[s] && n < TC_PLAN_MAX_CANDS; s++) {
-            if (p->o.effort < TC_EFFORT_EXHAUSTIVE &&
-                !tc_format_plan_param_pays(f, given, settings[s])) {
-                tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, settings[s], "",
-                                 cand_precision(&gc[i]), gc[i].predicted, -1,
-                                 "not timed: a setting that cannot pay on a matrix this size");
-                continue;
-            }
-            gc[n] = gc[i];
-            gc[n++].fparams = settings[s];
+        for (int s = 0; gc[i].ms != -2 && settings && settings[s] && n < TC_PLAN_MAX_CANDS; s++)
+            add_setting(p, given, f, gc, &n, i, settings[s]);
+        const int64_t wave = f && p->gpu && gc[i].k->wave_items
+                                 ? gc[i].k->wave_items(tc_gpu_get_info(p->gpu), p->o.n)
+                                 : 0;
+        for (int w = 0; gc[i].ms != -2 && wave > 0 && w < 2 && n < TC_PLAN_MAX_CANDS; w++) {
+            snprintf(p->wave_params[w], sizeof p->wave_params[w], "segs=%lld",
+                     (long long)((w + 1) * wave));
+            add_setting(p, given, f, gc, &n, i, p->wave_params[w]);
         }
     }
     return n;
@@ -588,7 +603,7 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
     }
     set_path(p, best);
     memset(&p->path.format_params, 0, sizeof p->path.format_params);
-    if (best->fparams)  /* one of the format's own plan_params: it parses */
+    if (best->fparams)  /* a format's plan_params or a wave's segs: it parses */
         (void)tc_params_parse(&p->path.format_params, best->fparams, NULL);
     if (strcmp(p->path.order, best->order) != 0)
         st = tc_plan_set_order(p, given, best->order, NULL, err);

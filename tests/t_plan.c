@@ -203,6 +203,13 @@ static void test_plan_settings_pay(void)
         ok(tc_format_plan_param_pays(rs, at, *s) == !seg,
            "rowsplit's %s on 16777216 rows: %s", *s, seg ? "cannot pay" : "timed");
     }
+    /* a plan's wave settings (segs=N): timed where the default cut has
+       fewer than 4 N segments (at 16777216 empty rows, 131072) */
+    ok(tc_format_plan_param_pays(rs, small, "segs=16896"), "segs=16896 on 1000 rows: timed");
+    ok(!tc_format_plan_param_pays(rs, at, "segs=16896"),
+       "segs=16896 on 16777216 rows (131072 segments by default): cannot pay");
+    ok(!tc_format_plan_param_pays(rs, at, "segs=32768"), "... segs=32768 neither (4 x = 131072)");
+    ok(tc_format_plan_param_pays(rs, at, "segs=32769"), "... segs=32769 is timed");
     for (int i = 0; i < tc_format_count(); i++) {
         const tc_format *f = tc_format_at(i);
         for (const char *const *s = tc_format_plan_params(f); f != rs && s && *s; s++)

@@ -471,6 +471,46 @@ static void check_refusals(void)
     tc_csr_free(a);
 }
 
+/* segs=N: the least seg whose cut has at most N segments, stored as the
+   file's seg beside segs; past what even seg 2 gives, seg 2; below what
+   the largest seg gives, the largest; the rows' order (longest first)
+   counted, as the cut is. */
+static void check_segs(void)
+{
+    tc_csr *a = tap_random_matrix(5000, 4000, 12, 9, 31, 0);
+    const char *orders[] = { "order=0", "order=1" };
+    for (int o = 0; a && o < 2; o++)
+        for (int64_t most = 100; most <= 20000; most *= 3) {
+            char params[64];
+            snprintf(params, sizeof params, "segs=%lld,%s", (long long)most, orders[o]);
+            tc_rowsplit *m = build(a, params);
+            if (!ok(m != NULL, "%s: built", params))
+                continue;
+            const int32_t seg = m->seg;
+            ok(m->nseg <= most && tc_params_get(&m->base.params, "seg", -1) == seg &&
+                   tc_params_get(&m->base.params, "segs", -1) == (double)most,
+               "%s: %lld segments at seg=%d, seg and segs stored", params, (long long)m->nseg,
+               (int)seg);
+            if (seg > TC_ROWSPLIT_SEG_MIN) {
+                snprintf(params, sizeof params, "seg=%d,%s", (int)seg - 1, orders[o]);
+                tc_rowsplit *less = build(a, params);
+                ok(less && less->nseg > most, "... seg=%d would cut %lld: more than %lld",
+                   (int)seg - 1, less ? (long long)less->nseg : -1LL, (long long)most);
+                tc_fmt_free(less ? &less->base : NULL);
+            }
+            tc_fmt_free(&m->base);
+        }
+    tc_rowsplit *all = a ? build(a, "segs=1000000000") : NULL;
+    ok(all && all->seg == TC_ROWSPLIT_SEG_MIN, "segs past every cut: seg %d", TC_ROWSPLIT_SEG_MIN);
+    tc_rowsplit *one = a ? build(a, "segs=1") : NULL;
+    ok(one && one->seg == 65536 && one->nseg > 1,
+       "segs=1, which no seg reaches on 5000 rows: the largest seg, 65536 (%lld segments)",
+       one ? (long long)one->nseg : -1LL);
+    tc_fmt_free(all ? &all->base : NULL);
+    tc_fmt_free(one ? &one->base : NULL);
+    tc_csr_free(a);
+}
+
 int main(void)
 {
     ROWSPLIT = tc_format_find("rowsplit");
@@ -478,6 +518,7 @@ int main(void)
         bail("no format rowsplit");
     check_by_hand();
     check_default_seg();
+    check_segs();
     check_stats();
     for_each_shape(check_matrix);
     check_bad_files();

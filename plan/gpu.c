@@ -500,6 +500,21 @@ static void add_setting(tc_plan *p, const tc_csr *given, const tc_format *f, gca
     gc[(*n)++].fparams = setting;
 }
 
+/* "segs=N" kept in p for the candidates to point to (they are sorted, so
+   not in themselves), one copy each; NULL when p has no room left. */
+static const char *wave_setting(tc_plan *p, int64_t segs)
+{
+    char s[sizeof p->wave_params[0]];
+    snprintf(s, sizeof s, "segs=%lld", (long long)segs);
+    for (size_t i = 0; i < sizeof p->wave_params / sizeof p->wave_params[0]; i++) {
+        if (!p->wave_params[i][0])
+            memcpy(p->wave_params[i], s, sizeof s);
+        if (strcmp(p->wave_params[i], s) == 0)
+            return p->wave_params[i];
+    }
+    return NULL;
+}
+
 /* PATIENT and EXHAUSTIVE: each candidate to time (not marked out) again
    at every parameter setting its format lists for plans, in the same
    order, then, for a kernel that says what one wave of it runs
@@ -516,10 +531,10 @@ static int add_param_settings(tc_plan *p, const tc_csr *given, gcand *gc, int n)
         const int64_t wave = f && p->gpu && gc[i].k->wave_items
                                  ? gc[i].k->wave_items(tc_gpu_get_info(p->gpu), p->o.n)
                                  : 0;
-        for (int w = 0; gc[i].ms != -2 && wave > 0 && w < 2 && n < TC_PLAN_MAX_CANDS; w++) {
-            snprintf(p->wave_params[w], sizeof p->wave_params[w], "segs=%lld",
-                     (long long)((w + 1) * wave));
-            add_setting(p, given, f, gc, &n, i, p->wave_params[w]);
+        for (int w = 1; gc[i].ms != -2 && wave > 0 && w <= 2 && n < TC_PLAN_MAX_CANDS; w++) {
+            const char *setting = wave_setting(p, w * wave);
+            if (setting)
+                add_setting(p, given, f, gc, &n, i, setting);
         }
     }
     return n;
@@ -546,6 +561,7 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
 {
     gcand gc[TC_PLAN_MAX_CANDS];
     int n = 0;
+    memset(p->wave_params, 0, sizeof p->wave_params);  /* no candidate of before points there */
     tc_status st = list_cands(p, given, gc, &n, err);
     const int timed = p->o.effort != TC_EFFORT_ESTIMATE;
     if (!st) {

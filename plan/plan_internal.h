@@ -57,9 +57,9 @@ struct tc_plan {
     const tc_tcf *tcf;          /* tc_plan_create_tcf's file (its stored
                                    formats), valid during create only */
     plan_path path;
-    char wave_params[2][32];    /* "segs=N": the settings of one and two of
-                                   a kernel's waves (plan/gpu.c), which its
-                                   candidates point to */
+    char wave_params[4][32];    /* "segs=N", each once: the settings of
+                                   kernels' waves (plan/gpu.c, wave_setting),
+                                   which candidates point to */
     char why[1024];             /* what was chosen and why, for people */
     char device_why[256];       /* why that device, when the planner chose */
     /* the chosen kernel's variants as planning tuned them (TC_VARIANT_*

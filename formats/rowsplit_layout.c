@@ -8,18 +8,17 @@
 
 #include "rowsplit.h"
 
-/* The cut of m->a by m->seg: the number of segments, and with seg_row and
+/* The cut of a by seg: the number of segments, and with seg_row and
    seg_start (room for that many, and one more start) their first rows and
    nonzeros. Run twice, to count and to fill, so that the arrays are the
    size of the cut, not of its bound (rows + nnz). */
-static int64_t cut(const tc_rowsplit *m, int32_t *seg_row, int64_t *seg_start)
+static int64_t cut(const tc_csr *a, int32_t seg, int32_t *seg_row, int64_t *seg_start)
 {
-    const tc_csr *a = m->a;
     int64_t n = 0, cost = 0;    /* segments started; cost of the open one */
     for (int32_t r = 0; r < a->rows; r++) {
         const int64_t lo = a->rowptr[r], len = a->rowptr[r + 1] - lo;
-        if (len + 1 <= m->seg) {
-            if (cost == 0 || cost + len + 1 > m->seg) {
+        if (len + 1 <= seg) {
+            if (cost == 0 || cost + len + 1 > seg) {
                 if (seg_row) {
                     seg_row[n] = r;
                     seg_start[n] = lo;
@@ -30,7 +29,7 @@ static int64_t cut(const tc_rowsplit *m, int32_t *seg_row, int64_t *seg_start)
             cost += len + 1;
             continue;
         }
-        const int64_t parts = (len + m->seg - 2) / (m->seg - 1);
+        const int64_t parts = (len + seg - 2) / (seg - 1);
         for (int64_t j = 0; j < parts; j++, n++)
             if (seg_row) {
                 seg_row[n] = r;
@@ -45,30 +44,28 @@ static int64_t cut(const tc_rowsplit *m, int32_t *seg_row, int64_t *seg_start)
 
 int32_t tc_rowsplit_seg_for(const tc_rowsplit *m, int64_t most, int32_t cap)
 {
-    tc_rowsplit t = *m;
     int32_t lo = TC_ROWSPLIT_SEG_MIN, hi = cap;
-    t.seg = hi;
-    if (cut(&t, NULL, NULL) > most)
+    if (cut(m->a, hi, NULL, NULL) > most)
         return hi;
     /* the count falls as seg grows: the least seg at most `most` */
     while (lo < hi) {
-        t.seg = lo + (hi - lo) / 2;
-        if (cut(&t, NULL, NULL) <= most)
-            hi = t.seg;
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (cut(m->a, mid, NULL, NULL) <= most)
+            hi = mid;
         else
-            lo = t.seg + 1;
+            lo = mid + 1;
     }
     return lo;
 }
 
 tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err)
 {
-    m->nseg = cut(m, NULL, NULL);
+    m->nseg = cut(m->a, m->seg, NULL, NULL);
     m->seg_row = tc_malloc_array(m->nseg + 1, sizeof *m->seg_row, err);
     m->seg_start = tc_malloc_array(m->nseg + 1, sizeof *m->seg_start, err);
     if (!m->seg_row || !m->seg_start)
         return TC_ERR_NOMEM;
-    cut(m, m->seg_row, m->seg_start);
+    cut(m->a, m->seg, m->seg_row, m->seg_start);
     return TC_OK;
 }
 

@@ -56,7 +56,7 @@ tc_status tc_cusparse_check(cusparseStatus_t s, const char *call, tc_error *err)
    attribute costs the host about 1 us a call (bench/NOTES.md, "The
    shared memory attribute only where a launch needs it"), and a launch
    within 48 KB runs whatever another plan set it to, since every setter
-   asks for more than 48 KB. */
+   (this function, the kernels' only way to it) asks for more than 48 KB. */
 static inline tc_status tc_gpu_allow_smem(const void *fn, size_t bytes, tc_error *err)
 {
     if (bytes <= TC_SMEM_UNASKED)

@@ -714,11 +714,10 @@ static tc_status build_work(hr_plan *p, const tc_hrpb *h, int v, tc_error *err)
 {
     hr_work *w = &p->work[v];
     double share = 1;
-    /* the team kernels' rings pass the 48 KB a launch gets unasked; set
-       before the occupancy query, which counts with it */
-    tc_status st = TC_CUDA(err, cudaFuncSetAttribute(kernel_of(v, p->base.n, p->tm),
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)smem_of(v, p->tm)));
+    /* the team kernels' rings pass the 48 KB a launch gets unasked;
+       allowed before the occupancy query, which counts with it */
+    tc_status st =
+        tc_gpu_allow_smem((const void *)kernel_of(v, p->base.n, p->tm), smem_of(v, p->tm), err);
     if (st == TC_OK && h->npanels)
         st = panel_share(p, h, v, &share, err);
     if (st != TC_OK)

@@ -526,16 +526,19 @@ int main(void)
         B[i] = (float)((i * 7919) % 2001) / 1000 - 1;
     /* rowsplit's vec4-prefetch asks L2 for B's 16-byte units only
        (kernels/prefetch.cuh): forced, on a B that starts between two */
-    const char *vec[] = { "rstile", "brp", "hrpb", "bcsr", "rowsplit", "rowsplit", "csr" };
-    const char *var[] = { NULL, NULL, NULL, NULL, NULL, "vec4-prefetch", NULL };
-    const char *label[] = { "rstile", "brp", "hrpb", "bcsr", "rowsplit", "rowsplit vec4-prefetch",
-                            "csr" };
-    for (int f = 0; f < 7; f++) {
-        o.format = vec[f];
-        o.variant = var[f];
+    const struct { const char *format, *variant; } paths[] = {
+        { "rstile", NULL },   { "brp", NULL },      { "hrpb", NULL }, { "bcsr", NULL },
+        { "rowsplit", NULL }, { "rowsplit", "vec4-prefetch" },      { "csr", NULL },
+    };
+    for (size_t f = 0; f < sizeof paths / sizeof paths[0]; f++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s%s%s", paths[f].format, paths[f].variant ? " " : "",
+                 paths[f].variant ? paths[f].variant : "");
+        o.format = paths[f].format;
+        o.variant = paths[f].variant;
         for (int64_t j = 0; j < 2500; j++)
             memmove(B + j * n, B + j * ld, sizeof *B * (size_t)n);
-        check_unaligned(a, &o, B, label[f]);
+        check_unaligned(a, &o, B, label);
         for (int64_t j = 2499; j >= 0; j--)
             memmove(B + j * ld, B + j * n, sizeof *B * (size_t)n);
     }

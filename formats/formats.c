@@ -142,6 +142,8 @@ int tc_format_plan_param_pays(const tc_format *f, const tc_csr *a, const char *s
     return !f->plan_param_pays || f->plan_param_pays(a, setting);
 }
 
+const char *const *tc_format_wave_params(const tc_format *f) { return f->wave_params; }
+
 tc_status tc_fmt_to_csr(const tc_fmt *m, tc_csr **out, tc_error *err)
 {
     return m->kind->to_csr(m, out, err);

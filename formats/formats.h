@@ -80,6 +80,11 @@ struct tc_format {
        so that a patient plan lists it untimed and unbuilt; NULL: every
        setting can. */
     int (*plan_param_pays)(const tc_csr *a, const char *setting);
+    /* Settings (NULL-terminated; NULL: none) that a PATIENT plan times
+       again with each cut of one or two waves of a kernel that says what
+       a wave of it runs (tc_kernel.wave_items; the format's parameter
+       segs): those whose best value changes when the work is one wave's. */
+    const char *const *wave_params;
 };
 
 /* Fills the generic header of a newly built format from a and p (with the

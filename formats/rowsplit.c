@@ -15,12 +15,21 @@
 
 extern const tc_format tc_format_rowsplit;
 
-enum { P_SEG, P_ORDER, P_SEGS };      /* rowsplit_params' order, which tc_fmt_init keeps */
+enum { P_SEG, P_ORDER, P_SEGS, P_ROWCOST };  /* rowsplit_params' order, which tc_fmt_init keeps */
+/* rowcost when the caller gives none (its declared default, 1, is what a
+   file from before the parameter was cut with): on power-law graphs a cut
+   that counts a row as two nonzeros ran 3-7% faster at n = 32 and up to 4%
+   at 128 in the default cut, 5-9% in cuts of one or two waves, and the
+   even-degree graphs, the R-MAT and lp_nug30 within 1%; 4 gained more on
+   the social graphs but cost bipartite 71000 18% and lp_nug30 37% at
+   n = 32 in the default cut (H200, bench/NOTES.md, "A row's cost in the
+   cut"). */
+#define DEFAULT_ROWCOST 2
 static const tc_param_def rowsplit_params[] = {
-    { "seg", "most cost of a segment, its nonzeros plus the rows of C it writes: larger means "
-             "fewer segments and split rows, smaller more even work among the lanes (not given: "
-             "1.3 times the mean cost of a row, kept between 128 and the matrix's cost over "
-             "8192)",
+    { "seg", "most cost of a segment, its nonzeros plus rowcost times the rows of C it writes: "
+             "larger means fewer segments and split rows, smaller more even work among the "
+             "lanes (not given: 1.3 times the mean cost of a row, kept between 128 and the "
+             "matrix's cost over 8192; more than rowcost)",
       128, TC_ROWSPLIT_SEG_MIN, 65536, 1 },
     { "order", "which rows run side by side: 0 the matrix's order, 1 longest rows first (C "
                "still comes out in the matrix's order; not given: 1 where row lengths vary "
@@ -30,12 +39,15 @@ static const tc_param_def rowsplit_params[] = {
               "no more (0: seg as given or by default); a patient plan sets it to what one or two "
               "waves of the kernel hold on its GPU at its n",
       0, 0, 2147483647, 1 },
+    { "rowcost", "what a row of C costs in a segment, in nonzeros: its store and the end of its "
+                 "walk (not given: 2; a file without it was cut at 1)",
+      1, 1, 64, 1 },
 };
 
 #define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
 
 /* seg when the caller gives none: 1.3 times the mean cost of a row (its
-   nonzeros + 1), so that rows of about the typical cost stay whole, kept
+   nonzeros + rowcost), so that rows of about the typical cost stay whole, kept
    between 128 and the matrix's cost (nonzeros + rows) over SEG_SPREAD.
    Whole rows: cutting rows of about the typical cost in two doubles the
    segments and makes every row pay the workspace (fence, atomic, second
@@ -51,14 +63,14 @@ static const tc_param_def rowsplit_params[] = {
    power-law graphs under a wave (H100, NOTES, "Segments for small
    matrices"). */
 #define SEG_SPREAD 8192
-static int32_t default_seg(const tc_csr *a)
+static int32_t default_seg(const tc_csr *a, int32_t rowcost)
 {
     const double fixed = rowsplit_params[P_SEG].def, cap = rowsplit_params[P_SEG].max;
-    const double cost = (double)a->nnz + a->rows;
+    const double cost = (double)a->nnz + (double)rowcost * a->rows;
     const double whole = ceil(1.3 * (a->rows ? cost / a->rows : 1.0));
     const double spread = ceil(cost / SEG_SPREAD);
     const double s = fmin(fmax(whole, fmin(spread, fixed)), fmax(spread, fixed));
-    return (int32_t)fmin(fmax(s, TC_ROWSPLIT_SEG_MIN), cap);
+    return (int32_t)fmin(fmax(s, rowcost + 1.0), cap);
 }
 
 /* order when the caller gives none: rows longest first where their
@@ -103,11 +115,21 @@ static tc_status rowsplit_build(const tc_csr *a, const tc_params *p, tc_fmt **ou
         return TC_ERR_NOMEM;
     tc_fmt_init(&r->base, &tc_format_rowsplit, a, p);
     /* the values used are stored with the file */
+    if (tc_params_get(p, "rowcost", -1) < 0)
+        r->base.params.kv[P_ROWCOST].value = DEFAULT_ROWCOST;
+    r->rowcost = (int32_t)r->base.params.kv[P_ROWCOST].value;
     if (tc_params_get(p, "seg", -1) < 0)
-        r->base.params.kv[P_SEG].value = default_seg(a);
+        r->base.params.kv[P_SEG].value = default_seg(a, r->rowcost);
     if (tc_params_get(p, "order", -1) < 0)
         r->base.params.kv[P_ORDER].value = default_order(a);
     r->seg = (int32_t)r->base.params.kv[P_SEG].value;
+    if (r->seg <= r->rowcost) {
+        const int seg = r->seg, rowcost = r->rowcost;
+        rowsplit_free(&r->base);
+        return tc_error_set(err, TC_ERR_ARG, "rowsplit: seg=%d must be more than rowcost=%d "
+                            "(a piece of a split row costs its row and a nonzero at least)",
+                            seg, rowcost);
+    }
     tc_status st = TC_OK;
     if (r->base.params.kv[P_ORDER].value != 0)
         st = tc_reorder_run(tc_reorder_find("degree"), a, NULL, &r->rows, NULL, err);
@@ -274,6 +296,7 @@ static tc_status rowsplit_read_h5(tc_h5grp *g, const tc_fmt *hdr, tc_fmt **out, 
         return TC_ERR_NOMEM;
     r->base = *hdr;
     r->seg = (int32_t)tc_params_get(&hdr->params, "seg", rowsplit_params[P_SEG].def);
+    r->rowcost = (int32_t)tc_params_get(&hdr->params, "rowcost", rowsplit_params[P_ROWCOST].def);
     tc_status st = read_arrays(g, r, err);
     if (st != TC_OK) {
         rowsplit_free(&r->base);
@@ -332,19 +355,19 @@ static tc_status check_segment(const tc_rowsplit *r, int64_t s, const char *what
                                 " .. %" PRId64 " of split row %d is empty or outside its "
                                 "nonzeros %" PRId64 " .. %" PRId64, what, s, k0, k1, row, rp[row],
                                 rp[row + 1]);
-        cost = k1 - k0 + 1;
+        cost = k1 - k0 + r->rowcost;
     } else {
         if (k0 != rp[row] || k1 != rp[next])
             return tc_error_set(err, TC_ERR_INVALID, "%s/seg_start[%" PRId64 "]: nonzeros %"
                                 PRId64 " .. %" PRId64 " for rows %d .. %d, expected %" PRId64
                                 " .. %" PRId64, what, s, k0, k1, row, next - 1, rp[row],
                                 rp[next]);
-        cost = k1 - k0 + (next - row);
+        cost = k1 - k0 + (int64_t)r->rowcost * (next - row);
     }
     if (cost > r->seg)
         return tc_error_set(err, TC_ERR_INVALID, "%s/seg_start[%" PRId64 "]: segment costs %"
-                            PRId64 " (nonzeros + rows), more than seg=%d", what, s, cost,
-                            r->seg);
+                            PRId64 " (nonzeros + %d x rows), more than seg=%d", what, s, cost,
+                            r->rowcost, r->seg);
     return TC_OK;
 }
 
@@ -355,6 +378,10 @@ static tc_status rowsplit_validate(const tc_fmt *m, const tc_csr *a, const char 
     char csr_what[300];
     snprintf(csr_what, sizeof csr_what, "%s/row_ptr, col_id", what);
     tc_status st = tc_fmt_check_values(m, r->a->val, "values", what, err);
+    if (st == TC_OK && r->seg <= r->rowcost)
+        st = tc_error_set(err, TC_ERR_INVALID, "%s: seg=%d is not more than rowcost=%d (a "
+                          "piece of a split row costs its row and a nonzero at least)", what,
+                          r->seg, r->rowcost);
     if (st == TC_OK)
         st = tc_csr_validate(r->a, csr_what, err);
     if (st == TC_OK)
@@ -375,7 +402,7 @@ static tc_status rowsplit_stats(const tc_fmt *m, tc_report *rep, const char *s, 
     int64_t pieces = 0, split = 0, cost = 0, max = 0;
     for (int64_t i = 0; i < r->nseg; i++) {
         const int64_t nz = r->seg_start[i + 1] - r->seg_start[i];
-        const int64_t c = nz + tc_rowsplit_end_row(r, i) - r->seg_row[i];
+        const int64_t c = nz + (int64_t)r->rowcost * (tc_rowsplit_end_row(r, i) - r->seg_row[i]);
         const int piece = tc_rowsplit_is_piece(r, i);
         pieces += piece;
         split += piece && (i == 0 || r->seg_row[i - 1] != r->seg_row[i]);
@@ -386,8 +413,9 @@ static tc_status rowsplit_stats(const tc_fmt *m, tc_report *rep, const char *s, 
         { "segments", "segments (units of work of one lane group)", 1, r->nseg, 0 },
         { "split_rows", "rows cut into pieces (summed through the workspace)", 1, split, 0 },
         { "pieces", "segments that are pieces of split rows", 1, pieces, 0 },
-        { "cost_mean", "nonzeros + rows per segment, mean", 0, 0, tc_fmt_ratio(cost, r->nseg) },
-        { "cost_max", "nonzeros + rows of the costliest segment", 1, max, 0 },
+        { "cost_mean", "nonzeros + rowcost x rows per segment, mean", 0, 0,
+          tc_fmt_ratio(cost, r->nseg) },
+        { "cost_max", "nonzeros + rowcost x rows of the costliest segment", 1, max, 0 },
         { "fill", "mean cost / seg: how full segments are", 0, 0,
           tc_fmt_ratio(cost, r->nseg * (int64_t)r->seg) },
     };
@@ -421,14 +449,22 @@ static const char *const rowsplit_plan_params[] = { "order=0", "order=1", "seg=6
    segments, the last wave's share of the time is small and the cut
    cannot pay. */
 #define WAVE_SEGS_RANGE 4.0
+/* With each wave's cut a patient plan also times rows that cost 4: in cuts
+   of one or two waves, 4 ran 2-5% faster than the default 2 on social
+   graphs at n = 128 and on bipartite 71000 at two waves at n = 32, 1-3%
+   slower on bipartite 71000 and deezer_HU at one wave (H200,
+   bench/NOTES.md, "A row's cost in the cut"). */
+static const char *const rowsplit_wave_params[] = { "rowcost=4", NULL };
 static int rowsplit_plan_param_pays(const tc_csr *a, const char *setting)
 {
     tc_params q = { 0 };
     const int parsed = tc_params_parse(&q, setting, NULL) == TC_OK;
     const double seg = parsed ? tc_params_get(&q, "seg", -1) : -1;
     const double segs = parsed ? tc_params_get(&q, "segs", 0) : 0;
-    const int32_t def = default_seg(a);
-    const double cut = ((double)a->nnz + a->rows) / def;
+    const int32_t rowcost = (int32_t)(parsed ? tc_params_get(&q, "rowcost", DEFAULT_ROWCOST)
+                                             : DEFAULT_ROWCOST);
+    const int32_t def = default_seg(a, rowcost);
+    const double cut = ((double)a->nnz + (double)rowcost * a->rows) / def;
     if (segs > 0)
         return cut < WAVE_SEGS_RANGE * segs;
     return seg < 0 || seg >= def || cut < SMALL_SEG_MAX_SEGMENTS;
@@ -453,5 +489,6 @@ const tc_format tc_format_rowsplit = {
     .free = rowsplit_free,
     .plan_params = rowsplit_plan_params,
     .plan_param_pays = rowsplit_plan_param_pays,
+    .wave_params = rowsplit_wave_params,
     .convert_used = 1,
 };

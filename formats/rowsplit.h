@@ -22,9 +22,11 @@
  * first"). Segments and everything below speak of stored rows.
  *
  * Segments: consecutive runs of the matrix's nonzeros, in row order. The
- * cost of a segment is its nonzeros plus the rows of C it writes (storing
- * a row of C moves as many bytes as gathering a row of B for a nonzero);
- * the parameter `seg` bounds it. Short rows are packed whole, several to
+ * cost of a segment is its nonzeros plus `rowcost` times the rows of C it
+ * writes: storing a row moves as many bytes as gathering a row of B for a
+ * nonzero, and the row's end costs the kernel about as much again (it
+ * takes its warp off the step that has no row end; rowcost 2, measured:
+ * rowsplit.c); the parameter `seg` bounds the cost. Short rows are packed whole, several to
  * a segment, so that the group of lanes that takes a segment always has
  * work; a row whose cost alone passes `seg` is split into pieces of nearly
  * equal length, each a segment of its own that writes only that row. So a
@@ -54,6 +56,7 @@
 typedef struct tc_rowsplit {
     tc_fmt base;
     int32_t seg;                /* the parameter: the most cost of a segment */
+    int32_t rowcost;            /* the parameter: a row's share of that cost */
     tc_csr *a;                  /* the matrix in CSR, rows in stored order
                                    (its field says whether it has values) */
     tc_perm *rows;              /* order 1: new2old[i] is the matrix's row
@@ -100,13 +103,13 @@ typedef struct tc_rowsplit_run_list {
 extern "C" {
 #endif
 
-/* Cuts a's rows into segments of cost at most seg (>= TC_ROWSPLIT_SEG_MIN):
-   rows packed greedily in row order, a row costing more split into
-   ceil(len / (seg - 1)) pieces of nearly equal length. Fills m's nseg,
-   seg_row and seg_start (malloc'ed). */
+/* Cuts a's rows into segments of cost at most seg (> rowcost): rows
+   packed greedily in row order, a row costing more split into
+   ceil(len / (seg - rowcost)) pieces of nearly equal length. Fills m's
+   nseg, seg_row and seg_start (malloc'ed). */
 tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err);
-/* The least seg (TC_ROWSPLIT_SEG_MIN..cap) whose cut of m->a has at most
-   `most` segments; cap where none has (the format's parameter segs). */
+/* The least seg (rowcost + 1..cap) whose cut of m->a has at most `most`
+   segments; cap where none has (the format's parameter segs). */
 int32_t tc_rowsplit_seg_for(const tc_rowsplit *m, int64_t most, int32_t cap);
 /* m's segments as the kernel runs them; TC_ERR_UNSUPPORTED when the pieces
    of split rows pass 2^31 - 1. Relies on what validate checks. */
@@ -114,7 +117,7 @@ tc_status tc_rowsplit_work(const tc_rowsplit *m, tc_rowsplit_work_list *w, tc_er
 void tc_rowsplit_work_free(tc_rowsplit_work_list *w);
 /* m's items in runs for warps of `groups` (>= 1) groups of lanes: a step
    is the next `groups` items, one a group, and costs the longest of them
-   plus one (its row stored); steps are packed greedily into runs of cost
+   plus rowcost (its rows stored); steps are packed greedily into runs of cost
    at most m->seg (a step alone may pass it). TC_ERR_UNSUPPORTED when the
    segments pass 2^31 - 1. */
 tc_status tc_rowsplit_runs(const tc_rowsplit *m, int groups, tc_rowsplit_run_list *r,

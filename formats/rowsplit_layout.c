@@ -8,17 +8,18 @@
 
 #include "rowsplit.h"
 
-/* The cut of a by seg: the number of segments, and with seg_row and
-   seg_start (room for that many, and one more start) their first rows and
-   nonzeros. Run twice, to count and to fill, so that the arrays are the
-   size of the cut, not of its bound (rows + nnz). */
-static int64_t cut(const tc_csr *a, int32_t seg, int32_t *seg_row, int64_t *seg_start)
+/* The cut of a by seg (> rowcost, a row's cost): the number of segments,
+   and with seg_row and seg_start (room for that many, and one more start)
+   their first rows and nonzeros. Run twice, to count and to fill, so that
+   the arrays are the size of the cut, not of its bound (rows + nnz). */
+static int64_t cut(const tc_csr *a, int32_t seg, int32_t rowcost, int32_t *seg_row,
+                   int64_t *seg_start)
 {
     int64_t n = 0, cost = 0;    /* segments started; cost of the open one */
     for (int32_t r = 0; r < a->rows; r++) {
         const int64_t lo = a->rowptr[r], len = a->rowptr[r + 1] - lo;
-        if (len + 1 <= seg) {
-            if (cost == 0 || cost + len + 1 > seg) {
+        if (len + rowcost <= seg) {
+            if (cost == 0 || cost + len + rowcost > seg) {
                 if (seg_row) {
                     seg_row[n] = r;
                     seg_start[n] = lo;
@@ -26,10 +27,11 @@ static int64_t cut(const tc_csr *a, int32_t seg, int32_t *seg_row, int64_t *seg_
                 n++;
                 cost = 0;
             }
-            cost += len + 1;
+            cost += len + rowcost;
             continue;
         }
-        const int64_t parts = (len + seg - 2) / (seg - 1);
+        const int64_t room = seg - rowcost;    /* a piece's nonzeros */
+        const int64_t parts = (len + room - 1) / room;
         for (int64_t j = 0; j < parts; j++, n++)
             if (seg_row) {
                 seg_row[n] = r;
@@ -44,13 +46,13 @@ static int64_t cut(const tc_csr *a, int32_t seg, int32_t *seg_row, int64_t *seg_
 
 int32_t tc_rowsplit_seg_for(const tc_rowsplit *m, int64_t most, int32_t cap)
 {
-    int32_t lo = TC_ROWSPLIT_SEG_MIN, hi = cap;
-    if (cut(m->a, hi, NULL, NULL) > most)
+    int32_t lo = m->rowcost + 1, hi = cap;
+    if (cut(m->a, hi, m->rowcost, NULL, NULL) > most)
         return hi;
     /* the count falls as seg grows: the least seg at most `most` */
     while (lo < hi) {
         const int32_t mid = lo + (hi - lo) / 2;
-        if (cut(m->a, mid, NULL, NULL) <= most)
+        if (cut(m->a, mid, m->rowcost, NULL, NULL) <= most)
             hi = mid;
         else
             lo = mid + 1;
@@ -60,12 +62,12 @@ int32_t tc_rowsplit_seg_for(const tc_rowsplit *m, int64_t most, int32_t cap)
 
 tc_status tc_rowsplit_cut(tc_rowsplit *m, tc_error *err)
 {
-    m->nseg = cut(m->a, m->seg, NULL, NULL);
+    m->nseg = cut(m->a, m->seg, m->rowcost, NULL, NULL);
     m->seg_row = tc_malloc_array(m->nseg + 1, sizeof *m->seg_row, err);
     m->seg_start = tc_malloc_array(m->nseg + 1, sizeof *m->seg_start, err);
     if (!m->seg_row || !m->seg_start)
         return TC_ERR_NOMEM;
-    cut(m->a, m->seg, m->seg_row, m->seg_start);
+    cut(m->a, m->seg, m->rowcost, m->seg_row, m->seg_start);
     return TC_OK;
 }
 
@@ -155,7 +157,7 @@ static int64_t pack_runs(const tc_rowsplit *m, const tc_rowsplit_run_list *r, in
             const int64_t len = item_len(m, r->item[i]);
             step = len > step ? len : step;
         }
-        step++;
+        step += m->rowcost;
         if (cost == 0 || cost + step > m->seg) {
             if (run_start)
                 run_start[n] = e;

@@ -392,6 +392,10 @@ const char *const *tc_format_plan_params(const tc_format *f);
    cannot pay on a, which a patient plan then lists untimed and unbuilt;
    else 1. */
 int tc_format_plan_param_pays(const tc_format *f, const tc_csr *a, const char *setting);
+/* The settings ("rowcost=4") a patient plan times again with each cut of
+   one or two waves of f's kernel ("segs=N,rowcost=4"), NULL-terminated;
+   NULL when f lists none. */
+const char *const *tc_format_wave_params(const tc_format *f);
 /* 1 for the format that is /matrix itself (csr): never stored under /formats. */
 int tc_format_is_canonical(const tc_format *f);
 /* Parses "csr,brp" or "all" (every format, alone or in a list) into a list

@@ -500,12 +500,15 @@ static void add_setting(tc_plan *p, const tc_csr *given, const tc_format *f, gca
     gc[(*n)++].fparams = setting;
 }
 
-/* "segs=N" kept in p for the candidates to point to (they are sorted, so
-   not in themselves), one copy each; NULL when p has no room left. */
-static const char *wave_setting(tc_plan *p, int64_t segs)
+/* "segs=N" or "segs=N,WITH" kept in p for the candidates to point to
+   (they are sorted, so not in themselves), one copy each; NULL when p has
+   no room left or the setting does not fit. */
+static const char *wave_setting(tc_plan *p, int64_t segs, const char *with)
 {
     char s[sizeof p->wave_params[0]];
-    snprintf(s, sizeof s, "segs=%lld", (long long)segs);
+    if (snprintf(s, sizeof s, "segs=%lld%s%s", (long long)segs, with ? "," : "",
+                 with ? with : "") >= (int)sizeof s)
+        return NULL;
     for (size_t i = 0; i < sizeof p->wave_params / sizeof p->wave_params[0]; i++) {
         if (!p->wave_params[i][0])
             memcpy(p->wave_params[i], s, sizeof s);
@@ -519,7 +522,8 @@ static const char *wave_setting(tc_plan *p, int64_t segs)
    at every parameter setting its format lists for plans, in the same
    order, then, for a kernel that says what one wave of it runs
    (tc_kernel.wave_items), at a cut of at most one and two waves of this
-   device at n (the format's parameter segs). Returns the new count. */
+   device at n (the format's parameter segs), alone and with each of the
+   format's wave settings. Returns the new count. */
 static int add_param_settings(tc_plan *p, const tc_csr *given, gcand *gc, int n)
 {
     const int listed = n;
@@ -531,11 +535,13 @@ static int add_param_settings(tc_plan *p, const tc_csr *given, gcand *gc, int n)
         const int64_t wave = f && p->gpu && gc[i].k->wave_items
                                  ? gc[i].k->wave_items(tc_gpu_get_info(p->gpu), p->o.n)
                                  : 0;
-        for (int w = 1; gc[i].ms != -2 && wave > 0 && w <= 2 && n < TC_PLAN_MAX_CANDS; w++) {
-            const char *setting = wave_setting(p, w * wave);
-            if (setting)
-                add_setting(p, given, f, gc, &n, i, setting);
-        }
+        const char *const *with = f ? tc_format_wave_params(f) : NULL;
+        for (int w = 1; gc[i].ms != -2 && wave > 0 && w <= 2; w++)
+            for (int s = -1; s < 0 || (with && with[s]); s++) {
+                const char *setting = wave_setting(p, w * wave, s < 0 ? NULL : with[s]);
+                if (setting && n < TC_PLAN_MAX_CANDS)
+                    add_setting(p, given, f, gc, &n, i, setting);
+            }
     }
     return n;
 }

@@ -13,9 +13,10 @@
 
 /* The most candidates a plan lists and reports: an exhaustive plan lists
    every format in every order (the given one and each reordering), each
-   format once more for each of its plan settings (tc_format_plan_params);
-   t_plan checks that the registries fit. */
-#define TC_PLAN_MAX_CANDS 128
+   format once more for each of its plan settings (tc_format_plan_params)
+   and its waves' cuts (tc_format_wave_params); t_plan checks that the
+   registries fit. */
+#define TC_PLAN_MAX_CANDS 160
 
 /* Stored strings of a candidate (tc_plan_candidate points into them). */
 typedef struct plan_cand {
@@ -57,9 +58,9 @@ struct tc_plan {
     const tc_tcf *tcf;          /* tc_plan_create_tcf's file (its stored
                                    formats), valid during create only */
     plan_path path;
-    char wave_params[4][32];    /* "segs=N", each once: the settings of
-                                   kernels' waves (plan/gpu.c, wave_setting),
-                                   which candidates point to */
+    char wave_params[8][48];    /* "segs=N" and "segs=N,SETTING", each once:
+                                   the settings of kernels' waves (plan/gpu.c,
+                                   wave_setting), which candidates point to */
     char why[1024];             /* what was chosen and why, for people */
     char device_why[256];       /* why that device, when the planner chose */
     /* the chosen kernel's variants as planning tuned them (TC_VARIANT_*

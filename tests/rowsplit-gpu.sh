@@ -29,7 +29,7 @@
 DEVICE=gpu
 . "$top_srcdir/tests/tcmul-common.sh"
 
-"$TCCONV" -q -f rowsplit -p seg=2 "$DATA/bcsstk13.mtx.gz" -o "$T/seg2.tcf.h5"
+"$TCCONV" -q -f rowsplit -p seg=2,rowcost=1 "$DATA/bcsstk13.mtx.gz" -o "$T/seg2.tcf.h5"
 "$TCCONV" -q -f rowsplit -p seg=8 "$DATA/cora.mtx.gz" -o "$T/seg8.tcf.h5"
 for n in 1 4 32 33 128 256 264; do
     verify_passes "seg=2 (every nonzero a piece), n=$n" "$T/seg2.tcf.h5" --format rowsplit --cols "$n"

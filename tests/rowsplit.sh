@@ -1,6 +1,6 @@
 #!/bin/sh
 # rowsplit.sh: what is particular to the rowsplit format through the tools
-# (what every format does is formats.sh'): tcconv -f rowsplit -p seg=N,
+# (what every format does is formats.sh'): tcconv -f rowsplit -p seg=N,rowcost=K,
 # the datasets as HDF5's own tools see them, tcstat -f rowsplit figures,
 # files tampered with refused with the dataset named, a segment cost out
 # of range refused.
@@ -9,13 +9,14 @@
 
 # t_rowsplit's example worked by hand: 6 x 8, value of (r, c) = 10 r + c + 1
 # (0-based); row 0 holds columns 0-4, row 2 column 7, row 3 columns 1 and
-# 6, row 5 column 2. At seg=4 in the matrix's order (order=0) row 0 (cost
-# 6) is split into pieces of 2 and 3 nonzeros; rows 1-2, 3-4 and 5 are
-# packed. Longest first (order=1) the rows are stored as 0 3 2 5 1 4.
+# 6, row 5 column 2. At seg=4 and rowcost=1 in the matrix's order
+# (order=0) row 0 (cost 6) is split into pieces of 2 and 3 nonzeros; rows
+# 1-2, 3-4 and 5 are packed. Longest first (order=1) the rows are stored
+# as 0 3 2 5 1 4.
 printf '%s\n' '%%MatrixMarket matrix coordinate real general' '6 8 9' '1 1 1' '1 2 2' '1 3 3' \
     '1 4 4' '1 5 5' '3 8 28' '4 2 32' '4 7 37' '6 3 53' > "$T/hand.mtx"
-"$TCCONV" -q -f rowsplit -p seg=4,order=0 --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"
-ok $? "tcconv -f rowsplit -p seg=4,order=0"
+"$TCCONV" -q -f rowsplit -p seg=4,order=0,rowcost=1 --no-compress "$T/hand.mtx" -o "$T/hand.tcf.h5"
+ok $? "tcconv -f rowsplit -p seg=4,order=0,rowcost=1"
 
 # --- the datasets, as h5dump shows them --------------------------------------
 is "$(fmt_datasets rowsplit "$T/hand.tcf.h5" | tr '\n' ';')" \
@@ -24,9 +25,9 @@ is "$(fmt_datasets rowsplit "$T/hand.tcf.h5" | tr '\n' ';')" \
 is "$(fmt_data rowsplit "$T/hand.tcf.h5" seg_row) | $(fmt_data rowsplit "$T/hand.tcf.h5" seg_start)" \
     "0, 0, 1, 3, 5 | 0, 2, 5, 6, 8, 9" "seg_row: row 0 twice (split); seg_start: the pieces 0-1, 2-4"
 is "$(fmt_data rowsplit "$T/hand.tcf.h5" row_ptr)" "0, 5, 5, 6, 8, 8, 9" "row_ptr: the matrix's"
-is "$(fmt_attrs rowsplit "$T/hand.tcf.h5" seg order has_values)" "seg=4 order=0 has_values=1 " \
-    "attributes: seg, order"
-"$TCCONV" -q -f rowsplit -p seg=4,order=1 --no-compress "$T/hand.mtx" -o "$T/long.tcf.h5"
+is "$(fmt_attrs rowsplit "$T/hand.tcf.h5" seg order rowcost has_values)" \
+    "seg=4 order=0 rowcost=1 has_values=1 " "attributes: seg, order, rowcost"
+"$TCCONV" -q -f rowsplit -p seg=4,order=1,rowcost=1 --no-compress "$T/hand.mtx" -o "$T/long.tcf.h5"
 is "$(fmt_data rowsplit "$T/long.tcf.h5" row_order) | $(fmt_data rowsplit "$T/long.tcf.h5" row_ptr)" \
     "0, 3, 2, 5, 1, 4 | 0, 5, 7, 8, 9, 9, 9" "order=1: row_order, and row_ptr of the rows so stored"
 is "$(fmt_data rowsplit "$T/long.tcf.h5" seg_row) | $(fmt_data rowsplit "$T/long.tcf.h5" seg_start)" \
@@ -38,14 +39,18 @@ is "$(fmt_figures "$T/hand.tsv" format.rowsplit)" \
     "bytes=328 bytes_vs_csr=3.28 segments=5 split_rows=1 pieces=2 cost_mean=3.2 cost_max=4 fill=0.8 " \
     "tcstat -f rowsplit: segments, split rows, costs (bytes: 7*8 + 9*8 + 5*40)"
 "$TCCONV" -q -f rowsplit "$T/hand.mtx" -o "$T/default.tcf.h5"
-is "$(fmt_attrs rowsplit "$T/default.tcf.h5" seg order) $(fmt_data rowsplit "$T/default.tcf.h5" seg_row)" \
-    "seg=4 order=1  0, 0, 1, 2, 4" \
-    "defaults: seg=4 (1.3 x the mean cost of a row, a matrix this small), the cut of seg=4; order=1 (row lengths' variation 1.1)"
+is "$(fmt_attrs rowsplit "$T/default.tcf.h5" seg order rowcost) $(fmt_data rowsplit "$T/default.tcf.h5" seg_row)" \
+    "seg=5 order=1 rowcost=2  0, 0, 1, 2, 3, 5" \
+    "defaults: rowcost=2, seg=5 (1.3 x the mean cost of a row, 3.5, a matrix this small), its cut; order=1 (row lengths' variation 1.1)"
 run_fails 2 "tcconv: rowsplit: seg=1 is out of range [2, 65536]" "tcconv -p seg=1: refused" \
     -- "$TCCONV" -f rowsplit -p seg=1 "$T/hand.mtx" -o "$T/seg1.tcf.h5"
 [ ! -e "$T/seg1.tcf.h5" ]; ok $? "  and leaves no file"
 run_fails 2 "tcconv: rowsplit: order=2 is out of range [0, 1]" "tcconv -p order=2: refused" \
     -- "$TCCONV" -f rowsplit -p order=2 "$T/hand.mtx" -o "$T/order2.tcf.h5"
+run_fails 2 "tcconv: rowsplit: seg=3 must be more than rowcost=3 (a piece of a split row costs its row and a nonzero at least)" \
+    "tcconv -p seg=3,rowcost=3: refused" \
+    -- "$TCCONV" -f rowsplit -p seg=3,rowcost=3 "$T/hand.mtx" -o "$T/seg3.tcf.h5"
+[ ! -e "$T/seg3.tcf.h5" ]; ok $? "  and leaves no file"
 
 # --- tampered files (tcstat reads them; tcplot draws only formats with parts) --
 fmt_tampered_stat rowsplit "$T/hand.tcf.h5" "seg_row[2] = 2 (row 1 in no segment)" seg_row 8 '\002' \

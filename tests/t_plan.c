@@ -143,53 +143,63 @@ static void test_cpu_plan(void)
 }
 
 /* An exhaustive plan's candidates fit the plan's list: every format in
-   every order, once for its defaults and once for each plan setting, and
-   the other device's line. */
+   every order, once for its defaults, once for each plan setting and, for
+   a format with wave settings (rowsplit, whose kernel gives its waves),
+   at two waves' cuts alone and with each; and the other device's line. */
 static void test_candidate_room(void)
 {
     int per_order = 0;
     for (int i = 0; i < tc_format_count(); i++) {
         const char *const *s = tc_format_plan_params(tc_format_at(i));
+        const char *const *w = tc_format_wave_params(tc_format_at(i));
         per_order++;
         while (s && *s++)
             per_order++;
+        if (w)
+            per_order += 2;
+        while (w && *w++)
+            per_order += 2;
     }
     const int need = (1 + tc_reorder_count()) * per_order + 1;
     ok(need <= TC_PLAN_MAX_CANDS, "an exhaustive plan's %d candidates fit its list of %d", need,
        TC_PLAN_MAX_CANDS);
 }
 
-/* Every plan setting a format lists is parameters it takes, within their
-   bounds: a patient plan that built one that is not would fail (the
-   build's TC_ERR_ARG is no candidate's to leave out, plan/gpu.c). */
+/* Every plan and wave setting a format lists is parameters it takes,
+   within their bounds: a patient plan that built one that is not would
+   fail (the build's TC_ERR_ARG is no candidate's to leave out,
+   plan/gpu.c). */
 static void test_plan_settings_valid(void)
 {
     for (int i = 0; i < tc_format_count(); i++) {
         const tc_format *f = tc_format_at(i);
         int ndefs = 0;
         const tc_param_def *defs = tc_format_params(f, &ndefs);
-        for (const char *const *s = tc_format_plan_params(f); s && *s; s++) {
-            tc_params q = { 0 };
-            tc_error err;
-            ok(tc_params_parse(&q, *s, &err) == TC_OK &&
-                   tc_params_check(&q, defs, ndefs, tc_format_name(f), &err) == TC_OK,
-               "%s's plan setting %s: parameters it takes", tc_format_name(f), *s);
-        }
+        const char *const *lists[2] = { tc_format_plan_params(f), tc_format_wave_params(f) };
+        for (int l = 0; l < 2; l++)
+            for (const char *const *s = lists[l]; s && *s; s++) {
+                tc_params q = { 0 };
+                tc_error err;
+                ok(tc_params_parse(&q, *s, &err) == TC_OK &&
+                       tc_params_check(&q, defs, ndefs, tc_format_name(f), &err) == TC_OK,
+                   "%s's %s setting %s: parameters it takes", tc_format_name(f),
+                   l ? "wave" : "plan", *s);
+            }
     }
 }
 
 /* The settings of segments smaller than rowsplit's default are left out of
-   plans where its default cut (seg 128 on empty rows) gives 131072
-   segments or more, 16777216 rows' cost; the orders and every other
-   format's settings are timed whatever the size. */
+   plans where its default cut (seg 128 on empty rows, each costing 2)
+   gives 131072 segments or more, 8388608 rows' cost; the orders and every
+   other format's settings are timed whatever the size. */
 static void test_plan_settings_pay(void)
 {
     const tc_format *rs = tc_format_find("rowsplit");
     tc_csr *small = tap_random_matrix(1000, 1000, 8, 7, -1, 0), *below = NULL, *at = NULL;
     tc_error err;
-    ok(small && tc_csr_alloc(&below, 16777215, 1, 0, 0, &err) == TC_OK &&
-           tc_csr_alloc(&at, 16777216, 1, 0, 0, &err) == TC_OK,
-       "matrices of 1000 rows, and of 16777215 and 16777216 empty rows");
+    ok(small && tc_csr_alloc(&below, 8388607, 1, 0, 0, &err) == TC_OK &&
+           tc_csr_alloc(&at, 8388608, 1, 0, 0, &err) == TC_OK,
+       "matrices of 1000 rows, and of 8388607 and 8388608 empty rows");
     if (!small || !below || !at) {
         tc_csr_free(small);
         tc_csr_free(below);
@@ -201,15 +211,23 @@ static void test_plan_settings_pay(void)
         is_int(tc_format_plan_param_pays(rs, small, *s), 1, *s);
         is_int(tc_format_plan_param_pays(rs, below, *s), 1, *s);
         ok(tc_format_plan_param_pays(rs, at, *s) == !seg,
-           "rowsplit's %s on 16777216 rows: %s", *s, seg ? "cannot pay" : "timed");
+           "rowsplit's %s on 8388608 rows: %s", *s, seg ? "cannot pay" : "timed");
     }
-    /* a plan's wave settings (segs=N): timed where the default cut has
-       fewer than 4 N segments (at 16777216 empty rows, 131072) */
+    /* a plan's wave settings (segs=N, alone or with rowcost): timed where
+       the cut at the setting's rowcost has fewer than 4 N segments by
+       default (at 8388608 empty rows, 131072 at rowcost 2; 262144 at 4,
+       seg 128 still) */
     ok(tc_format_plan_param_pays(rs, small, "segs=16896"), "segs=16896 on 1000 rows: timed");
+    ok(tc_format_plan_param_pays(rs, small, "segs=16896,rowcost=4"),
+       "segs=16896,rowcost=4 on 1000 rows: timed");
     ok(!tc_format_plan_param_pays(rs, at, "segs=16896"),
-       "segs=16896 on 16777216 rows (131072 segments by default): cannot pay");
+       "segs=16896 on 8388608 rows (131072 segments by default): cannot pay");
     ok(!tc_format_plan_param_pays(rs, at, "segs=32768"), "... segs=32768 neither (4 x = 131072)");
     ok(tc_format_plan_param_pays(rs, at, "segs=32769"), "... segs=32769 is timed");
+    ok(!tc_format_plan_param_pays(rs, at, "segs=65536,rowcost=4"),
+       "... segs=65536,rowcost=4 not (262144 segments at rowcost 4)");
+    ok(tc_format_plan_param_pays(rs, at, "segs=65537,rowcost=4"),
+       "... segs=65537,rowcost=4 is timed");
     for (int i = 0; i < tc_format_count(); i++) {
         const tc_format *f = tc_format_at(i);
         for (const char *const *s = tc_format_plan_params(f); f != rs && s && *s; s++)

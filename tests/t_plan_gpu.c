@@ -435,8 +435,9 @@ static void check_format_params(const tc_csr *a, int32_t n)
     }
     tc_plan_info info;
     tc_plan_get_info(p, &info);
-    /* rowsplit's cuts of one and two waves of this device at n, timed
-       (this matrix's default cut is a fraction of a wave) */
+    /* rowsplit's cuts of one and two waves of this device at n, alone and
+       with its wave setting rowcost=4, timed (this matrix's default cut is
+       a fraction of a wave) */
     const tc_kernel *k = tc_kernel_find("rowsplit");
     tc_gpu *g = NULL;
     const int64_t wave = k && k->wave_items && tc_gpu_open(0, &g, &err) == TC_OK
@@ -444,17 +445,18 @@ static void check_format_params(const tc_csr *a, int32_t n)
                              : 0;
     tc_gpu_close(g);
     ok(wave > 0, "rowsplit's wave at n = %d: %lld segments", (int)n, (long long)wave);
-    for (int64_t w = 1; w <= 2; w++) {
-        char setting[32];
-        snprintf(setting, sizeof setting, "segs=%lld", (long long)(w * wave));
+    for (int64_t w = 1; w <= 4; w++) {
+        char setting[48];
+        snprintf(setting, sizeof setting, "segs=%lld%s", (long long)((w + 1) / 2 * wave),
+                 w % 2 ? "" : ",rowcost=4");
         int timed = 0;
         for (int i = 0; i < tc_plan_candidate_count(p); i++) {
             const tc_plan_candidate *c = tc_plan_candidate_at(p, i);
             timed |= strcmp(c->format, "rowsplit") == 0 &&
                      strcmp(c->format_params, setting) == 0 && c->ms > 0;
         }
-        ok(timed, "... a candidate at %s (%lld wave%s), timed", setting, (long long)w,
-           w > 1 ? "s" : "");
+        ok(timed, "... a candidate at %s (%lld wave%s), timed", setting, (long long)(w + 1) / 2,
+           w > 2 ? "s" : "");
     }
     char want[256];
     report_plan_str(p, "format_params", want, sizeof want);

@@ -22,8 +22,9 @@
 
 static const tc_format *ROWSPLIT;
 #define GROUP "/formats/rowsplit"
-static const char *const SEGS[] = { "seg=2", "seg=3", "seg=17", "seg=2,order=1",
-                                    "seg=17,order=1", "seg=3,order=0", NULL };
+static const char *const SEGS[] = { "seg=2,rowcost=1", "seg=3", "seg=17", "seg=2,order=1,rowcost=1",
+                                    "seg=17,order=1", "seg=3,order=0", "seg=9,rowcost=8",
+                                    "seg=40,rowcost=7,order=1", "seg=5,rowcost=1", NULL };
 
 static tc_rowsplit *build(const tc_csr *a, const char *params)
 {
@@ -59,13 +60,14 @@ static int order_right(const tc_csr *a, const tc_rowsplit *m)
 }
 
 /* 1 when the cut of m's rows (m->a) by seg follows rowsplit.h: rows in
-   order, each whole in one segment when it costs at most seg (len + 1),
-   packed greedily (a segment is closed only when the next row would not
-   fit), else in ceil(len / (seg - 1)) pieces of nearly equal length; and
-   the work list says the same. */
+   order, each whole in one segment when it costs at most seg (len +
+   rowcost), packed greedily (a segment is closed only when the next row
+   would not fit), else in ceil(len / (seg - rowcost)) pieces of nearly
+   equal length; and the work list says the same. */
 static int follows_rules(const tc_rowsplit *m)
 {
     const tc_csr *a = m->a;
+    const int64_t k = m->rowcost;
     tc_rowsplit_work_list w;
     tc_error err;
     if (tc_rowsplit_work(m, &w, &err))
@@ -74,14 +76,14 @@ static int follows_rules(const tc_rowsplit *m)
     int64_t s = 0, slots = 0, split = 0;
     for (int32_t r = 0; good && r < a->rows;) {
         const int64_t len = a->rowptr[r + 1] - a->rowptr[r];
-        if (len + 1 > m->seg) {
-            const int64_t parts = (len + m->seg - 2) / (m->seg - 1);
+        if (len + k > m->seg) {
+            const int64_t parts = (len + m->seg - k - 1) / (m->seg - k);
             for (int64_t j = 0; good && j < parts; j++, s++) {
                 const tc_rowsplit_seg *g = &w.seg[s];
                 good = s < w.nseg && m->seg_row[s] == r && g->row0 == r && g->nrows == 1 &&
                        g->nz0 == a->rowptr[r] + len * j / parts &&
                        g->nz1 == a->rowptr[r] + len * (j + 1) / parts && g->nz1 > g->nz0 &&
-                       g->nz1 - g->nz0 + 1 <= m->seg && g->slot == slots + j &&
+                       g->nz1 - g->nz0 + k <= m->seg && g->slot == slots + j &&
                        g->first == slots && g->parts == parts && g->counter == split;
             }
             slots += parts;
@@ -94,9 +96,9 @@ static int follows_rules(const tc_rowsplit *m)
         int32_t e = r;
         for (; e < a->rows; e++) {
             const int64_t l = a->rowptr[e + 1] - a->rowptr[e];
-            if (l + 1 > m->seg || cost + l + 1 > m->seg)
+            if (l + k > m->seg || cost + l + k > m->seg)
                 break;
-            cost += l + 1;
+            cost += l + k;
         }
         const tc_rowsplit_seg *g = &w.seg[s];
         good = s < w.nseg && m->seg_row[s] == r && g->row0 == r && g->nrows == e - r &&
@@ -115,7 +117,7 @@ static int follows_rules(const tc_rowsplit *m)
    rowsplit.h: every segment's items once, in order (a piece as -s - 1, a
    whole-row segment as its rows), and steps of `groups` items packed
    greedily into runs of cost at most seg, a step costing its longest
-   item plus one. */
+   item plus rowcost. */
 static int runs_follow_rules(const tc_rowsplit *m, int groups)
 {
     tc_rowsplit_run_list r;
@@ -140,7 +142,7 @@ static int runs_follow_rules(const tc_rowsplit *m, int groups)
                                         : m->seg_start[-it] - m->seg_start[-it - 1];
             step = len > step ? len : step;
         }
-        step++;
+        step += m->rowcost;
         const int starts = run < r.nruns && r.run_start[run] == k;
         good = starts == (cost == 0 || cost + step > m->seg);
         if (starts) {
@@ -187,7 +189,7 @@ static tc_csr *hand_6x8(void)
    (1 + 1); C's rows go back where they belong. */
 static void check_by_hand_longest_first(const tc_csr *a)
 {
-    tc_rowsplit *m = build(a, "seg=4,order=1");
+    tc_rowsplit *m = build(a, "seg=4,order=1,rowcost=1");
     static const int32_t rows[] = { 0, 3, 2, 5, 1, 4 }, seg_row[] = { 0, 0, 1, 2, 4 };
     static const int64_t seg_start[] = { 0, 2, 5, 7, 9, 9 };
     ok(m->rows && same_i32(m->rows->new2old, rows, 6),
@@ -206,13 +208,13 @@ static void check_by_hand_longest_first(const tc_csr *a)
     tc_fmt_free(&m->base);
 }
 
-/* At seg=4: row 0 costs 6, split into ceil(5 / 3) = 2 pieces, nonzeros
-   0-1 and 2-4; rows 1-2 cost 1 + 2; row 3 (3) does not fit after them, row
-   4 (1) does; row 5 (2) does not. */
+/* At seg=4 and rowcost=1: row 0 costs 6, split into ceil(5 / 3) = 2
+   pieces, nonzeros 0-1 and 2-4; rows 1-2 cost 1 + 2; row 3 (3) does not
+   fit after them, row 4 (1) does; row 5 (2) does not. */
 static void check_by_hand(void)
 {
     tc_csr *a = hand_6x8();
-    tc_rowsplit *m = build(a, "seg=4,order=0");
+    tc_rowsplit *m = build(a, "seg=4,order=0,rowcost=1");
     static const int32_t seg_row[] = { 0, 0, 1, 3, 5 };
     static const int64_t seg_start[] = { 0, 2, 5, 6, 8, 9 };
     ok(m->nseg == 5 && same_i32(m->seg_row, seg_row, 5) && same_i64(m->seg_start, seg_start, 6),
@@ -249,24 +251,34 @@ static void check_by_hand(void)
            "list)");
     tc_fmt_free(&m->base);
 
+    /* the defaults: rowcost 2, seg ceil(1.3 x 3.5) = 5, longest first
+       (stored rows of 5 2 1 1 0 0): row 0 (cost 7) in ceil(5 / 3) = 2
+       pieces; stored row 1 (4) alone, as 2 (3) is, then 3 and 4 (3 + 2),
+       5 (2) */
     m = build(a, NULL);
-    ok(m->seg == 4 && tc_params_get(&m->base.params, "seg", 0) == 4 && m->nseg == 5 &&
-       tc_params_get(&m->base.params, "order", -1) == 1,
-       "by hand, defaults: seg=4 (1.3 x the mean cost 2.5: a small matrix), order=1, stored; "
-       "the cut of seg=4,order=1");
+    static const int32_t def_row[] = { 0, 0, 1, 2, 3, 5 };
+    static const int64_t def_start[] = { 0, 2, 5, 7, 8, 9, 9 };
+    ok(m->seg == 5 && m->rowcost == 2 && tc_params_get(&m->base.params, "seg", 0) == 5 &&
+       tc_params_get(&m->base.params, "rowcost", 0) == 2 &&
+       tc_params_get(&m->base.params, "order", -1) == 1 && m->nseg == 6 &&
+       same_i32(m->seg_row, def_row, 6) && same_i64(m->seg_start, def_start, 7),
+       "by hand, defaults: rowcost=2, seg=5 (1.3 x the mean cost 3.5), order=1, stored; "
+       "seg_row = 0 0 1 2 3 5");
+    ok(follows_rules(m), "  and the cut follows the rules");
     tc_fmt_free(&m->base);
     check_by_hand_longest_first(a);
     tc_csr_free(a);
 }
 
 /* seg not given: 1.3 times the mean cost of a row, kept between 128 and
-   the cost (nonzeros + rows) over 8192. Three rows of 200 (cost 201):
-   ceil(261.3) = 262, but 128 on a matrix this small, each row in 2; 12000
-   such rows (cost 2.41M, over 8192: 295): 262, no row cut; 1200 rows of
-   2000: 294, cost over 8192; a row of 200 among nine of one nonzero (cost
-   219, mean 21.9): ceil(28.47) = 29, the long row cut in ceil(200 / 28) =
-   8; 409600 rows of one (cost 819200): 100; 600000 (cost 1.2M): 128.
-   Asked for, seg is kept. */
+   the cost (nonzeros + 2 x rows, rowcost's default) over 8192. Three rows
+   of 200 (cost 202): ceil(262.6) = 263, but 128 on a matrix this small,
+   each row in 2; 12000 such rows (cost 2.42M, over 8192: 296): 263, no
+   row cut; 1200 rows of 2000: 294, cost over 8192; a row of 200 among
+   nine of one nonzero (cost 229, mean 22.9): ceil(29.77) = 30, the long
+   row cut in ceil(200 / 28) = 8; 262144 rows of one (cost 786432): 96;
+   600000 (cost 1.8M): 128. At rowcost=1, 409600 rows of one (cost
+   819200): 100. Asked for, seg is kept. */
 static tc_csr *rows_of(int32_t rows, const int32_t *len)
 {
     int64_t n = 0;
@@ -291,16 +303,17 @@ static tc_csr *rows_of(int32_t rows, const int32_t *len)
     return a;
 }
 
-/* rows rows of length nonzeros each: the default seg is want. */
-static void check_default_seg_spread(int32_t rows, int32_t length, int32_t want,
-                                     const char *what)
+/* rows rows of length nonzeros each, built with params: the default seg
+   is want. */
+static void check_default_seg_spread(int32_t rows, int32_t length, const char *params,
+                                     int32_t want, const char *what)
 {
     int32_t *len = malloc((size_t)rows * sizeof *len);
     for (int32_t i = 0; i < rows; i++)
         len[i] = length;
     tc_csr *a = rows_of(rows, len);
     free(len);
-    tc_rowsplit *m = build(a, NULL);
+    tc_rowsplit *m = build(a, params);
     ok(m->seg == want && tc_params_get(&m->base.params, "seg", 0) == want && follows_rules(m),
        "default seg, %s; the cut follows the rules", what);
     tc_fmt_free(&m->base);
@@ -324,9 +337,9 @@ static void check_default_seg(void)
     tc_csr_free(a);
     a = rows_of(10, one_long);
     m = build(a, "order=0");
-    ok(m->seg == 29 && m->nseg == 10 && m->seg_row[1] == 4 && m->seg_row[8] == 4 &&
+    ok(m->seg == 30 && m->nseg == 10 && m->seg_row[1] == 4 && m->seg_row[8] == 4 &&
        m->seg_row[9] == 5,
-       "default seg, one row of 200 among rows of 1: 29 (1.3 x the mean cost), that row in 8 "
+       "default seg, one row of 200 among rows of 1: 30 (1.3 x the mean cost), that row in 8 "
        "pieces");
     ok(follows_rules(m), "  and the cut follows the rules");
     tc_fmt_free(&m->base);
@@ -352,13 +365,18 @@ static void check_default_seg(void)
     tc_csr_free(a);
     a = rows_of(0, NULL);
     m = build(a, NULL);
-    ok(m->seg == 2 && m->nseg == 0, "default seg, no rows: 2 (the least), no segments");
+    ok(m->seg == 3 && m->nseg == 0,
+       "default seg, no rows: 3 (the least above rowcost 2), no segments");
     tc_fmt_free(&m->base);
     tc_csr_free(a);
-    check_default_seg_spread(12000, 200, 262, "12000 rows of 200: 262 (1.3 x 201), no row cut");
-    check_default_seg_spread(1200, 2000, 294, "1200 rows of 2000: 294 (cost / 8192)");
-    check_default_seg_spread(409600, 1, 100, "409600 rows of 1 (cost 819200): 819200 / 8192 = 100");
-    check_default_seg_spread(600000, 1, 128, "600000 rows of 1 (cost 1.2M): 128");
+    check_default_seg_spread(12000, 200, NULL, 263,
+                             "12000 rows of 200: 263 (1.3 x 202), no row cut");
+    check_default_seg_spread(1200, 2000, NULL, 294, "1200 rows of 2000: 294 (cost / 8192)");
+    check_default_seg_spread(262144, 1, NULL, 96,
+                             "262144 rows of 1 (cost 786432): 786432 / 8192 = 96");
+    check_default_seg_spread(409600, 1, "rowcost=1", 100,
+                             "409600 rows of 1 at rowcost=1 (cost 819200): 100");
+    check_default_seg_spread(600000, 1, NULL, 128, "600000 rows of 1 (cost 1.8M): 128");
 }
 
 /* ------------------------------------------------------ figures */
@@ -366,7 +384,7 @@ static void check_default_seg(void)
 static void check_stats(void)
 {
     tc_csr *a = hand_6x8();
-    tc_rowsplit *m = build(a, "seg=4,order=0");
+    tc_rowsplit *m = build(a, "seg=4,order=0,rowcost=1");
     tc_report *r = tc_report_new();
     tc_error err;
     ok(tc_format_stats_report(&m->base, a, r, &err) == TC_OK, "stats of the hand example");
@@ -375,6 +393,16 @@ static void check_stats(void)
        fmt_figure(r, s, "pieces") == 2, "5 segments, 1 split row in 2 pieces");
     ok(fmt_figure(r, s, "cost_mean") == 16.0 / 5 && fmt_figure(r, s, "cost_max") == 4 &&
        fmt_figure(r, s, "fill") == 16.0 / 20, "costs 3 4 3 4 2: mean 3.2, max 4, fill 0.8");
+    tc_report_free(r);
+    tc_fmt_free(&m->base);
+    /* rowcost 2 at seg 5: pieces 0-1 and 2-4 of row 0 (4, 5), rows 1-2
+       (2 + 3), row 3 (4), rows 4-5 (2 + 3) */
+    m = build(a, "seg=5,order=0,rowcost=2");
+    r = tc_report_new();
+    ok(tc_format_stats_report(&m->base, a, r, &err) == TC_OK && m->nseg == 5 &&
+       fmt_figure(r, s, "cost_mean") == 23.0 / 5 && fmt_figure(r, s, "cost_max") == 5 &&
+       fmt_figure(r, s, "fill") == 23.0 / 25,
+       "rowcost=2, seg=5: costs 4 5 5 4 5: mean 4.6, max 5, fill 0.92");
     tc_report_free(r);
     tc_fmt_free(&m->base);
     tc_csr_free(a);
@@ -407,7 +435,7 @@ static void check_bad_files(void)
     tc_csr *a = hand_6x8();
     static const int32_t rows16[16] = { 0 };
     static const int64_t zeros8[8] = { 0 };
-    const char *given = "seg=4,order=0", *longest = "seg=4,order=1";
+    const char *given = "seg=4,order=0,rowcost=1", *longest = "seg=4,order=1,rowcost=1";
     static const int32_t twice[6] = { 0, 3, 2, 5, 1, 3 };
     tampered(a, given, "seg_row", H5T_NATIVE_INT32, 16, rows16, TC_ERR_FORMAT,
              "16 segments for 6 rows and 9 nonzeros", "/seg_row: 16 segments, more than rows + "
@@ -427,6 +455,26 @@ static void check_bad_files(void)
     tampered(a, longest, "row_order", H5T_NATIVE_INT32, 6, twice, TC_ERR_INVALID,
              "row_order with row 3 twice", "/row_order: index 3 appears twice (entries 1 and 5): "
              "not a permutation");
+    /* rowcost: a file from before it has none and was cut at 1, which it
+       reads as; one out of range, or not under seg, is the file's fault */
+    const char *p = hand_file(a, "seg=4,order=0,rowcost=1");
+    put_attr(p, GROUP, "rowcost", 0, 0);
+    tc_tcf *t = NULL;
+    tc_error err;
+    ok(tc_h5_read(p, 1, &t, &err) == TC_OK && t->nformats == 1 &&
+           ((const tc_rowsplit *)t->formats[0])->rowcost == 1 &&
+           ((const tc_rowsplit *)t->formats[0])->seg == 4,
+       "a file without rowcost (cut at 1 before there was one): read as rowcost 1, validated");
+    tc_tcf_free(t);
+    remove(p);
+    p = hand_file(a, given);
+    put_attr(p, GROUP, "rowcost", 1, 0);
+    read_refused(p, GROUP, TC_ERR_FORMAT, "rowcost=0", ": rowcost=0 is out of range [1, 64]");
+    p = hand_file(a, given);
+    put_attr(p, GROUP, "rowcost", 1, 4);
+    read_refused(p, GROUP, TC_ERR_INVALID, "rowcost=4 at seg=4",
+                 ": seg=4 is not more than rowcost=4 (a piece of a split row costs its row and a "
+                 "nonzero at least)");
     tc_csr_free(a);
 }
 
@@ -438,7 +486,7 @@ static void check_bad_files(void)
 static void check_refusals(void)
 {
     tc_csr *a = hand_6x8();
-    tc_rowsplit *m = build(a, "seg=4,order=0");
+    tc_rowsplit *m = build(a, "seg=4,order=0,rowcost=1");
     tc_error err;
     ok(ROWSPLIT->validate(&m->base, a, "m", &err) == TC_OK, "the hand example validates");
     REFUSED(m->seg_row[0], 1, WHAT "/seg_row[0]: row 1 after row 0 (from 0, not decreasing, "
@@ -456,7 +504,12 @@ static void check_refusals(void)
             "outside its nonzeros 0 .. 5");
     REFUSED(m->seg_start[2], 4, WHAT "/seg_start[2]: nonzeros 4 .. 6 for rows 1 .. 2, expected "
             "5 .. 6");
-    REFUSED(m->seg, 3, WHAT "/seg_start[1]: segment costs 4 (nonzeros + rows), more than seg=3");
+    REFUSED(m->seg, 3, WHAT "/seg_start[1]: segment costs 4 (nonzeros + 1 x rows), more than "
+            "seg=3");
+    REFUSED(m->rowcost, 3, WHAT "/seg_start[0]: segment costs 5 (nonzeros + 3 x rows), more "
+            "than seg=4");
+    REFUSED(m->rowcost, 4, WHAT ": seg=4 is not more than rowcost=4 (a piece of a split row "
+            "costs its row and a nonzero at least)");
     REFUSED(m->a->colidx[4], 9, WHAT "/row_ptr, col_id: row 0: column index 9 outside 0..7");
     REFUSED(m->a->rowptr[2], 4, WHAT "/row_ptr, col_id: row pointers not monotone at row 1 (5 "
             "then 4, nnz 9)");
@@ -468,6 +521,11 @@ static void check_refusals(void)
 
     build_refused(ROWSPLIT, a, "seg=1", "rowsplit: seg=1 is out of range [2, 65536]");
     build_refused(ROWSPLIT, a, "order=2", "rowsplit: order=2 is out of range [0, 1]");
+    build_refused(ROWSPLIT, a, "rowcost=0", "rowsplit: rowcost=0 is out of range [1, 64]");
+    build_refused(ROWSPLIT, a, "seg=2", "rowsplit: seg=2 must be more than rowcost=2 (a piece "
+                  "of a split row costs its row and a nonzero at least)");
+    build_refused(ROWSPLIT, a, "seg=8,rowcost=8", "rowsplit: seg=8 must be more than rowcost=8 "
+                  "(a piece of a split row costs its row and a nonzero at least)");
     tc_csr_free(a);
 }
 
@@ -491,7 +549,7 @@ static void check_segs(void)
                    tc_params_get(&m->base.params, "segs", -1) == (double)most,
                "%s: %lld segments at seg=%d, seg and segs stored", params, (long long)m->nseg,
                (int)seg);
-            if (seg > TC_ROWSPLIT_SEG_MIN) {
+            if (seg > m->rowcost + 1) {
                 snprintf(params, sizeof params, "seg=%d,%s", (int)seg - 1, orders[o]);
                 tc_rowsplit *less = build(a, params);
                 ok(less && less->nseg > most, "... seg=%d would cut %lld: more than %lld",
@@ -501,7 +559,7 @@ static void check_segs(void)
             tc_fmt_free(&m->base);
         }
     tc_rowsplit *all = a ? build(a, "segs=1000000000") : NULL;
-    ok(all && all->seg == TC_ROWSPLIT_SEG_MIN, "segs past every cut: seg %d", TC_ROWSPLIT_SEG_MIN);
+    ok(all && all->seg == 3, "segs past every cut: seg 3, the least above rowcost 2");
     tc_rowsplit *one = a ? build(a, "segs=1") : NULL;
     ok(one && one->seg == 65536 && one->nseg > 1,
        "segs=1, which no seg reaches on 5000 rows: the largest seg, 65536 (%lld segments)",

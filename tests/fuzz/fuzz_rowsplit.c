@@ -2,7 +2,7 @@
  * fuzz_rowsplit.c: libFuzzer target for the host side of the rowsplit
  * kernel's layout (formats/rowsplit_layout.c): the segments and the work
  * list kernels/rowsplit.cu uploads, built from any small matrix and any
- * segment cost, must keep every promise the kernel relies on: each
+ * segment cost and row cost, must keep every promise the kernel relies on: each
  * nonzero in exactly one segment, each row of C written exactly once (by
  * its whole-rows segment, or by the last piece of a split row), the
  * pieces of a row on consecutive workspace slots with one counter, no
@@ -12,8 +12,9 @@
  * spmm_ref, which sums as the kernel does, equals CSR SpMM.
  *
  * The input: byte 0 the rows and byte 1 the columns (up to 70), byte 2
- * flags (pattern, a dense row, a dense column), byte 3 seg (2 .. 41, or the
- * default when its top bit is set), then three bytes per entry: row,
+ * flags (pattern, a dense row, a dense column) and in bits 4-5 rowcost
+ * less 1 (1 .. 4), byte 3 seg less rowcost (1 .. 40, or the default when
+ * its top bit is set), then three bytes per entry: row,
  * column, a signed value (fuzz_small_matrix). Values are small integers
  * and powers of two from 2^-20 to 2^19, B small integers: every sum of
  * products spans under 53 bits, so both products are exact whatever the
@@ -50,7 +51,7 @@ static int work_keeps_promises(const tc_rowsplit *m, const tc_rowsplit_work_list
     int good = 1;
     for (int64_t s = 0; good && s < w->nseg; s++) {
         const tc_rowsplit_seg *g = &w->seg[s];
-        const int64_t cost = g->nz1 - g->nz0 + g->nrows;
+        const int64_t cost = g->nz1 - g->nz0 + (int64_t)m->rowcost * g->nrows;
         if (g->nrows < 1 || g->row0 + g->nrows > a->rows || cost > m->seg) {
             snprintf(why, len, "segment %lld: rows %d + %d, cost %lld (seg %d)", (long long)s,
                      g->row0, g->nrows, (long long)cost, m->seg);
@@ -181,8 +182,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tc_fmt *m;
     tc_params p = { 0 };
     tc_error err;
-    char text[32], why[256];
-    snprintf(text, sizeof text, "seg=%d", data[3] & 0x80 ? 64 : 2 + data[3] % 40);
+    char text[48], why[256];
+    const int rowcost = 1 + (data[2] >> 4 & 3);
+    if (data[3] & 0x80)
+        snprintf(text, sizeof text, "rowcost=%d", rowcost);
+    else
+        snprintf(text, sizeof text, "seg=%d,rowcost=%d", rowcost + 1 + data[3] % 40, rowcost);
     if (tc_params_parse(&p, text, &err) != TC_OK)
         fuzz_fail("bad parameters: %s", err.msg);
     const tc_format *f = tc_format_find("rowsplit");

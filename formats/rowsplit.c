@@ -449,12 +449,13 @@ static const char *const rowsplit_plan_params[] = { "order=0", "order=1", "seg=6
    segments, the last wave's share of the time is small and the cut
    cannot pay. */
 #define WAVE_SEGS_RANGE 4.0
-/* With each wave's cut a patient plan also times rows that cost 4: in cuts
-   of one or two waves, 4 ran 2-5% faster than the default 2 on social
-   graphs at n = 128 and on bipartite 71000 at two waves at n = 32, 1-3%
-   slower on bipartite 71000 and deezer_HU at one wave (H200,
-   bench/NOTES.md, "A row's cost in the cut"). */
-static const char *const rowsplit_wave_params[] = { "rowcost=4", NULL };
+/* With each wave's cut a patient plan also times rows that cost 1 and 4:
+   in cuts of one or two waves, 4 ran 2-5% faster than the default 2 on
+   social graphs at n = 128 and on bipartite 71000 at two waves at n = 32,
+   1-3% slower on bipartite 71000 and deezer_HU at one wave, where 1, the
+   cost before there was a parameter, was fastest (H200, bench/NOTES.md,
+   "A row's cost in the cut"). */
+static const char *const rowsplit_wave_params[] = { "rowcost=1", "rowcost=4", NULL };
 static int rowsplit_plan_param_pays(const tc_csr *a, const char *setting)
 {
     tc_params q = { 0 };

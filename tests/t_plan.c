@@ -220,6 +220,10 @@ static void test_plan_settings_pay(void)
     ok(tc_format_plan_param_pays(rs, small, "segs=16896"), "segs=16896 on 1000 rows: timed");
     ok(tc_format_plan_param_pays(rs, small, "segs=16896,rowcost=4"),
        "segs=16896,rowcost=4 on 1000 rows: timed");
+    ok(!tc_format_plan_param_pays(rs, at, "segs=16384,rowcost=1"),
+       "... segs=16384,rowcost=1 not (65536 segments at rowcost 1)");
+    ok(tc_format_plan_param_pays(rs, at, "segs=16385,rowcost=1"),
+       "... segs=16385,rowcost=1 is timed");
     ok(!tc_format_plan_param_pays(rs, at, "segs=16896"),
        "segs=16896 on 8388608 rows (131072 segments by default): cannot pay");
     ok(!tc_format_plan_param_pays(rs, at, "segs=32768"), "... segs=32768 neither (4 x = 131072)");

@@ -436,8 +436,8 @@ static void check_format_params(const tc_csr *a, int32_t n)
     tc_plan_info info;
     tc_plan_get_info(p, &info);
     /* rowsplit's cuts of one and two waves of this device at n, alone and
-       with its wave setting rowcost=4, timed (this matrix's default cut is
-       a fraction of a wave) */
+       with its wave settings rowcost=1 and 4, timed (this matrix's default
+       cut is a fraction of a wave) */
     const tc_kernel *k = tc_kernel_find("rowsplit");
     tc_gpu *g = NULL;
     const int64_t wave = k && k->wave_items && tc_gpu_open(0, &g, &err) == TC_OK
@@ -445,18 +445,19 @@ static void check_format_params(const tc_csr *a, int32_t n)
                              : 0;
     tc_gpu_close(g);
     ok(wave > 0, "rowsplit's wave at n = %d: %lld segments", (int)n, (long long)wave);
-    for (int64_t w = 1; w <= 4; w++) {
+    static const char *const with[3] = { "", ",rowcost=1", ",rowcost=4" };
+    for (int64_t w = 1; w <= 6; w++) {
         char setting[48];
-        snprintf(setting, sizeof setting, "segs=%lld%s", (long long)((w + 1) / 2 * wave),
-                 w % 2 ? "" : ",rowcost=4");
+        snprintf(setting, sizeof setting, "segs=%lld%s", (long long)((w + 2) / 3 * wave),
+                 with[(w - 1) % 3]);
         int timed = 0;
         for (int i = 0; i < tc_plan_candidate_count(p); i++) {
             const tc_plan_candidate *c = tc_plan_candidate_at(p, i);
             timed |= strcmp(c->format, "rowsplit") == 0 &&
                      strcmp(c->format_params, setting) == 0 && c->ms > 0;
         }
-        ok(timed, "... a candidate at %s (%lld wave%s), timed", setting, (long long)(w + 1) / 2,
-           w > 2 ? "s" : "");
+        ok(timed, "... a candidate at %s (%lld wave%s), timed", setting, (long long)(w + 2) / 3,
+           w > 3 ? "s" : "");
     }
     char want[256];
     report_plan_str(p, "format_params", want, sizeof want);

@@ -17,13 +17,15 @@ extern const tc_format tc_format_rowsplit;
 
 enum { P_SEG, P_ORDER, P_SEGS, P_ROWCOST };  /* rowsplit_params' order, which tc_fmt_init keeps */
 /* rowcost when the caller gives none (its declared default, 1, is what a
-   file from before the parameter was cut with): on power-law graphs a cut
-   that counts a row as two nonzeros ran 3-7% faster at n = 32 and up to 4%
-   at 128 in the default cut, 5-9% in cuts of one or two waves, and the
-   even-degree graphs, the R-MAT and lp_nug30 within 1%; 4 gained more on
-   the social graphs but cost bipartite 71000 18% and lp_nug30 37% at
-   n = 32 in the default cut (H200, bench/NOTES.md, "A row's cost in the
-   cut"). */
+   file from before the parameter was cut with): on the social graphs
+   fb100_Cornell5, tolokers and deezer_HU a cut that counts a row as two
+   nonzeros ran 4-7% faster at n = 32 and 2-4% at 128 in the default cut,
+   3-9% in cuts of one or two waves; bipartite 71000 1-3% faster but 1.5%
+   slower in one wave, twitch_DE 1-3% slower at 32; a random graph of even
+   degree, the R-MAT and lp_nug30 within 1%. 4 gained more on the social
+   graphs but pushed the default cuts of bipartite 71000 and lp_nug30 at
+   n = 32 past a wave: 18% and 37% slower (H200, bench/NOTES.md, "A row's
+   cost in the cut"). */
 #define DEFAULT_ROWCOST 2
 static const tc_param_def rowsplit_params[] = {
     { "seg", "most cost of a segment, its nonzeros plus rowcost times the rows of C it writes: "

@@ -49,8 +49,9 @@ static const tc_param_def rowsplit_params[] = {
 #define NPARAMS ((int)(sizeof rowsplit_params / sizeof rowsplit_params[0]))
 
 /* seg when the caller gives none: 1.3 times the mean cost of a row (its
-   nonzeros + rowcost), so that rows of about the typical cost stay whole, kept
-   between 128 and the matrix's cost (nonzeros + rows) over SEG_SPREAD.
+   nonzeros + rowcost), so that rows of about the typical cost stay whole,
+   kept between 128 and the matrix's cost (nonzeros + rowcost x rows) over
+   SEG_SPREAD, and more than rowcost.
    Whole rows: cutting rows of about the typical cost in two doubles the
    segments and makes every row pay the workspace (fence, atomic, second
    pass) while evening out nothing (bench/NOTES.md, "rowsplit": a dense

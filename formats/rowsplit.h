@@ -26,11 +26,11 @@
  * writes: storing a row moves as many bytes as gathering a row of B for a
  * nonzero, and the row's end costs the kernel about as much again (it
  * takes its warp off the step that has no row end; rowcost 2, measured:
- * rowsplit.c); the parameter `seg` bounds the cost. Short rows are packed whole, several to
- * a segment, so that the group of lanes that takes a segment always has
- * work; a row whose cost alone passes `seg` is split into pieces of nearly
- * equal length, each a segment of its own that writes only that row. So a
- * segment is either
+ * rowsplit.c); the parameter `seg` bounds the cost. Short rows are packed
+ * whole, several to a segment, so that the group of lanes that takes a
+ * segment always has work; a row whose cost alone passes `seg` is split
+ * into pieces of nearly equal length, each a segment of its own that
+ * writes only that row. So a segment is either
  *   - whole rows seg_row[s] .. next(s) - 1, where next(s) is
  *     seg_row[s + 1] (rows for the last segment), with exactly their
  *     nonzeros, empty rows included (the kernel writes their zeros); or
@@ -117,8 +117,8 @@ tc_status tc_rowsplit_work(const tc_rowsplit *m, tc_rowsplit_work_list *w, tc_er
 void tc_rowsplit_work_free(tc_rowsplit_work_list *w);
 /* m's items in runs for warps of `groups` (>= 1) groups of lanes: a step
    is the next `groups` items, one a group, and costs the longest of them
-   plus rowcost (its rows stored); steps are packed greedily into runs of cost
-   at most m->seg (a step alone may pass it). TC_ERR_UNSUPPORTED when the
+   plus rowcost (its rows stored); steps are packed greedily into runs of
+   cost at most m->seg (a step alone may pass it). TC_ERR_UNSUPPORTED when the
    segments pass 2^31 - 1. */
 tc_status tc_rowsplit_runs(const tc_rowsplit *m, int groups, tc_rowsplit_run_list *r,
                            tc_error *err);

@@ -456,7 +456,10 @@ static void check_bad_files(void)
              "row_order with row 3 twice", "/row_order: index 3 appears twice (entries 1 and 5): "
              "not a permutation");
     /* rowcost: a file from before it has none and was cut at 1, which it
-       reads as; one out of range, or not under seg, is the file's fault */
+       reads as; a file cut at 2 without it (what a tcsparse from before
+       the parameter sees, ignoring attributes it does not know) reads as
+       1 and holds there; one out of range, or not under seg, is the file's
+       fault */
     const char *p = hand_file(a, "seg=4,order=0,rowcost=1");
     put_attr(p, GROUP, "rowcost", 0, 0);
     tc_tcf *t = NULL;
@@ -465,6 +468,16 @@ static void check_bad_files(void)
            ((const tc_rowsplit *)t->formats[0])->rowcost == 1 &&
            ((const tc_rowsplit *)t->formats[0])->seg == 4,
        "a file without rowcost (cut at 1 before there was one): read as rowcost 1, validated");
+    tc_tcf_free(t);
+    remove(p);
+    p = hand_file(a, "seg=5,order=0");
+    put_attr(p, GROUP, "rowcost", 0, 0);
+    put_attr(p, GROUP, "zzz", 1, 1);
+    t = NULL;
+    ok(tc_h5_read(p, 1, &t, &err) == TC_OK && t->nformats == 1 &&
+           ((const tc_rowsplit *)t->formats[0])->rowcost == 1,
+       "a file cut at rowcost 2, the attribute removed and one it does not know added: read "
+       "as rowcost 1, validated");
     tc_tcf_free(t);
     remove(p);
     p = hand_file(a, given);

@@ -27,6 +27,9 @@ enum { P_SEG, P_ORDER, P_SEGS, P_ROWCOST };  /* rowsplit_params' order, which tc
    n = 32 past a wave: 18% and 37% slower (H200, bench/NOTES.md, "A row's
    cost in the cut"). */
 #define DEFAULT_ROWCOST 2
+/* Why seg must be more than rowcost, in the refusals of a build and of a
+   file. */
+#define PIECE_COST "(a piece of a split row costs its row and a nonzero at least)"
 static const tc_param_def rowsplit_params[] = {
     { "seg", "most cost of a segment, its nonzeros plus rowcost times the rows of C it writes: "
              "larger means fewer segments and split rows, smaller more even work among the "
@@ -129,9 +132,9 @@ static tc_status rowsplit_build(const tc_csr *a, const tc_params *p, tc_fmt **ou
     if (r->seg <= r->rowcost) {
         const int seg = r->seg, rowcost = r->rowcost;
         rowsplit_free(&r->base);
-        return tc_error_set(err, TC_ERR_ARG, "rowsplit: seg=%d must be more than rowcost=%d "
-                            "(a piece of a split row costs its row and a nonzero at least)",
-                            seg, rowcost);
+        return tc_error_set(err, TC_ERR_ARG,
+                            "rowsplit: seg=%d must be more than rowcost=%d " PIECE_COST, seg,
+                            rowcost);
     }
     tc_status st = TC_OK;
     if (r->base.params.kv[P_ORDER].value != 0)
@@ -382,9 +385,8 @@ static tc_status rowsplit_validate(const tc_fmt *m, const tc_csr *a, const char 
     snprintf(csr_what, sizeof csr_what, "%s/row_ptr, col_id", what);
     tc_status st = tc_fmt_check_values(m, r->a->val, "values", what, err);
     if (st == TC_OK && r->seg <= r->rowcost)
-        st = tc_error_set(err, TC_ERR_INVALID, "%s: seg=%d is not more than rowcost=%d (a "
-                          "piece of a split row costs its row and a nonzero at least)", what,
-                          r->seg, r->rowcost);
+        st = tc_error_set(err, TC_ERR_INVALID, "%s: seg=%d is not more than rowcost=%d " PIECE_COST,
+                          what, r->seg, r->rowcost);
     if (st == TC_OK)
         st = tc_csr_validate(r->a, csr_what, err);
     if (st == TC_OK)

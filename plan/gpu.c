@@ -486,10 +486,12 @@ static const gcand *estimate(const tc_plan *p, const gcand *gc, int n)
 
 /* Candidate i again at format setting `setting` (gc[*n]), or listed
    untimed and unbuilt where the format says it cannot pay on the matrix
-   (at PATIENT; EXHAUSTIVE prunes nothing). */
+   (at PATIENT; EXHAUSTIVE prunes nothing); neither once gc is full. */
 static void add_setting(tc_plan *p, const tc_csr *given, const tc_format *f, gcand *gc, int *n,
                         int i, const char *setting)
 {
+    if (*n >= TC_PLAN_MAX_CANDS)
+        return;
     if (p->o.effort < TC_EFFORT_EXHAUSTIVE && !tc_format_plan_param_pays(f, given, setting)) {
         tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format, setting, "",
                          cand_precision(&gc[i]), gc[i].predicted, -1,
@@ -529,17 +531,18 @@ static int add_param_settings(tc_plan *p, const tc_csr *given, gcand *gc, int n)
     const int listed = n;
     for (int i = 0; p->o.effort >= TC_EFFORT_PATIENT && i < listed; i++) {
         const tc_format *f = tc_format_find(gc[i].k->format);
-        const char *const *settings = f ? tc_format_plan_params(f) : NULL;
-        for (int s = 0; gc[i].ms != -2 && settings && settings[s] && n < TC_PLAN_MAX_CANDS; s++)
-            add_setting(p, given, f, gc, &n, i, settings[s]);
-        const int64_t wave = f && p->gpu && gc[i].k->wave_items
+        if (gc[i].ms == -2 || !f)
+            continue;
+        for (const char *const *s = tc_format_plan_params(f); s && *s; s++)
+            add_setting(p, given, f, gc, &n, i, *s);
+        const int64_t wave = p->gpu && gc[i].k->wave_items
                                  ? gc[i].k->wave_items(tc_gpu_get_info(p->gpu), p->o.n)
                                  : 0;
-        const char *const *with = f ? tc_format_wave_params(f) : NULL;
-        for (int w = 1; gc[i].ms != -2 && wave > 0 && w <= 2; w++)
+        const char *const *with = tc_format_wave_params(f);
+        for (int w = 1; wave > 0 && w <= 2; w++)
             for (int s = -1; s < 0 || (with && with[s]); s++) {
                 const char *setting = wave_setting(p, w * wave, s < 0 ? NULL : with[s]);
-                if (setting && n < TC_PLAN_MAX_CANDS)
+                if (setting)
                     add_setting(p, given, f, gc, &n, i, setting);
             }
     }

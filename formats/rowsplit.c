@@ -434,10 +434,20 @@ static tc_status rowsplit_stats(const tc_fmt *m, tc_report *rep, const char *s, 
    and the best (seg, order) pair changed with n; on graphs of under a few
    million nonzeros at n = 32 and 64 the best seg was 16-64, mostly below
    defaults of 14-128, and up to 1.37x faster (bench/NOTES.md, "seg and
-   order where cuSPARSE wins", "Smaller segments in plans"). */
-static const char *const rowsplit_plan_params[] = { "order=0", "order=1", "seg=64,order=0",
-                                                    "seg=64,order=1", "seg=16", "seg=24",
-                                                    "seg=32", "seg=48", NULL };
+   order where cuSPARSE wins", "Smaller segments in plans"). Each again,
+   and the defaults, with rows costing 1, as every cut did before rowcost:
+   so no plan made then is out of a patient plan's reach. circuit_4 at
+   n = 128 ran seg=64,order=1 in 35.5 us at 1 and 40.4 at 2, and lost 10%
+   until it was (H200, bench/NOTES.md, "Every setting at rows costing 1
+   too"). */
+static const char *const rowsplit_plan_params[] = {
+    "order=0", "order=1", "seg=64,order=0", "seg=64,order=1",
+    "seg=16", "seg=24", "seg=32", "seg=48",
+    "rowcost=1", "order=0,rowcost=1", "order=1,rowcost=1",
+    "seg=64,order=0,rowcost=1", "seg=64,order=1,rowcost=1",
+    "seg=16,rowcost=1", "seg=24,rowcost=1", "seg=32,rowcost=1", "seg=48,rowcost=1",
+    NULL
+};
 
 /* A segment smaller than the default's buys more segments to run side by
    side at more fixed cost each. Where the default cut already gives this

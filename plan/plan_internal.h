@@ -16,7 +16,7 @@
    format once more for each of its plan settings (tc_format_plan_params)
    and its waves' cuts (tc_format_wave_params); t_plan checks that the
    registries fit. */
-#define TC_PLAN_MAX_CANDS 160
+#define TC_PLAN_MAX_CANDS 224
 
 /* Stored strings of a candidate (tc_plan_candidate points into them). */
 typedef struct plan_cand {

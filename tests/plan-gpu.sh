@@ -69,7 +69,8 @@ fi
 is "$(fig verify result "$T/rp.tsv")" pass "a reordered .tcf.h5 planned patiently: --verify passes"
 
 # A patient plan times a format again at the settings it lists for plans
-# (rowsplit: tc_format_plan_params) and, for rowsplit, at cuts of one and
+# (rowsplit: tc_format_plan_params, eight and the same eight and the
+# defaults at rowcost=1) and, for rowsplit, at cuts of one and
 # two waves of its kernel (segs=N), alone and with its wave settings
 # (rowcost=1 and 4), stores the chosen one and reuses it.
 # On the .tcf.h5 that holds rowsplit built with seg=64 too: the stored
@@ -83,8 +84,8 @@ for src in "$A" "$T/rs64.tcf.h5"; do
     is "$(fig verify result "$T/rs1.tsv")" pass "$(basename "$src"): -f rowsplit, patient: --verify passes"
     is "$(awk -F'\t' '$2 == "candidates" && $3 ~ /format_params$/ && $4 != "" {
                           c++; w += ($4 ~ /^segs=[0-9]+(,rowcost=[14])?$/) }
-                      END { print c + 0, w + 0 }' "$T/rs1.tsv")" "14 6" \
-        "... its eight plan settings and six cuts of one and two waves are candidates besides the defaults"
+                      END { print c + 0, w + 0 }' "$T/rs1.tsv")" "23 6" \
+        "... its seventeen plan settings and six cuts of one and two waves are candidates besides the defaults"
     chosen=$(fig plan format_params "$T/rs1.tsv")
     is "$(awk -F'\t' '$1 == "format_params" { print $2 }' "$P")" "$chosen" \
         "... the plan file holds the chosen settings ('$chosen')"

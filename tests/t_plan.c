@@ -190,8 +190,9 @@ static void test_plan_settings_valid(void)
 
 /* The settings of segments smaller than rowsplit's default are left out of
    plans where its default cut (seg 128 on empty rows, each costing 2)
-   gives 131072 segments or more, 8388608 rows' cost; the orders and every
-   other format's settings are timed whatever the size. */
+   gives 131072 segments or more, 8388608 rows' cost, and those at rowcost 1
+   where its cut at 1 does (twice the rows); the orders and every other
+   format's settings are timed whatever the size. */
 static void test_plan_settings_pay(void)
 {
     const tc_format *rs = tc_format_find("rowsplit");
@@ -206,13 +207,18 @@ static void test_plan_settings_pay(void)
         tc_csr_free(at);
         return;
     }
+    int at_one = 0;
     for (const char *const *s = tc_format_plan_params(rs); s && *s; s++) {
-        const int seg = strstr(*s, "seg=") != NULL;
+        const int seg = strstr(*s, "seg=") != NULL, one = strstr(*s, "rowcost=1") != NULL;
         is_int(tc_format_plan_param_pays(rs, small, *s), 1, *s);
         is_int(tc_format_plan_param_pays(rs, below, *s), 1, *s);
-        ok(tc_format_plan_param_pays(rs, at, *s) == !seg,
-           "rowsplit's %s on 8388608 rows: %s", *s, seg ? "cannot pay" : "timed");
+        ok(tc_format_plan_param_pays(rs, at, *s) == (!seg || one),
+           "rowsplit's %s on 8388608 rows: %s", *s,
+           seg && !one ? "cannot pay" : one ? "timed (65536 segments at rowcost 1)" : "timed");
+        at_one += one;
     }
+    /* every plan setting, and the defaults, also at rowcost=1 */
+    is_int(at_one, 9, "rowsplit lists its eight plan settings and the defaults at rowcost=1 too");
     /* a plan's wave settings (segs=N, alone or with rowcost): timed where
        the cut at the setting's rowcost has fewer than 4 N segments by
        default (at 8388608 empty rows, 131072 at rowcost 2; 262144 at 4,

@@ -103,9 +103,9 @@ for s in seg=64,order=1 seg=200,order=0; do
         "yes|$s|pass" "a plan file's format_params $s: built with them, --verify passes"
 done
 # Where rowsplit's default cut already has 131072 segments or more (seg 128
-# on 16777216 rows and a nonzero), its settings of smaller segments cannot
-# pay: a patient plan lists them untimed, with the reason, and times the
-# orders.
+# on 16777216 rows and a nonzero, at rowcost 2 and at 1 alike), its
+# settings of smaller segments cannot pay: a patient plan lists them
+# untimed, with the reason, and times the orders.
 printf '%%%%MatrixMarket matrix coordinate real general\n16777216 2 1\n5 2 1.5\n' > "$T/tall.mtx"
 "$TCMUL" --device gpu "$T/tall.mtx" --cols 4 -f rowsplit --effort patient --order given \
     --verify --tsv > "$T/tall.tsv"
@@ -113,6 +113,6 @@ is "$(fig verify result "$T/tall.tsv")" pass "16777216 rows, -f rowsplit, patien
 is "$(awk -F'\t' '$2 == "candidates" && $3 ~ /format_params$/ && $4 ~ /^seg=/ { p[$3] = 1 }
                   $2 == "candidates" && $3 ~ /note$/ && $4 ~ /cannot pay/ { n[$3] = 1 }
                   END { for (k in p) { sub(/format_params$/, "note", k); c += (k in n) }
-                        print c + 0 }' "$T/tall.tsv")" 6 \
-    "... its six settings of smaller segments listed untimed: they cannot pay"
+                        print c + 0 }' "$T/tall.tsv")" 12 \
+    "... its twelve settings of smaller segments (six at each rowcost) listed untimed: they cannot pay"
 done_testing

@@ -3,7 +3,8 @@
 # recovers the law's coefficients into the header it writes, ranks as the
 # law does (every first choice right), keeps a reordering that wins and
 # drops one that never does; writes the prior of a format of PRIORS (rowsplit)
-# while it is not measured and fits it once it is; a measurement file without the columns it
+# while it is not measured and fits it once it is; leaves out a plan's
+# settings (FORMAT:PARAMS); a measurement file without the columns it
 # needs is refused, naming the file. Features come from a prepared cache,
 # so no tool runs.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -108,6 +109,16 @@ ok $? "fits rowsplit's measurements too"
 is "$(priors "$T/coef-rs.h")" "" "a format of PRIORS measured: no prior row"
 grep -q '^    { "rowsplit", "fp32", { 0.262364, ' "$T/coef-rs.h"
 ok $? "... but a fitted one: ln 1.3 = 0.262364 as its intercept"
+
+# a plan's settings among the candidates (auto.sh writes FORMAT:PARAMS), here
+# ten times faster than the law: left out, the fit is the law's
+{ cat "$T/auto.tsv"; awk -F '\t' 'NR > 1 && $4 == "hrpb" { OFS = "\t"; $4 = "hrpb:TM=32";
+      $5 = $5 / 10; print }' "$T/auto.tsv"; } > "$T/auto-params.tsv"
+"$PY" "$FIT" --data "$T" --features "$T/features.tsv" --ridge 0 --header "$T/coef-params.h" \
+    "$T/auto-params.tsv" > /dev/null
+ok $? "fits a file with plan settings among its candidates"
+is "$(grep '^    { "' "$T/coef-params.h")" "$(grep '^    { "' "$T/coef.h")" \
+    "... which it leaves out: the same rows as without them"
 
 printf 'matrix\tn\tformat\tms\n' > "$T/bad.tsv"
 "$PY" "$FIT" --data "$T" --features "$T/features.tsv" "$T/bad.tsv" > /dev/null 2> "$T/bad.err"

@@ -25,7 +25,9 @@ enum { P_SEG, P_ORDER, P_SEGS, P_ROWCOST };  /* rowsplit_params' order, which tc
    degree, the R-MAT and lp_nug30 within 1%. 4 gained more on the social
    graphs but pushed the default cuts of bipartite 71000 and lp_nug30 at
    n = 32 past a wave: 18% and 37% slower (H200, bench/NOTES.md, "A row's
-   cost in the cut"). */
+   cost in the cut"). Not every cut gains: circuit_4's at seg=64, rows
+   longest first, ran 14% slower at 2 than at 1 at n = 128, so patient
+   plans time each setting at 1 too (rowsplit_plan_params). */
 #define DEFAULT_ROWCOST 2
 /* Why seg must be more than rowcost, in the refusals of a build and of a
    file. */

@@ -69,8 +69,8 @@ fi
 is "$(fig verify result "$T/rp.tsv")" pass "a reordered .tcf.h5 planned patiently: --verify passes"
 
 # A patient plan times a format again at the settings it lists for plans
-# (rowsplit: tc_format_plan_params, eight and the same eight and the
-# defaults at rowcost=1) and, for rowsplit, at cuts of one and
+# (rowsplit: tc_format_plan_params, eight settings, then those eight and
+# the defaults again at rowcost=1) and, for rowsplit, at cuts of one and
 # two waves of its kernel (segs=N), alone and with its wave settings
 # (rowcost=1 and 4), stores the chosen one and reuses it.
 # On the .tcf.h5 that holds rowsplit built with seg=64 too: the stored

@@ -43,6 +43,14 @@ measured speedup over cuSPARSE of what ESTIMATE would run (its first
 choice in the given order, the only one ESTIMATE ranks, where predicted
 at least plan/model.h's margin, else cuSPARSE).
 
+--timed-since HEADER lists what a timed plan would stop timing if this
+fit replaced the one in HEADER (an earlier plan/model_coef.h): each
+(matrix, class of orders, n), the classes being the given order and the
+reorderings together, where a format among HEADER's first three is not
+among this fit's first TOP_TIMED (plan/gpu.c), over every matrix of the
+features cache. Where it lists some, a refit costs MEASURE and PATIENT
+candidates they timed before.
+
 --header FILE writes plan/model_coef.h: the coefficients fitted on every
 matrix, the priors (PRIORS below) of formats not measured yet, the
 reorderings worth trying (those that are the measured best in
@@ -319,6 +327,55 @@ def precisions():
     return out
 
 
+def top_timed():
+    """plan/gpu.c's TOP_TIMED: how many of the model's first candidates
+    MEASURE and PATIENT time in each class of orders (the given one, the
+    reorderings)."""
+    text = open(os.path.join(TOP, "plan", "gpu.c")).read()
+    m = re.search(r"#define TOP_TIMED ([0-9]+)", text)
+    if not m:
+        die("plan/gpu.c: no TOP_TIMED")
+    return int(m.group(1))
+
+
+def read_header(path):
+    """The fitted rows of a header model-fit.py wrote, as fit() gives them:
+    format -> coefficients, None -> the regressors' range."""
+    text = open(path).read()
+    def row(name):
+        m = re.search(r"%s\[TC_MODEL_NCOEF\] = \{ ([^}]*) \}" % name, text)
+        if not m:
+            die("%s: no %s" % (path, name))
+        return np.array([float(v) for v in m.group(1).split(",")])
+    coef = {None: (row("tc_model_lo"), row("tc_model_hi"))}
+    for f, _, c in re.findall(r'\{ "(\w+)", "(\w+)", \{ ([^}]*) \} \}',
+                              text.split("tc_model_priors")[0]):
+        coef[f] = np.array([float(v) for v in c.split(",")])
+    return coef
+
+
+def timed_since(before, now, feats, orders, ns, first):
+    """The (matrix, class of orders, n) where a format among the `first`
+    that fit `before` ranks first is not among the top_timed() that fit
+    `now` ranks first: what a timed plan stops timing by the refit. Classes:
+    the given order, and the reorderings together (plan/gpu.c counts them
+    so); every matrix of the features cache, every n measured."""
+    k = top_timed()
+    formats = sorted(f for f in set(before) | set(now) if f is not None)
+    lost = []
+    for m in sorted({m for (m, _) in feats}):
+        for cls in (["given"], orders):
+            cands = [(o, f) for o in cls if (m, o) in feats for f in formats]
+            for n in ns:
+                def top(coef, count):
+                    ranked = sorted(cands, key=lambda c: -predict(coef, c[1], feats[(m, c[0])], n))
+                    return set(ranked[:count])
+                gone = top(before, first) - top(now, k)
+                if cands and gone:
+                    lost.append((m, cls[0] if cls == ["given"] else "reorderings", n, sorted(gone)))
+    return k, lost
+
+
 def header(coef, orders, source):
     prec = precisions()
     lines = ["/* model_coef.h: written by bench/model-fit.py --header; do not edit, refit.",
@@ -366,6 +423,10 @@ def main():
     ap.add_argument("--ridge", type=float, default=1.0)
     ap.add_argument("--order-share", type=float, default=0.1)
     ap.add_argument("--header", metavar="FILE")
+    ap.add_argument("--timed-since", metavar="HEADER",
+                    help="list what a timed plan stops timing if this fit replaces HEADER's: "
+                    "the (matrix, orders, n) where one of HEADER's first three is not among "
+                    "this fit's first TOP_TIMED")
     a = ap.parse_args()
     files = a.files or [os.path.join(HERE, "results", f + ".tsv") for f in FORMAT_FILES]
     manifest = os.path.join(a.data, "MANIFEST.tsv")
@@ -397,6 +458,15 @@ def main():
     print(table("Without features, for comparison: one fixed ranking for every matrix, the "
                 "geometric-mean speedups on half A, measured on half B", fixed))
     print(table("Leave one matrix out (%d matrices)" % len(matrices), loo))
+    if a.timed_since:
+        k, lost = timed_since(read_header(a.timed_since), fit(meas, feats, set(matrices), a.ridge),
+                              feats, orders, sorted({n for (_, n, _, _) in meas}), 3)
+        print("Timed since %s (its first 3 against this fit's first %d, in each class of "
+              "orders): %d lost" % (a.timed_since, k, len(lost)))
+        for m, cls, n, gone in lost:
+            print("  %s, %s, n = %d: %s" % (m, cls, n,
+                                              ", ".join("%s %s" % og for og in gone)))
+        print()
     if a.header:
         text = header(fit(meas, feats, set(matrices), a.ridge), orders, source)
         with open(a.header + ".tmp", "w") as f:

@@ -34,7 +34,8 @@
    of (matrix, n) left out of its fit; four since the refit of 9df56ed,
    which raised rowsplit alone: its first four hold the first three of the
    fit before on every shared matrix, order and n (256 cases; 17 of them
-   not in its first three), so a timed plan times all it timed before.
+   not in its first three; bench/model-fit.py --timed-since), so a timed
+   plan times all it timed before.
    With three, dlmc_transformer_mp07_enc0_ffn2's bcsr fell out at n = 64
    and 128 and MEASURE and PATIENT ran 6-16% slower there (H200,
    bench/NOTES.md, "Refitted with rowsplit at a715429"). */

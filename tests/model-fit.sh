@@ -120,6 +120,28 @@ ok $? "fits a file with plan settings among its candidates"
 is "$(grep '^    { "' "$T/coef-params.h")" "$(grep '^    { "' "$T/coef.h")" \
     "... which it leaves out: the same rows as without them"
 
+# What a timed plan stops timing by a refit (--timed-since): nothing against
+# the same fit; against a fit that put four other formats first (ahead of
+# rstile and hrpb, which this one alone knows), the third of them in every
+# (matrix, class of orders, n): this fit ranks them last, past its first
+# TOP_TIMED
+"$PY" "$FIT" --data "$T" --features "$T/features.tsv" --ridge 0 --timed-since "$T/coef.h" \
+    "$T/auto.tsv" > "$T/since.md"
+grep -q "^Timed since .*coef.h (its first 3 against this fit's first [0-9]*, in each class of orders): 0 lost$" \
+    "$T/since.md"
+ok $? "--timed-since the same fit: nothing lost"
+sed 's/^static const tc_model_row tc_model_rows\[\] = {$/&\
+    { "fa", "fp16", { 5, 0, 0, 0, 0, 0, 0, 0 } },\
+    { "fb", "fp16", { 5, 0, 0, 0, 0, 0, 0, 0 } },\
+    { "fc", "fp16", { 5, 0, 0, 0, 0, 0, 0, 0 } },\
+    { "fd", "fp16", { 5, 0, 0, 0, 0, 0, 0, 0 } },/' "$T/coef.h" > "$T/coef-other.h"
+"$PY" "$FIT" --data "$T" --features "$T/features.tsv" --ridge 0 --timed-since "$T/coef-other.h" \
+    "$T/auto.tsv" > "$T/since2.md"
+is "$(sed -n 's/^Timed since .*: \([0-9]*\) lost$/\1/p' "$T/since2.md")" 72 \
+    "--timed-since a fit with four other formats first: 72 (matrix, class of orders, n) lose one"
+is "$(grep -c '^  m[0-9]*, \(given\|reorderings\), n = [0-9]*: .*\(given\|wjaccard\) fc$' "$T/since2.md")" 72 \
+    "... each its third, fc, in the given order or after wjaccard"
+
 printf 'matrix\tn\tformat\tms\n' > "$T/bad.tsv"
 "$PY" "$FIT" --data "$T" --features "$T/features.tsv" "$T/bad.tsv" > /dev/null 2> "$T/bad.err"
 rc=$?

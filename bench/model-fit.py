@@ -458,17 +458,19 @@ def main():
     print(table("Without features, for comparison: one fixed ranking for every matrix, the "
                 "geometric-mean speedups on half A, measured on half B", fixed))
     print(table("Leave one matrix out (%d matrices)" % len(matrices), loo))
+    full = fit(meas, feats, set(matrices), a.ridge)
     if a.timed_since:
-        k, lost = timed_since(read_header(a.timed_since), fit(meas, feats, set(matrices), a.ridge),
-                              feats, orders, sorted({n for (_, n, _, _) in meas}), 3)
-        print("Timed since %s (its first 3 against this fit's first %d, in each class of "
-              "orders): %d lost" % (a.timed_since, k, len(lost)))
+        first = 3   # what TOP_TIMED was before the refit of 9df56ed
+        k, lost = timed_since(read_header(a.timed_since), full, feats, orders,
+                              sorted({n for (_, n, _, _) in meas}), first)
+        print("Timed since %s (its first %d against this fit's first %d, in each class of "
+              "orders): %d lost" % (a.timed_since, first, k, len(lost)))
         for m, cls, n, gone in lost:
             print("  %s, %s, n = %d: %s" % (m, cls, n,
                                               ", ".join("%s %s" % og for og in gone)))
         print()
     if a.header:
-        text = header(fit(meas, feats, set(matrices), a.ridge), orders, source)
+        text = header(full, orders, source)
         with open(a.header + ".tmp", "w") as f:
             f.write(text)
         os.replace(a.header + ".tmp", a.header)

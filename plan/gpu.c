@@ -35,10 +35,10 @@
    which raised rowsplit alone: its first four hold the first three of the
    fit before on every shared matrix, order and n (256 cases; 17 of them
    not in its first three; bench/model-fit.py --timed-since), so a timed
-   plan times all it timed before.
-   With three, dlmc_transformer_mp07_enc0_ffn2's bcsr fell out at n = 64
-   and 128 and MEASURE and PATIENT ran 6-16% slower there (H200,
-   bench/NOTES.md, "Refitted with rowsplit at a715429"). */
+   plan times all it timed before. With three, dlmc_transformer_mp07_
+   enc0_ffn2 lost bcsr at n = 128 (MEASURE and PATIENT 14-17% slower) and
+   1138_bus rstile at 32 (4%) (H200, bench/NOTES.md, "Refitted with
+   rowsplit at a715429"). */
 #define TOP_TIMED 4
 
 typedef struct gcand {

@@ -71,7 +71,7 @@ static void measure(tc_gpu *g, const tc_csr *a, int32_t n, int warmup, int iters
     for (int c = 0; c < COPIES; c++)
         if (tc_kernel_prepare(tc_kernel_baseline(), g, NULL, a, &ops, &copy[c], &err))
             bench_die("placement", "cuSPARSE", &err);
-    if (tc_kernel_tune(copy[0], &ops, warmup, iters, 1, NULL, &err) ||
+    if (tc_kernel_tune(copy[0], &ops, warmup, iters, 1, NULL, 0, &err) ||
         tc_kernel_select(copy[1], copy[0]->variant, &err))
         bench_die("placement", "cuSPARSE", &err);
     *variant = tc_kernel_baseline()->variant_names[copy[0]->variant];

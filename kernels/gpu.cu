@@ -500,12 +500,13 @@ static tc_status time_batch(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, in
     return st;
 }
 
-tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
-                      int iters, tc_gpu_timing *t, tc_error *err)
+tc_status tc_gpu_time_race(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
+                           int iters, int first, double stop_ms, tc_gpu_timing *t,
+                           tc_error *err)
 {
-    if (sets < 1 || warmup < 0 || iters < 1)
-        return tc_error_set(err, TC_ERR_ARG, "tc_gpu_time: sets %d, warmup %d, iters %d", sets,
-                            warmup, iters);
+    if (sets < 1 || warmup < 0 || iters < 1 || first < 1)
+        return tc_error_set(err, TC_ERR_ARG, "tc_gpu_time: sets %d, warmup %d, iters %d, first %d",
+                            sets, warmup, iters, first);
     double *ms = (double *)tc_malloc_array(2 * (int64_t)iters, sizeof *ms, err);
     if (!ms)
         return TC_ERR_NOMEM;
@@ -514,19 +515,39 @@ tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warm
     t->held = 1;
     for (int w = 0; w < warmup && st == TC_OK; w++)
         st = fn(ctx, (int)(g->runs++ % (uint64_t)sets), err);
-    for (int done = 0; done < iters && st == TC_OK; done += TC_TIMING_BATCH) {
-        const int b = iters - done < TC_TIMING_BATCH ? iters - done : TC_TIMING_BATCH;
+    /* the first `first` runs in batches of their own, so that the race can
+       stop after them */
+    const int lead = stop_ms > 0 && first < iters ? first : iters;
+    int done = 0;
+    while (done < iters && st == TC_OK) {
+        const int upto = done < lead ? lead : iters;
+        const int b = upto - done < TC_TIMING_BATCH ? upto - done : TC_TIMING_BATCH;
         st = time_batch(g, fn, ctx, sets, b, ms + done, host_ms + done, &t->held, err);
+        done += b;
+        if (st == TC_OK && done == lead && lead < iters) {
+            tc_dist gpu, host;
+            tc_dist_compute(&gpu, ms, done);
+            tc_dist_compute(&host, host_ms, done);
+            if (tc_loop_ms(gpu.decile[5], host.decile[5]) > stop_ms)
+                break;
+        }
     }
     if (st == TC_OK) {
+        t->runs = done;
         t->last_set = (int)((g->runs - 1) % (uint64_t)sets);
         tc_dist host;
-        tc_dist_compute(&host, host_ms, iters);
+        tc_dist_compute(&host, host_ms, done);
         t->host_ms = host.decile[5];
-        tc_dist_compute(&t->ms, ms, iters);
+        tc_dist_compute(&t->ms, ms, done);
     }
     free(ms);
     return st;
+}
+
+tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
+                      int iters, tc_gpu_timing *t, tc_error *err)
+{
+    return tc_gpu_time_race(g, fn, ctx, sets, warmup, iters, iters, 0, t, err);
 }
 
 typedef struct copy_ctx {

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TC_GPU_API_VERSION 6
+#define TC_GPU_API_VERSION 7
 #define TC_GPU_API_SYMBOL "tc_gpu_api_get"
 
 typedef struct tc_gpu_api {
@@ -53,8 +53,9 @@ typedef struct tc_gpu_api {
     tc_status (*gpu_operands_poison)(tc_gpu *g, const tc_gpu_operands *o, tc_error *err);
     void (*gpu_operands_free)(tc_gpu *g, tc_gpu_operands *o);
 
-    tc_status (*gpu_time)(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
-                          int iters, tc_gpu_timing *t, tc_error *err);
+    tc_status (*gpu_time_race)(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
+                               int iters, int first, double stop_ms, tc_gpu_timing *t,
+                               tc_error *err);
     tc_status (*gpu_copy_bandwidth)(tc_gpu *g, double *gbs, tc_error *err);
     tc_status (*gpu_gather_rows)(tc_gpu *g, const float *src, int64_t lds, const int32_t *idx,
                                  int64_t rows, int32_t n, const float *maxabs, float *dst,
@@ -81,7 +82,7 @@ typedef struct tc_gpu_api {
                                 tc_error *err);
     tc_status (*kernel_select)(tc_kplan *p, int v, tc_error *err);
     tc_status (*kernel_tune)(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                             int finite_b, const char *accuracy, tc_error *err);
+                             int finite_b, const char *accuracy, double bar_ms, tc_error *err);
     tc_status (*kernel_run)(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error *err);
     tc_status (*kernel_time)(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
                              tc_gpu_timing *t, tc_error *err);

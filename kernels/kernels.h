@@ -130,6 +130,8 @@ typedef struct tc_gpu_timing {
                                    that held the GPU until the host had launched
                                    the whole batch, so host launch gaps are not
                                    in the times; 0: some were not */
+    int runs;                   /* the timed runs the figures are of: iters,
+                                   or fewer where tc_gpu_time_race stopped */
 } tc_gpu_timing;
 
 /* What a run costs a caller that queues one after another: the GPU's time
@@ -149,6 +151,13 @@ static inline double tc_loop_ms(double gpu_ms, double host_ms)
    timing never starts on the sets the previous one has just left in L2. */
 tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
                       int iters, tc_gpu_timing *t, tc_error *err);
+/* tc_gpu_time, stopped after the first `first` timed runs where their
+   median in a loop of runs (tc_loop_ms of the GPU's and the host's) is
+   over stop_ms (0: never stopped): a race, so that what cannot win is not
+   timed to the end. t->runs says how many runs were timed. */
+tc_status tc_gpu_time_race(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
+                           int iters, int first, double stop_ms, tc_gpu_timing *t,
+                           tc_error *err);
 /* Device-to-device copy bandwidth of a large buffer (GB/s, bytes read plus
    bytes written): the figure the memory-traffic floor divides by. */
 tc_status tc_gpu_copy_bandwidth(tc_gpu *g, double *gbs, tc_error *err);
@@ -176,6 +185,9 @@ typedef struct tc_kplan {
        (tc_gpu_timing.host_ms; 0 where not timed) */
     double variant_ms[TC_KERNEL_MAX_VARIANTS];
     double variant_host_ms[TC_KERNEL_MAX_VARIANTS];
+    /* the timed runs behind each median: the runs asked for, fewer where
+       the variant lost tc_kernel_tune's race; 0 where not timed */
+    int variant_runs[TC_KERNEL_MAX_VARIANTS];
     /* A kernel that multiplies the matrix in separate parts, one after the
        other (brp: its TC Block part, then its Residual Row part), names them
        here with the nonzeros each multiplies, so that the share of each in
@@ -287,14 +299,26 @@ int tc_kernel_variant_find(const tc_kernel *k, const char *name);
 tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, const tc_csr *a,
                             const tc_gpu_operands *o, tc_kplan **out, tc_error *err);
 tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err);
+/* The race in tuning (tc_kernel_tune): a variant whose first
+   TC_TUNE_FIRST timed runs are slower in a loop than TC_TUNE_MARGIN times
+   the caller's time to beat is timed over those runs only. Its median
+   then says by how much it loses, which is all a plan needs of it; the
+   variants and paths that win are timed over every run asked for. A
+   median of 20 runs is within a few percent of one of 100, far inside the
+   margin (bench/NOTES.md, "Tuning as a race"). The variants of one kernel
+   do not race each other: a variant's safeguards (plan/safeguard_time.c)
+   can make one that loses on the kernel's time alone the plan's. */
+#define TC_TUNE_FIRST 20
+#define TC_TUNE_MARGIN 1.25
 /* Times every variant (tc_gpu_time over o) and selects the fastest in a
-   loop of runs (tc_loop_ms); fills p->variant_ms and variant_host_ms.
-   With finite_b 0 (B holds a NaN or Inf), variants that spread them are
-   skipped; with an accuracy ("fp32", "tf32", "fp16"; NULL
-   for any), variants less exact than it (TC_VARIANT_INEXACT). Fails when
-   no variant can run. */
+   loop of runs (tc_loop_ms); fills p->variant_ms, variant_host_ms and
+   variant_runs. bar_ms: a loop time the caller already has from another
+   path (0: none), which each variant races (TC_TUNE_MARGIN). With finite_b
+   0 (B holds a NaN or Inf), variants that spread them are skipped; with
+   an accuracy ("fp32", "tf32", "fp16"; NULL for any), variants less exact
+   than it (TC_VARIANT_INEXACT). Fails when no variant can run. */
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                         int finite_b, const char *accuracy, tc_error *err);
+                         int finite_b, const char *accuracy, double bar_ms, tc_error *err);
 /* One run on set `set` of o, without waiting. */
 tc_status tc_kernel_run(tc_kplan *p, const tc_gpu_operands *o, int set, tc_error *err);
 /* tc_gpu_time of the selected variant over the sets of o. */

@@ -44,8 +44,10 @@ tc_status tc_kernel_prepare(const tc_kernel *k, tc_gpu *g, const tc_fmt *m, cons
     p->cols = a->cols;
     p->n = o->n;
     p->nnz = a->nnz;
-    for (int v = 0; v < TC_KERNEL_MAX_VARIANTS; v++)
+    for (int v = 0; v < TC_KERNEL_MAX_VARIANTS; v++) {
         p->variant_ms[v] = TC_VARIANT_UNTIMED;
+        p->variant_runs[v] = 0;
+    }
     st = TC_ERR_UNSUPPORTED;
     for (int v = 0; v < k->nvariants && st == TC_ERR_UNSUPPORTED; v++)
         st = k->select(p, v, err);
@@ -93,11 +95,12 @@ tc_status tc_kernel_time_part(tc_kplan *p, const tc_gpu_operands *o, int part, i
 }
 
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                         int finite_b, const char *accuracy, tc_error *err)
+                         int finite_b, const char *accuracy, double bar_ms, tc_error *err)
 {
     const tc_kernel *k = p->kind;
     int best = -1;
     for (int v = 0; v < k->nvariants; v++) {
+        p->variant_runs[v] = 0;
         if (!tc_precision_meets(tc_kernel_variant_precision(k, v), accuracy)) {
             p->variant_ms[v] = TC_VARIANT_INEXACT;
             continue;
@@ -112,12 +115,15 @@ tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int 
             continue;
         }
         tc_gpu_timing t;
+        run_ctx c = { p, o, -1 };
         if (st == TC_OK)
-            st = tc_kernel_time(p, o, warmup, iters, &t, err);
+            st = tc_gpu_time_race(p->gpu, run_set, &c, o->count, warmup, iters, TC_TUNE_FIRST,
+                                  bar_ms > 0 ? bar_ms * TC_TUNE_MARGIN : 0, &t, err);
         if (st != TC_OK)
             return tc_error_prefix(err, st, "%s variant %s", k->format, k->variant_names[v]);
         p->variant_ms[v] = t.ms.decile[5];
         p->variant_host_ms[v] = t.host_ms;
+        p->variant_runs[v] = t.runs;
         if (best < 0 || tc_loop_ms(p->variant_ms[v], p->variant_host_ms[v]) <
                             tc_loop_ms(p->variant_ms[best], p->variant_host_ms[best]))
             best = v;

@@ -40,7 +40,7 @@ static tc_status time_reference(const tc_plan *p, const tc_kernel *k, const tc_c
     tc_kplan *kp = NULL;
     tc_status st = tc_kernel_prepare(k, p->gpu, NULL, a, ops, &kp, err);
     if (!st)
-        st = tc_kernel_tune(kp, ops, warmup, iters, finite, NULL, err);
+        st = tc_kernel_tune(kp, ops, warmup, iters, finite, NULL, 0, err);
     if (!st) {
         *ms = kp->variant_ms[kp->variant];
         *variant = k->variant_names[kp->variant];
@@ -180,7 +180,7 @@ static tc_status baseline_prepare(tc_plan *p, const tc_gpu_operands *ops, int wa
         b->kp = b->own;
     }
     if (!st)
-        st = tc_kernel_tune(b->kp, ops, warmup, iters, finite, NULL, err);
+        st = tc_kernel_tune(b->kp, ops, warmup, iters, finite, NULL, 0, err);
     if (!st)
         b->variant = b->kp->variant;
     if (!st && !b->own)

@@ -54,8 +54,12 @@ typedef struct gcand {
     double host_ms;                         /* the host's, to queue one */
     double safe_ms;                         /* of ms, the safeguards' */
     int variant;
+    int runs;                               /* the timed runs behind ms: fewer
+                                               than asked where it lost the
+                                               race (tc_kernel_tune) */
     double vms[TC_KERNEL_MAX_VARIANTS];     /* kp->variant_ms after tuning */
     double vhost[TC_KERNEL_MAX_VARIANTS];   /* and kp->variant_host_ms */
+    int vruns[TC_KERNEL_MAX_VARIANTS];      /* and kp->variant_runs */
 } gcand;
 
 /* 1 when k may run for this plan; else why not in note. */
@@ -195,12 +199,16 @@ static tc_status with_safeguards(tc_plan *p, tc_kplan *kp, int forced,
 /* Uploads and tunes c on p->a (already in c's order), in format m
    (kernel_fmt), over ops; its
    time is the kernel's plus the order's moves (move_cost) plus what its
-   safeguards cost (safeguard_time.c), on the GPU and on the host. At ESTIMATE
-   nothing is timed: c gets the kernel's first variant that takes the
-   matrix (tc_kernel_prepare's choice; each kernel lists its variants in
-   that order on purpose, kernels.h) and no time. */
+   safeguards cost (safeguard_time.c), on the GPU and on the host. bar is
+   the fastest candidate's time so far in a loop (0: none), which c's
+   variants race (tc_kernel_tune): the kernel's time alone is less than
+   c's, so a variant that loses to bar cannot make c the fastest. At
+   ESTIMATE nothing is timed: c gets the kernel's first variant that takes
+   the matrix (tc_kernel_prepare's choice; each kernel lists its variants
+   in that order on purpose, kernels.h) and no time. */
 static tc_status time_cand(tc_plan *p, gcand *c, const tc_fmt *m, const tc_gpu_operands *ops,
-                           tc_cost move_cost, tc_safeguard_timer *safe, tc_error *err)
+                           tc_cost move_cost, tc_safeguard_timer *safe, double bar,
+                           tc_error *err)
 {
     tc_kplan *kp = NULL;
     double t0 = tc_plan_now();
@@ -228,7 +236,7 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_fmt *m, const tc_gpu_o
         st = tc_kernel_time(kp, ops, p->o.warmup, p->o.iters, &t, err);
     else if (!st && !untimed)
         st = tc_kernel_tune(kp, ops, p->o.warmup, p->o.iters, tc_plan_b_finite(p),
-                            p->o.accuracy, err);
+                            p->o.accuracy, bar, err);
     tc_cost safe_cost = { 0, 0 };
     if (!st && !untimed)
         st = with_safeguards(p, kp, forced, ops, safe, &safe_cost, err);
@@ -241,8 +249,10 @@ static tc_status time_cand(tc_plan *p, gcand *c, const tc_fmt *m, const tc_gpu_o
         c->host_ms = untimed ? 0
                              : (forced ? t.host_ms : kp->variant_host_ms[kp->variant]) +
                                    move_cost.host_ms + safe_cost.host_ms;
+        c->runs = untimed ? 0 : forced ? t.runs : kp->variant_runs[kp->variant];
         memcpy(c->vms, kp->variant_ms, sizeof c->vms);
         memcpy(c->vhost, kp->variant_host_ms, sizeof c->vhost);
+        memcpy(c->vruns, kp->variant_runs, sizeof c->vruns);
     }
     if (!untimed)
         p->info.tune_s += tc_plan_now() - t0;
@@ -262,11 +272,12 @@ static const gcand *same_as_earlier(const gcand *gc, int i)
     return NULL;
 }
 
-/* Builds c's format (kernel_fmt) and times c in it (time_cand); *dup the
-   earlier candidate it is the same as, when it is one (c is not timed). */
+/* Builds c's format (kernel_fmt) and times c in it (time_cand, racing
+   bar); *dup the earlier candidate it is the same as, when it is one (c is
+   not timed). */
 static tc_status build_and_time(tc_plan *p, gcand *gc, int i, const tc_gpu_operands *ops,
-                                tc_cost move_cost, tc_safeguard_timer *safe, const gcand **dup,
-                                tc_error *err)
+                                tc_cost move_cost, tc_safeguard_timer *safe, double bar,
+                                const gcand **dup, tc_error *err)
 {
     const tc_fmt *m;
     tc_fmt *built;
@@ -274,7 +285,7 @@ static tc_status build_and_time(tc_plan *p, gcand *gc, int i, const tc_gpu_opera
     tc_status st = kernel_fmt(p, c, &m, &built, err);
     *dup = st ? NULL : same_as_earlier(gc, i);
     if (!st && !*dup)
-        st = time_cand(p, c, m, ops, move_cost, safe, err);
+        st = time_cand(p, c, m, ops, move_cost, safe, bar, err);
     tc_fmt_free(built);
     /* the kernels' messages name their kernel; the order is news only when
        it is not the given one */
@@ -374,9 +385,18 @@ static int by_order(const void *x, const void *y)
     return a->fparams ? strcmp(a->fparams, b->fparams) : 0;
 }
 
+/* 1 when c may be the plan's choice: with a format forced, that format's
+   candidates only (the others are timed for the payback). */
+static int choosable(const tc_plan *p, const gcand *c)
+{
+    return !p->o.format || strcmp(c->k->format, p->o.format) == 0;
+}
+
 /* Times the candidates not marked out (ms -2), grouped by order so that
    each reordering runs once; one whose kernel cannot take the matrix is
-   marked out with the reason. */
+   marked out with the reason. Each choosable candidate races the fastest
+   so far (time_cand), but at EXHAUSTIVE, whose every time is a figure
+   (the model's fit, bench/auto.sh's candidates), timed to the end. */
 static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, tc_error *err)
 {
     const int64_t nb = (int64_t)given->cols * p->o.n;
@@ -407,6 +427,8 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
     tc_cost move_cost = { 0, 0 };
     tc_safeguard_timer safe;
     tc_safeguard_timer_init(&safe);
+    const int race = p->o.effort != TC_EFFORT_EXHAUSTIVE;
+    double fastest = 0;         /* the fastest choosable candidate's loop time */
     for (int i = 0; i < n && !st; i++) {
         if (gc[i].ms == -2)
             continue;
@@ -420,7 +442,13 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
         }
         const gcand *dup = NULL;
         if (!st)
-            st = build_and_time(p, gc, i, &ops, move_cost, &safe, &dup, err);
+            st = build_and_time(p, gc, i, &ops, move_cost, &safe,
+                                race && choosable(p, &gc[i]) ? fastest : 0, &dup, err);
+        if (!st && !dup && gc[i].ms >= 0 && choosable(p, &gc[i])) {
+            const double loop = tc_loop_ms(gc[i].ms, gc[i].host_ms);
+            if (fastest == 0 || loop < fastest)
+                fastest = loop;
+        }
         if (dup) {
             char note[160];
             snprintf(note, sizeof note, "not timed: the same parameters as %s (%.100s)",
@@ -572,6 +600,7 @@ static void set_path(tc_plan *p, const gcand *c)
     if (c->ms >= 0 && !p->info.reused) {
         memcpy(p->variant_ms, c->vms, sizeof p->variant_ms);
         memcpy(p->variant_host_ms, c->vhost, sizeof p->variant_host_ms);
+        memcpy(p->variant_runs, c->vruns, sizeof p->variant_runs);
     }
 }
 
@@ -596,12 +625,16 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
             p->info.cusparse_ms = gc[i].ms;
         if (gc[i].ms < 0)
             continue;
-        const int other = p->o.format && strcmp(gc[i].k->format, p->o.format) != 0;
+        const int other = !choosable(p, &gc[i]);
+        char note[160] = "";
+        if (other)
+            snprintf(note, sizeof note, "timed for the payback only: the format is forced");
+        else if (gc[i].runs < p->o.iters)
+            snprintf(note, sizeof note, "timed over its first %d runs: slower than %g times "
+                     "the fastest so far", gc[i].runs, TC_TUNE_MARGIN);
         plan_cand *c = tc_plan_add_cand(p, TC_DEVICE_GPU, gc[i].order, gc[i].k->format,
                                         gc[i].fparams, gc[i].k->variant_names[gc[i].variant],
-                                        cand_precision(&gc[i]), gc[i].predicted, gc[i].ms,
-                                        other ? "timed for the payback only: the format is "
-                                                "forced" : "");
+                                        cand_precision(&gc[i]), gc[i].predicted, gc[i].ms, note);
         if (c)
             c->pub.host_ms = gc[i].host_ms;
         if (!other && (!best || tc_loop_ms(gc[i].ms, gc[i].host_ms) <

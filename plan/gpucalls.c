@@ -118,7 +118,17 @@ tc_status tc_gpu_time(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warm
                       int iters, tc_gpu_timing *t, tc_error *err)
 {
     const tc_gpu_api *api = tc_gpu_api_load(err);
-    return api ? api->gpu_time(g, fn, ctx, sets, warmup, iters, t, err) : TC_ERR_NODEVICE;
+    return api ? api->gpu_time_race(g, fn, ctx, sets, warmup, iters, iters, 0, t, err)
+               : TC_ERR_NODEVICE;
+}
+
+tc_status tc_gpu_time_race(tc_gpu *g, tc_gpu_run_fn fn, void *ctx, int sets, int warmup,
+                           int iters, int first, double stop_ms, tc_gpu_timing *t,
+                           tc_error *err)
+{
+    const tc_gpu_api *api = tc_gpu_api_load(err);
+    return api ? api->gpu_time_race(g, fn, ctx, sets, warmup, iters, first, stop_ms, t, err)
+               : TC_ERR_NODEVICE;
 }
 
 tc_status tc_gpu_copy_bandwidth(tc_gpu *g, double *gbs, tc_error *err)

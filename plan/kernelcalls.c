@@ -88,10 +88,10 @@ tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err)
 }
 
 tc_status tc_kernel_tune(tc_kplan *p, const tc_gpu_operands *o, int warmup, int iters,
-                         int finite_b, const char *accuracy, tc_error *err)
+                         int finite_b, const char *accuracy, double bar_ms, tc_error *err)
 {
     const tc_gpu_api *api = tc_gpu_api_load(err);
-    return api ? api->kernel_tune(p, o, warmup, iters, finite_b, accuracy, err)
+    return api ? api->kernel_tune(p, o, warmup, iters, finite_b, accuracy, bar_ms, err)
                : TC_ERR_NODEVICE;
 }
 

@@ -64,10 +64,11 @@ struct tc_plan {
     char why[1024];             /* what was chosen and why, for people */
     char device_why[256];       /* why that device, when the planner chose */
     /* the chosen kernel's variants as planning tuned them (TC_VARIANT_*
-       marks; all TC_VARIANT_UNTIMED when nothing was tuned), and the
-       host's time to queue each (tc_kplan's) */
+       marks; all TC_VARIANT_UNTIMED when nothing was tuned), the host's
+       time to queue each and the timed runs behind each (tc_kplan's) */
     double variant_ms[TC_KERNEL_MAX_VARIANTS];
     double variant_host_ms[TC_KERNEL_MAX_VARIANTS];
+    int variant_runs[TC_KERNEL_MAX_VARIANTS];
 
     /* GPU plans */
     tc_gpu *gpu;

@@ -108,7 +108,11 @@ static tc_status report_variants(const tc_plan *p, tc_report *r)
                  ? tc_report_str(r, "variants", key, "inexact",
                                  "less exact than the accuracy asked for")
              : ms == TC_VARIANT_UNTIMED ? tc_report_str(r, "variants", key, "untimed", NULL)
-                                        : tc_report_num(r, "variants", key, ms, "median");
+             : p->variant_runs[v] < p->o.iters
+                 ? tc_report_num(r, "variants", key, ms,
+                                 "median of its first runs: slower than the fastest path so far "
+                                 "by more than the race's margin")
+                 : tc_report_num(r, "variants", key, ms, "median");
     }
     return st ? st : tc_report_str(r, "variants", "fastest", p->info.variant, NULL);
 }

@@ -195,7 +195,7 @@ static void check_tuned(subject *s, const char *what, tc_kplan *p, const tc_gpu_
                         const tc_csr *a, const operands *x, float *C)
 {
     tc_error err;
-    tc_status st = tc_kernel_tune(p, o, 1, 2, 0, s->k->precision, &err);
+    tc_status st = tc_kernel_tune(p, o, 1, 2, 0, s->k->precision, 0, &err);
     int exact = st == TC_OK;
     for (int v = 0; exact && v < s->k->nvariants; v++)
         exact = (p->variant_ms[v] == TC_VARIANT_INEXACT) ==
@@ -204,7 +204,7 @@ static void check_tuned(subject *s, const char *what, tc_kplan *p, const tc_gpu_
     if (!ok(exact, "%s: %s: tuning at %s leaves out exactly the variants less exact",
             s->label, what, s->k->precision))
         diag("%s", st ? err.msg : "");
-    st = tc_kernel_tune(p, o, 1, 2, 0, NULL, &err);
+    st = tc_kernel_tune(p, o, 1, 2, 0, NULL, 0, &err);
     int marks = st == TC_OK && !spreads(s->k, p->variant);
     for (int v = 0; marks && v < s->k->nvariants; v++)
         marks = (p->variant_ms[v] == TC_VARIANT_SKIPPED) == spreads(s->k, v);

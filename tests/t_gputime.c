@@ -3,7 +3,8 @@
    at set 0 found the sets the previous timing had just used still in L2
    when they are small, so that tcmul timed the tuned variant and cuSPARSE
    under different caches (bench/NOTES.md, step 20). Also the batches of
-   TC_TIMING_BATCH timed runs, and the last set reported. Skipped where
+   TC_TIMING_BATCH timed runs, and the last set reported; the race that
+   stops a timing after its first runs (tc_gpu_time_race). Skipped where
    there is no CUDA device. */
 #include "config.h"
 #include <math.h>
@@ -82,13 +83,34 @@ static void timing(tc_gpu *g, int sets, int warmup, int iters, long *k, const ch
     *k += r.n;
 }
 
+/* tc_gpu_time_race: stopped after the first runs where their median is
+   over stop_ms, else timed to the end; the rotation goes on either way. */
+static void race(tc_gpu *g, int first, int iters, double stop_ms, int want, long *k,
+                 const char *what)
+{
+    record r = { { 0 }, 0 };
+    tc_gpu_timing t;
+    tc_error err;
+    const tc_status st = tc_gpu_time_race(g, record_run, &r, 5, 2, iters, first, stop_ms, &t, &err);
+    if (!ok(st == TC_OK, "%s: timed", what)) {
+        diag("  %s", err.msg);
+        return;
+    }
+    is_int(t.runs, want, "  the runs timed");
+    is_int(r.n, 2 + want, "  the runs launched: the warmup's and those");
+    ok(r.set[0] == (int)(*k % 5) && t.last_set == r.set[r.n - 1],
+       "  the sets rotate on from the last timing's");
+    ok(t.ms.decile[5] >= 0 && isfinite(t.ms.decile[5]), "  the median is a time");
+    *k += r.n;
+}
+
 int main(void)
 {
     tc_gpu *g = NULL;
     tc_error err;
     if (tc_gpu_open(0, &g, &err) != TC_OK)
         skip_all("no CUDA device");
-    plan(6 * 6 + 2);
+    plan(6 * 6 + 2 + 4 * 5 + 1);
     long k = 0;
     timing(g, 7, 3, 5, &k, "7 sets, from a fresh device");
     timing(g, 7, 3, 5, &k, "7 sets again: continues where the first stopped");
@@ -97,6 +119,14 @@ int main(void)
     timing(g, 200, 10, 150, &k, "200 sets, 150 runs in three batches");
     timing(g, 1, 2, 3, &k, "one set");
     host_time(g, &k);
+    race(g, 20, 100, 1e-9, 20, &k, "a race lost: stopped after the first 20 of 100");
+    race(g, 20, 100, 1e9, 100, &k, "a race not lost: all 100");
+    race(g, 20, 100, 0, 100, &k, "no race (stop 0): all 100");
+    race(g, 64, 40, 1e-9, 40, &k, "first past iters: all 40");
+    record r = { { 0 }, 0 };
+    tc_gpu_timing t;
+    ok(tc_gpu_time_race(g, record_run, &r, 5, 2, 10, 0, 1, &t, &err) == TC_ERR_ARG && r.n == 0,
+       "first 0: refused, nothing run");
     tc_gpu_close(g);
     return done_testing();
 }

@@ -7,7 +7,8 @@
    a NaN and an Inf in a B of unknown range on every kernel that could
    spread them; what a timed plan charges for its safeguards; the format's
    settings a plan runs in its info (format_params), as its report says and
-   as a plan file gives them. Skipped where there is no CUDA device. */
+   as a plan file gives them; tuning as a race. Skipped where there is no
+   CUDA device. */
 #include "config.h"
 
 #include <math.h>
@@ -419,6 +420,51 @@ static void check_loop_choice(const tc_csr *a, int32_t n)
     tc_plan_free(p);
 }
 
+/* Tuning is a race (kernels.h, TC_TUNE_MARGIN): at PATIENT a candidate
+   timed over its first TC_TUNE_FIRST runs only says so, and is slower in a
+   loop than the margin times the plan (it lost to a candidate at least as
+   slow as the plan); the plan itself is timed over every run. EXHAUSTIVE
+   times every candidate to the end. */
+static void check_race(const tc_csr *a, int32_t n)
+{
+    for (int e = 0; e < 2; e++) {
+        tc_plan_opts o = gpu_opts(n, e ? TC_EFFORT_EXHAUSTIVE : TC_EFFORT_PATIENT);
+        o.iters = 3 * TC_TUNE_FIRST;
+        const char *level = e ? "exhaustive" : "patient";
+        tc_plan *p = NULL;
+        tc_error err;
+        if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "%s plan, %d runs a timing", level,
+                o.iters)) {
+            diag("  %s", err.msg);
+            continue;
+        }
+        tc_plan_info info;
+        tc_plan_get_info(p, &info);
+        const double plan_loop = tc_loop_ms(info.ms, info.host_ms);
+        int timed = 0, raced = 0, slower = 1, plan_raced = 0;
+        for (int i = 0; i < tc_plan_candidate_count(p); i++) {
+            const tc_plan_candidate *c = tc_plan_candidate_at(p, i);
+            if (c->ms < 0)
+                continue;
+            timed++;
+            if (strncmp(c->note, "timed over its first", 20) != 0)
+                continue;
+            raced++;
+            slower &= tc_loop_ms(c->ms, c->host_ms) > TC_TUNE_MARGIN * plan_loop;
+            plan_raced |= timed == 1;   /* best first: the plan */
+        }
+        if (e)
+            ok(raced == 0, "... none of its %d timed candidates raced (%d did)", timed, raced);
+        else
+            ok(raced > 0 && raced < timed, "... %d of its %d timed candidates raced", raced,
+               timed);
+        ok(slower, "... each that raced is over %g times the plan's %g ms", TC_TUNE_MARGIN,
+           plan_loop);
+        ok(!plan_raced, "... the plan (%s) timed over every run", info.format);
+        tc_plan_free(p);
+    }
+}
+
 /* A patient rowsplit plan's info.format_params is what its report says;
    saved, its file's format_params line set to seg=64,order=1, the plan
    read from it runs those and says so. */
@@ -551,6 +597,7 @@ int main(void)
     check_safeguard_ms(a, n);
     check_loop_choice(a, n);
     check_format_params(a, n);
+    check_race(a, n);
     o.format = "csr";
     o.order = "rcm";
     o.effort = TC_EFFORT_MEASURE;

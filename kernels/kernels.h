@@ -303,11 +303,13 @@ tc_status tc_kernel_select(tc_kplan *p, int v, tc_error *err);
    TC_TUNE_FIRST timed runs are slower in a loop than TC_TUNE_MARGIN times
    the caller's time to beat is timed over those runs only. Its median
    then says by how much it loses, which is all a plan needs of it; the
-   variants and paths that win are timed over every run asked for. A
-   median of 20 runs is within a few percent of one of 100, far inside the
-   margin (bench/NOTES.md, "Tuning as a race"). The variants of one kernel
-   do not race each other: a variant's safeguards (plan/safeguard_time.c)
-   can make one that loses on the kernel's time alone the plan's. */
+   variants and paths that win are timed over every run asked for. The
+   margin is far above how much a median moves between repeated timings
+   (1-3% on the device), and the plans of the shared matrices came out as
+   fast with the race as without, in half the time (H200, bench/NOTES.md,
+   "Tuning as a race"). The variants of one kernel do not race each other:
+   a variant's safeguards (plan/safeguard_time.c) can make one that loses
+   on the kernel's time alone the candidate's. */
 #define TC_TUNE_FIRST 20
 #define TC_TUNE_MARGIN 1.25
 /* Times every variant (tc_gpu_time over o) and selects the fastest in a

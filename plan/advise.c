@@ -61,7 +61,7 @@ tc_status tc_plan_advise(const tc_csr *a, int32_t n, const char *accuracy, tc_re
     const char *names[1 + TC_MODEL_MAX_ORDERS];
     int nfeat, count = 0;
     tc_model_candidate *c = NULL;
-    tc_status st = tc_model_features_orders(a, 1, feat, names, &nfeat, progress, err);
+    tc_status st = tc_model_features_orders(a, 1, NULL, feat, names, &nfeat, progress, err);
     if (!st)
         st = tc_model_rank_features(feat, nfeat, names, n, &c, &count, err);
     int kept = 0;

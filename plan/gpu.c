@@ -312,6 +312,23 @@ static int add_every_pair(const tc_plan *p, gcand *gc, int n)
     return n;
 }
 
+/* The model's reorderer (tc_model_rank_reordered): the plan set to the
+   order, so that it keeps each reordering the model ranks in for the
+   timing (tc_plan_set_order). */
+typedef struct model_orders {
+    tc_plan *p;
+    const tc_csr *given;
+} model_orders;
+
+static tc_status reorder_for_model(void *ctx, const char *order, const tc_csr **out,
+                                   tc_error *err)
+{
+    const model_orders *m = ctx;
+    tc_status st = tc_plan_set_order(m->p, m->given, order, NULL, err);
+    *out = m->p->a;
+    return st;
+}
+
 /* The candidates from the model (format auto), or the forced format's
    kernel in each order; cuSPARSE in the given order is always among them. */
 static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc, tc_error *err)
@@ -349,7 +366,10 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
                                : p->o.effort >= TC_EFFORT_PATIENT;
     tc_model_candidate *mc = NULL;
     int count = 0;
-    tc_status st = tc_model_rank(given, p->o.n, all, &mc, &count, p->o.progress, err);
+    model_orders orders = { p, given };
+    const tc_model_reorderer reorderer = { reorder_for_model, &orders };
+    tc_status st = tc_model_rank_reordered(given, p->o.n, all, &reorderer, &mc, &count,
+                                           p->o.progress, err);
     for (int i = 0; !st && i < count && n < TC_PLAN_MAX_CANDS; i++) {
         const tc_kernel *k = tc_kernel_find(tc_format_name(mc[i].format));
         if (!k || (p->o.order && strcmp(p->o.order, mc[i].order) != 0))

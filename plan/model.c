@@ -176,10 +176,17 @@ static int by_speedup(const void *pa, const void *pb)
     return 0;
 }
 
-/* The features of a after reordering it with the method named `name`. */
-static tc_status reordered_features(const tc_csr *a, const char *name, tc_model_features *out,
+/* The features of a after reordering it with the method named `name`:
+   from r where there is one, else run here. */
+static tc_status reordered_features(const tc_csr *a, const char *name,
+                                    const tc_model_reorderer *r, tc_model_features *out,
                                     tc_error *err)
 {
+    if (r) {
+        const tc_csr *b = NULL;
+        tc_status st = r->fn(r->ctx, name, &b, err);
+        return st ? st : tc_model_features_compute(b, out, err);
+    }
     const tc_reorder_method *m = tc_reorder_find(name);
     if (!m)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
@@ -229,8 +236,8 @@ tc_status tc_model_rank_features(const tc_model_features *feat, int nfeat,
     return TC_OK;
 }
 
-tc_status tc_model_features_orders(const tc_csr *a, int orders, tc_model_features *feat,
-                                   const char **names, int *nfeat,
+tc_status tc_model_features_orders(const tc_csr *a, int orders, const tc_model_reorderer *r,
+                                   tc_model_features *feat, const char **names, int *nfeat,
                                    const tc_progress *progress, tc_error *err)
 {
     int nord = 1 + (orders ? tc_model_order_count() : 0);
@@ -239,7 +246,7 @@ tc_status tc_model_features_orders(const tc_csr *a, int orders, tc_model_feature
     tc_progress_report(progress, 1, nord);
     for (int o = 1; !st && o < nord; o++) {
         names[o] = tc_model_order_at(o - 1);
-        st = reordered_features(a, names[o], &feat[o], err);
+        st = reordered_features(a, names[o], r, &feat[o], err);
         tc_progress_report(progress, o + 1, nord);
     }
     *nfeat = st ? 0 : nord;
@@ -249,6 +256,13 @@ tc_status tc_model_features_orders(const tc_csr *a, int orders, tc_model_feature
 tc_status tc_model_rank(const tc_csr *a, int32_t n, int orders, tc_model_candidate **out,
                         int *count, const tc_progress *progress, tc_error *err)
 {
+    return tc_model_rank_reordered(a, n, orders, NULL, out, count, progress, err);
+}
+
+tc_status tc_model_rank_reordered(const tc_csr *a, int32_t n, int orders,
+                                  const tc_model_reorderer *r, tc_model_candidate **out,
+                                  int *count, const tc_progress *progress, tc_error *err)
+{
     *out = NULL;
     *count = 0;
     if (n < 1)
@@ -256,6 +270,6 @@ tc_status tc_model_rank(const tc_csr *a, int32_t n, int orders, tc_model_candida
     tc_model_features feat[1 + TC_MODEL_MAX_ORDERS];
     const char *names[1 + TC_MODEL_MAX_ORDERS];
     int nfeat;
-    tc_status st = tc_model_features_orders(a, orders, feat, names, &nfeat, progress, err);
+    tc_status st = tc_model_features_orders(a, orders, r, feat, names, &nfeat, progress, err);
     return st ? st : tc_model_rank_features(feat, nfeat, names, n, out, count, err);
 }

@@ -39,4 +39,18 @@ typedef struct tc_model_candidate {
 tc_status tc_model_rank(const tc_csr *a, int32_t n, int orders, tc_model_candidate **out,
                         int *count, const tc_progress *progress, tc_error *err);
 
+/* Where the model gets a reordered: fn makes a in the reordering named
+   `order` and gives it in *out, which stays the caller's and valid until
+   fn's next call. A planner passes its own, so that the reorderings the
+   model ranks in are those it then times in, run once (plan/order.c). */
+typedef struct tc_model_reorderer {
+    tc_status (*fn)(void *ctx, const char *order, const tc_csr **out, tc_error *err);
+    void *ctx;
+} tc_model_reorderer;
+/* tc_model_rank with the reorderings from r (NULL: run and dropped, as
+   tc_model_rank does). */
+tc_status tc_model_rank_reordered(const tc_csr *a, int32_t n, int orders,
+                                  const tc_model_reorderer *r, tc_model_candidate **out,
+                                  int *count, const tc_progress *progress, tc_error *err);
+
 #endif

@@ -45,10 +45,11 @@ tc_status tc_model_rank_features(const tc_model_features *feat, int nfeat,
                                  const char *const *orders, int32_t n,
                                  tc_model_candidate **out, int *count, tc_error *err);
 /* The features of a in the given order (feat[0], names[0] = "given") and,
-   with orders 1, after each reordering the model tries; *nfeat of them.
-   feat and names hold 1 + TC_MODEL_MAX_ORDERS entries. */
-tc_status tc_model_features_orders(const tc_csr *a, int orders, tc_model_features *feat,
-                                   const char **names, int *nfeat,
+   with orders 1, after each reordering the model tries (from r, or run
+   here where r is NULL); *nfeat of them. feat and names hold 1 +
+   TC_MODEL_MAX_ORDERS entries. */
+tc_status tc_model_features_orders(const tc_csr *a, int orders, const tc_model_reorderer *r,
+                                   tc_model_features *feat, const char **names, int *nfeat,
                                    const tc_progress *progress, tc_error *err);
 /* "fp32" for the canonical format, the fitted row's (or prior's) precision for a
    modelled one, NULL for one the model does not know. */

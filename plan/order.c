@@ -26,6 +26,59 @@ static tc_status copy_perm(const tc_perm *src, tc_perm **dst, tc_error *err)
                : TC_OK;
 }
 
+/* The reorderings a plan runs at their defaults are kept until the plan
+   is made: a GPU plan reorders in the model's ranking (tc_model_rank_
+   reordered), again to time its candidates in that order, and again for
+   the chosen path; a CPU plan times each order and then sets the best one
+   again. Each ran in full every time, and tcreorder's wjaccard of an R-MAT
+   of 2^22 rows and 128M nonzeros takes 52 s on 16 CPUs (bench/results/
+   reorder-scale.tsv). */
+static const plan_reordering *kept_run(const tc_plan *p, const tc_reorder_method *m)
+{
+    for (int i = 0; i < p->nkept; i++)
+        if (p->kept[i].method == m)
+            return &p->kept[i];
+    return NULL;
+}
+
+/* *q: m's permutation of given (params NULL: its defaults, taken from
+   what p kept where it ran before, else run and kept), the caller's;
+   p->path.order_params the parameters it ran with. */
+static tc_status reordering(tc_plan *p, const tc_csr *given, const tc_reorder_method *m,
+                            const tc_params *params, tc_perm **q, tc_error *err)
+{
+    const plan_reordering *k = params ? NULL : kept_run(p, m);
+    if (k) {
+        p->path.order_params = k->used;
+        return copy_perm(k->q, q, err);
+    }
+    tc_params none = { 0 };
+    tc_reorder_outcome out;
+    tc_status st = tc_reorder_run_outcome(m, given, params ? params : &none, q, &out,
+                                          p->o.progress, err);
+    p->reorder_runs++;
+    if (st)
+        return st;
+    p->path.order_params = out.used;
+    if (params || p->nkept == TC_PLAN_MAX_KEPT)
+        return TC_OK;
+    plan_reordering *slot = &p->kept[p->nkept];
+    st = copy_perm(*q, &slot->q, err);
+    if (!st) {
+        slot->method = m;
+        slot->used = out.used;
+        p->nkept++;
+    }
+    return st;
+}
+
+void tc_plan_forget_orders(tc_plan *p)
+{
+    for (int i = 0; i < p->nkept; i++)
+        tc_perm_free(p->kept[i].q);
+    p->nkept = 0;
+}
+
 tc_status tc_plan_set_order(tc_plan *p, const tc_csr *given, const char *order_arg,
                             const tc_params *params_arg, tc_error *err)
 {
@@ -54,14 +107,10 @@ tc_status tc_plan_set_order(tc_plan *p, const tc_csr *given, const char *order_a
     if (!m)
         return tc_error_set(err, TC_ERR_INVALID, "plan: no reordering named '%s'", order);
     const double t0 = tc_plan_now();
-    tc_params none = { 0 };
     tc_perm *q = NULL;
-    tc_reorder_outcome out;
-    st = tc_reorder_run_outcome(m, given, params ? params : &none, &q, &out, p->o.progress, err);
-    if (!st) {
-        p->path.order_params = out.used;
+    st = reordering(p, given, m, params, &q, err);
+    if (!st)
         st = tc_csr_permute(given, q, NULL, &p->a, err);
-    }
     if (!st && p->given_row)
         st = tc_perm_compose(p->given_row, q, &p->row, err);
     else if (!st)

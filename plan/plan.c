@@ -175,6 +175,7 @@ static tc_status plan_spmm(tc_plan *p, const tc_csr *given, const tc_plan_opts *
     if (!st)
         st = p->info.device == TC_DEVICE_CPU ? tc_plan_cpu(p, given, found, err)
                                              : tc_plan_gpu(p, given, found, err);
+    tc_plan_forget_orders(p);
     if (!st)
         explain(p, why);
     p->info.plan_s = tc_plan_now() - t0;
@@ -362,6 +363,7 @@ void tc_plan_free(tc_plan *p)
     tc_attn_plan_free(p->attn);
     tc_plan_gpu_release(p);
     tc_spmm_cpu_op_free(p->cpu_op);
+    tc_plan_forget_orders(p);
     tc_csr_free(p->a);
     tc_perm_free(p->row);
     tc_perm_free(p->col);

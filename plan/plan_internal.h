@@ -39,6 +39,16 @@ typedef struct plan_path {
 
 typedef struct tc_stored_plan tc_stored_plan;
 
+/* A reordering run while planning, at its method's defaults: its
+   permutation of the given matrix and the parameters it used (plan/
+   order.c keeps it until the plan is made). */
+typedef struct plan_reordering {
+    const tc_reorder_method *method;
+    tc_perm *q;
+    tc_params used;
+} plan_reordering;
+#define TC_PLAN_MAX_KEPT 32
+
 struct tc_plan {
     tc_plan_opts o;
     char format_opt[32], variant_opt[32], order_opt[64], accuracy_opt[8];
@@ -58,6 +68,9 @@ struct tc_plan {
     const tc_tcf *tcf;          /* tc_plan_create_tcf's file (its stored
                                    formats), valid during create only */
     plan_path path;
+    plan_reordering kept[TC_PLAN_MAX_KEPT];
+    int nkept;
+    int reorder_runs;           /* reorderings this plan ran (the tests') */
     char wave_params[8][48];    /* "segs=N" and "segs=N,SETTING", each once:
                                    the settings of kernels' waves (plan/gpu.c,
                                    wave_setting), which candidates point to */
@@ -119,9 +132,13 @@ plan_cand *tc_plan_add_cand(tc_plan *p, tc_device dev, const char *order, const 
 void tc_plan_sort_cands(tc_plan *p);
 /* Makes p->a (and p->row) the caller's matrix in `order` ("given" keeps
    the tcf's or caller's order); fills p->path.order and order_params and
-   adds the seconds to info.reorder_s. */
+   adds the seconds to info.reorder_s. A reordering at its defaults (params
+   NULL) runs once while planning: its permutation is kept in p and taken
+   again the next time, until tc_plan_forget_orders. */
 tc_status tc_plan_set_order(tc_plan *p, const tc_csr *caller, const char *order,
                             const tc_params *params, tc_error *err);
+/* Frees the reorderings tc_plan_set_order kept (once the plan is made). */
+void tc_plan_forget_orders(tc_plan *p);
 /* The reorderings a PATIENT plan (or order "auto") tries: every method in
    the registry, in registry order, is in `out` (count returned). */
 int tc_plan_orders(const char **out, int max);

@@ -4,8 +4,9 @@
    the given order and after each reordering the model tries, every reason
    is non-empty and, for a modelled format, names its order; the same
    ranking whatever the thread count; tc_plan_advise keeps only the paths
-   that meet an accuracy; and rowsplit, once a prior, ranks from its fitted
-   row (the prior itself is model-fit.sh's: the header it writes). */
+   that meet an accuracy; rowsplit, once a prior, ranks from its fitted
+   row (the prior itself is model-fit.sh's: the header it writes); and a
+   planner's reorderer serves the reordered matrices. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -187,6 +188,59 @@ static void check_rowsplit(const tc_csr *a, const tc_csr *b, const char *what)
     free(cb);
 }
 
+/* A reorderer that runs the reordering itself, counting its calls. */
+typedef struct counted {
+    const tc_csr *a;
+    tc_csr *b;
+    int calls;
+    int fail;                   /* 1: fails every time */
+} counted;
+
+static tc_status counted_reorder(void *ctx, const char *order, const tc_csr **out,
+                                 tc_error *err)
+{
+    counted *c = ctx;
+    c->calls++;
+    tc_csr_free(c->b);
+    c->b = NULL;
+    tc_params none = { 0 };
+    tc_perm *q = NULL;
+    const tc_reorder_method *m = tc_reorder_find(order);
+    tc_status st = m && !c->fail ? tc_reorder_run(m, c->a, &none, &q, NULL, err)
+                                 : tc_error_set(err, TC_ERR_NOMEM, "no %s this time", order);
+    if (!st)
+        st = tc_csr_permute(c->a, q, NULL, &c->b, err);
+    tc_perm_free(q);
+    *out = c->b;
+    return st;
+}
+
+/* tc_model_rank_reordered asks its reorderer for each reordering the model
+   tries, once, and ranks as tc_model_rank does; a reorderer's failure is
+   the ranking's. */
+static void check_reorderer(const tc_csr *a, const char *what)
+{
+    int n0 = 0, n1 = 0;
+    tc_model_candidate *c0 = rank_with(a, 64, "2", &n0), *c1 = NULL;
+    counted ctx = { a, NULL, 0, 0 };
+    const tc_model_reorderer r = { counted_reorder, &ctx };
+    tc_error err;
+    tc_status st = tc_model_rank_reordered(a, 64, 1, &r, &c1, &n1, NULL, &err);
+    ok(st == TC_OK && ctx.calls == tc_model_order_count(),
+       "%s: the reorderer asked for each of the model's %d reorderings once (%d calls)", what,
+       tc_model_order_count(), ctx.calls);
+    ok(c0 && c1 && n0 == n1 && same_ranking(c0, c1, n0), "%s: ... the same ranking", what);
+    free(c1);
+    c1 = NULL;
+    ctx.fail = 1;
+    st = tc_model_rank_reordered(a, 64, 1, &r, &c1, &n1, NULL, &err);
+    ok(tc_model_order_count() == 0 || (st != TC_OK && !c1),
+       "%s: ... a reorderer's failure is the ranking's", what);
+    free(c0);
+    free(c1);
+    tc_csr_free(ctx.b);
+}
+
 int main(void)
 {
     tc_csr *dense = tap_random_matrix(200, 150, 40, 3, 7, 0);
@@ -206,6 +260,7 @@ int main(void)
     free(c);
     check_accuracy(sparse);
     check_rowsplit(sparse, dense, "1000 x 1000 pattern, 3 per row");
+    check_reorderer(dense, "200 x 150 with a dense row and column");
     tc_csr_free(dense);
     tc_csr_free(sparse);
     tc_csr_free(empty);

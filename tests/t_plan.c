@@ -142,6 +142,58 @@ static void test_cpu_plan(void)
     tc_csr_free(a);
 }
 
+/* A reordering at its defaults runs once while planning (plan/order.c):
+   set again, the plan takes the permutation it kept, the same as a fresh
+   run's; with parameters, or once forgotten, it runs again. A patient CPU
+   plan, which times every order and then sets the best one again, runs
+   each reordering once. */
+static void test_kept_orders(void)
+{
+    tc_csr *a = tap_random_matrix(700, 700, 5, 3, 23, 0);
+    tc_plan_opts o;
+    tc_plan_opts_init(&o);
+    o.n = 4;
+    o.device = TC_DEVICE_CPU;
+    o.effort = TC_EFFORT_PATIENT;
+    o.cache_dir = "";
+    tc_plan *p = NULL;
+    tc_error err;
+    if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "a patient CPU plan")) {
+        diag("  %s", err.msg);
+        tc_csr_free(a);
+        return;
+    }
+    const char *orders[32];
+    const int norders = tc_plan_orders(orders, 32);
+    ok(p->reorder_runs == norders, "... ran each of the %d reorderings once (%d runs)", norders,
+       p->reorder_runs);
+    is_int(p->nkept, 0, "... and kept none once made");
+    const tc_reorder_method *m = tc_reorder_find("rcm");
+    tc_params none = { 0 };
+    tc_perm *fresh = NULL;
+    tc_status st = m ? tc_reorder_run(m, a, &none, &fresh, NULL, &err) : TC_ERR_ARG;
+    const int before = p->reorder_runs;
+    int same = st == TC_OK;
+    for (int k = 0; k < 2 && same; k++) {
+        same &= tc_plan_set_order(p, a, "rcm", NULL, &err) == TC_OK && p->row &&
+                p->row->n == fresh->n;
+        for (int32_t i = 0; same && i < fresh->n; i++)
+            same &= p->row->new2old[i] == fresh->new2old[i];
+    }
+    ok(same, "rcm set twice: both times a fresh run's permutation");
+    is_int(p->reorder_runs - before, 1, "... run once");
+    tc_params params = { 0 };
+    st = tc_params_parse(&params, "bipartite=1", &err);
+    ok(st == TC_OK && tc_plan_set_order(p, a, "rcm", &params, &err) == TC_OK &&
+           p->reorder_runs - before == 2, "... with parameters, run again");
+    tc_plan_forget_orders(p);
+    ok(tc_plan_set_order(p, a, "rcm", NULL, &err) == TC_OK && p->reorder_runs - before == 3,
+       "... and once forgotten");
+    tc_perm_free(fresh);
+    tc_plan_free(p);
+    tc_csr_free(a);
+}
+
 /* An exhaustive plan's candidates fit the plan's list: every format in
    every order, once for its defaults, once for each plan setting and, for
    a format with wave settings (rowsplit, whose kernel gives its waves),
@@ -257,5 +309,6 @@ int main(void)
     test_exponent();
     test_hash();
     test_cpu_plan();
+    test_kept_orders();
     return done_testing();
 }

@@ -13,10 +13,11 @@
 # (tests/python.sh; torch.sparse.mm is their reference).
 # libzip-dev and libjansson-dev: SciPy .npz archives and binsparse's JSON
 # descriptor (lib/npz.c, lib/binsparse.c).
+# bsdutils: script(1), a terminal for tcmul's progress bar (tests/tcmul.sh).
 TC_DEB_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
   libhdf5-dev hdf5-tools libpng-dev zlib1g-dev libzip-dev libjansson-dev python3
   python3-h5py python3-numpy python3-scipy python3-anndata jq libgraphblas-dev
-  libcairo2-dev fonts-dejavu-core python3-torch python3-pytest"
+  libcairo2-dev fonts-dejavu-core python3-torch python3-pytest bsdutils"
 
 tc_missing_packages() {
     local p missing=""

@@ -93,6 +93,7 @@ tc_status tc_plan_cpu(tc_plan *p, const tc_csr *given, int reuse, tc_error *err)
     tc_status st = TC_OK;
     for (int i = 0; i < norders && !st; i++) {
         double ms = -1;
+        tc_plan_progress_step(p, (double)i / norders, (double)(i + 1) / norders);
         st = tc_plan_set_order(p, given, orders[i], NULL, err);
         if (!st && timed)
             st = time_order(p, &ms, err);

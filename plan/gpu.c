@@ -314,25 +314,38 @@ static int add_every_pair(const tc_plan *p, gcand *gc, int n)
 
 /* The model's reorderer (tc_model_rank_reordered): the plan set to the
    order, so that it keeps each reordering the model ranks in for the
-   timing (tc_plan_set_order). */
+   timing (tc_plan_set_order); each a step of progress, together the first
+   `share` of the bar. */
 typedef struct model_orders {
     tc_plan *p;
     const tc_csr *given;
+    double share;
+    int done;
 } model_orders;
 
 static tc_status reorder_for_model(void *ctx, const char *order, const tc_csr **out,
                                    tc_error *err)
 {
-    const model_orders *m = ctx;
+    model_orders *m = ctx;
+    const int of = tc_model_order_count();
+    tc_plan_progress_step(m->p, m->share * m->done / of, m->share * (m->done + 1) / of);
+    m->done++;
     tc_status st = tc_plan_set_order(m->p, m->given, order, NULL, err);
     *out = m->p->a;
     return st;
 }
 
+/* The share of the bar the model's reorderings take where it ranks in
+   them (list_cands' `all`): the timing takes the rest. */
+#define RANKING_SHARE 0.5
+
 /* The candidates from the model (format auto), or the forced format's
-   kernel in each order; cuSPARSE in the given order is always among them. */
-static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc, tc_error *err)
+   kernel in each order; cuSPARSE in the given order is always among them.
+   *ranked: the share of the bar the model's reorderings took. */
+static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc,
+                            double *ranked, tc_error *err)
 {
+    *ranked = 0;
     const tc_kernel *base = tc_kernel_baseline();
     int n = 0;
     gc[n++] = (gcand){ .order = "given", .k = base, .predicted = 1, .ms = -1, .variant = -1 };
@@ -366,10 +379,12 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
                                : p->o.effort >= TC_EFFORT_PATIENT;
     tc_model_candidate *mc = NULL;
     int count = 0;
-    model_orders orders = { p, given };
+    if (all && tc_model_order_count() > 0)
+        *ranked = RANKING_SHARE;
+    model_orders orders = { p, given, *ranked, 0 };
     const tc_model_reorderer reorderer = { reorder_for_model, &orders };
-    tc_status st = tc_model_rank_reordered(given, p->o.n, all, &reorderer, &mc, &count,
-                                           p->o.progress, err);
+    tc_status st = tc_model_rank_reordered(given, p->o.n, all, &reorderer, &mc, &count, NULL,
+                                           err);
     for (int i = 0; !st && i < count && n < TC_PLAN_MAX_CANDS; i++) {
         const tc_kernel *k = tc_kernel_find(tc_format_name(mc[i].format));
         if (!k || (p->o.order && strcmp(p->o.order, mc[i].order) != 0))
@@ -416,8 +431,11 @@ static int choosable(const tc_plan *p, const gcand *c)
    each reordering runs once; one whose kernel cannot take the matrix is
    marked out with the reason. Each choosable candidate races the fastest
    so far (time_cand), but at EXHAUSTIVE, whose every time is a figure
-   (the model's fit, bench/auto.sh's candidates), timed to the end. */
-static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, tc_error *err)
+   (the model's fit, bench/auto.sh's candidates), timed to the end. Each
+   candidate is a step of progress, together the bar from `from` to its
+   end. */
+static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, double from,
+                            tc_error *err)
 {
     const int64_t nb = (int64_t)given->cols * p->o.n;
     /* random values to time on; zeros at ESTIMATE, where the kernels are
@@ -452,6 +470,7 @@ static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, t
     for (int i = 0; i < n && !st; i++) {
         if (gc[i].ms == -2)
             continue;
+        tc_plan_progress_step(p, from + (1 - from) * i / n, from + (1 - from) * (i + 1) / n);
         if (strcmp(p->path.order, gc[i].order) != 0) {
             st = tc_plan_set_order(p, given, gc[i].order, NULL, err);
             const double t1 = tc_plan_now();
@@ -629,14 +648,15 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
     gcand gc[TC_PLAN_MAX_CANDS];
     int n = 0;
     memset(p->wave_params, 0, sizeof p->wave_params);  /* no candidate of before points there */
-    tc_status st = list_cands(p, given, gc, &n, err);
+    double ranked = 0;
+    tc_status st = list_cands(p, given, gc, &n, &ranked, err);
     const int timed = p->o.effort != TC_EFFORT_ESTIMATE;
     if (!st) {
         choose_timed(p, gc, n, timed);
         n = add_param_settings(p, given, gc, n);
     }
     if (!st && timed)
-        st = time_cands(p, given, gc, n, err);
+        st = time_cands(p, given, gc, n, ranked, err);
     if (st)
         return st;
     const gcand *best = NULL;
@@ -672,12 +692,12 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         one = *estimate(p, gc, n);
         one.ms = -1;
         if (!p->o.variant)
-            st = time_cands(p, given, &one, 1, err);
+            st = time_cands(p, given, &one, 1, ranked, err);
         /* the model's choice could not take the matrix: cuSPARSE (gc[0],
            unsorted on this path) */
         if (!st && one.ms == -2) {
             one = gc[0];
-            st = time_cands(p, given, &one, 1, err);
+            st = time_cands(p, given, &one, 1, ranked, err);
         }
         if (st)
             return st;

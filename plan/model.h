@@ -39,6 +39,11 @@ typedef struct tc_model_candidate {
 tc_status tc_model_rank(const tc_csr *a, int32_t n, int orders, tc_model_candidate **out,
                         int *count, const tc_progress *progress, tc_error *err);
 
+/* The reorderings the model tries besides the given order (model_coef.h's
+   list). */
+int tc_model_order_count(void);
+const char *tc_model_order_at(int i);
+
 /* Where the model gets a reordered: fn makes a in the reordering named
    `order` and gives it in *out, which stays the caller's and valid until
    fn's next call. A planner passes its own, so that the reorderings the

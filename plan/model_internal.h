@@ -54,9 +54,6 @@ tc_status tc_model_features_orders(const tc_csr *a, int orders, const tc_model_r
 /* "fp32" for the canonical format, the fitted row's (or prior's) precision for a
    modelled one, NULL for one the model does not know. */
 const char *tc_model_precision(const tc_format *f);
-/* The reorderings the model tries (model_coef.h's list). */
-int tc_model_order_count(void);
-const char *tc_model_order_at(int i);
 /* Where the coefficients came from: "commit data-file(s)". */
 const char *tc_model_fit_source(void);
 

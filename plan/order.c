@@ -55,7 +55,7 @@ static tc_status reordering(tc_plan *p, const tc_csr *given, const tc_reorder_me
     tc_params none = { 0 };
     tc_reorder_outcome out;
     tc_status st = tc_reorder_run_outcome(m, given, params ? params : &none, q, &out,
-                                          p->o.progress, err);
+                                          tc_plan_step_progress(p), err);
     p->reorder_runs++;
     if (st)
         return st;

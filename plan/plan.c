@@ -164,6 +164,7 @@ static tc_status plan_spmm(tc_plan *p, const tc_csr *given, const tc_plan_opts *
                            tc_error *err)
 {
     const double t0 = tc_plan_now();
+    tc_plan_progress_start(p);
     char *why = p->device_why;
     tc_status st = tc_plan_choose_device(p, why, sizeof p->device_why, err);
     int found = 0;
@@ -176,6 +177,8 @@ static tc_status plan_spmm(tc_plan *p, const tc_csr *given, const tc_plan_opts *
         st = p->info.device == TC_DEVICE_CPU ? tc_plan_cpu(p, given, found, err)
                                              : tc_plan_gpu(p, given, found, err);
     tc_plan_forget_orders(p);
+    if (!st)
+        tc_plan_progress_step(p, 1, 1);
     if (!st)
         explain(p, why);
     p->info.plan_s = tc_plan_now() - t0;

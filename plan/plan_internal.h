@@ -71,6 +71,11 @@ struct tc_plan {
     plan_reordering kept[TC_PLAN_MAX_KEPT];
     int nkept;
     int reorder_runs;           /* reorderings this plan ran (the tests') */
+    /* progress (plan/progress.c): the current step's share of the whole,
+       what was reported last (millionths) and the step's own reporter */
+    double step_lo, step_hi;
+    int64_t progress_at;
+    tc_progress step_progress;
     char wave_params[8][48];    /* "segs=N" and "segs=N,SETTING", each once:
                                    the settings of kernels' waves (plan/gpu.c,
                                    wave_setting), which candidates point to */
@@ -139,6 +144,17 @@ tc_status tc_plan_set_order(tc_plan *p, const tc_csr *caller, const char *order,
                             const tc_params *params, tc_error *err);
 /* Frees the reorderings tc_plan_set_order kept (once the plan is made). */
 void tc_plan_forget_orders(tc_plan *p);
+
+/* ---- progress (plan/progress.c) ---- */
+
+/* Planning starts: one step from 0 to 1 of the bar. */
+void tc_plan_progress_start(tc_plan *p);
+/* The next step of planning takes the bar from lo to hi (0 <= lo <= hi <=
+   1); lo is reported now. */
+void tc_plan_progress_step(tc_plan *p, double lo, double hi);
+/* Where work inside the current step reports (a reordering's run): its
+   share of the bar; NULL when the plan reports no progress. */
+const tc_progress *tc_plan_step_progress(const tc_plan *p);
 /* The reorderings a PATIENT plan (or order "auto") tries: every method in
    the registry, in registry order, is in `out` (count returned). */
 int tc_plan_orders(const char **out, int max);

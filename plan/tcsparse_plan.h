@@ -90,7 +90,9 @@ typedef struct tc_plan_opts {
                                PLAN CACHE: $TC_PLAN_CACHE, else
                                $XDG_CACHE_HOME/tcsparse/plans, else
                                ~/.cache/tcsparse/plans); "": no cache */
-    const tc_progress *progress;
+    const tc_progress *progress;    /* planning as one bar, from 0 to the
+                                       whole: its reorderings and timed
+                                       candidates, each a step; NULL: none */
 } tc_plan_opts;
 
 /* The defaults above. */

@@ -15,6 +15,7 @@
 #include "testmat.h"
 #include "fp16_scale.h"
 #include "plan_internal.h"
+#include "progresslog.h"
 
 /* x 2^s lies in [2^14, 2^15) whenever s is not 0. */
 static int in_top_binade(double x)
@@ -142,6 +143,18 @@ static void test_cpu_plan(void)
     tc_csr_free(a);
 }
 
+/* Options of a patient CPU plan at n, not cached. */
+static tc_plan_opts cpu_patient(int32_t n)
+{
+    tc_plan_opts o;
+    tc_plan_opts_init(&o);
+    o.n = n;
+    o.device = TC_DEVICE_CPU;
+    o.effort = TC_EFFORT_PATIENT;
+    o.cache_dir = "";
+    return o;
+}
+
 /* A reordering at its defaults runs once while planning (plan/order.c):
    set again, the plan takes the permutation it kept, the same as a fresh
    run's; with parameters, or once forgotten, it runs again. A patient CPU
@@ -150,12 +163,7 @@ static void test_cpu_plan(void)
 static void test_kept_orders(void)
 {
     tc_csr *a = tap_random_matrix(700, 700, 5, 3, 23, 0);
-    tc_plan_opts o;
-    tc_plan_opts_init(&o);
-    o.n = 4;
-    o.device = TC_DEVICE_CPU;
-    o.effort = TC_EFFORT_PATIENT;
-    o.cache_dir = "";
+    const tc_plan_opts o = cpu_patient(4);
     tc_plan *p = NULL;
     tc_error err;
     if (!ok(tc_plan_create(a, &o, &p, &err) == TC_OK, "a patient CPU plan")) {
@@ -190,6 +198,29 @@ static void test_kept_orders(void)
     ok(tc_plan_set_order(p, a, "rcm", NULL, &err) == TC_OK && p->reorder_runs - before == 3,
        "... and once forgotten");
     tc_perm_free(fresh);
+    tc_plan_free(p);
+    tc_csr_free(a);
+}
+
+/* A plan's progress is one bar (plan/progress.c): a patient CPU plan
+   reports each order as a step and its reorderings inside their steps,
+   never backwards, and ends at the whole. */
+static void test_plan_progress(void)
+{
+    tc_csr *a = tap_random_matrix(900, 900, 6, 3, 29, 0);
+    tc_plan_opts o = cpu_patient(4);
+    progress_log l = { 0, 0, 0, 0 };
+    const tc_progress prog = { log_progress, &l };
+    o.progress = &prog;
+    tc_plan *p = NULL;
+    tc_error err;
+    const tc_status st = tc_plan_create(a, &o, &p, &err);
+    ok(st == TC_OK, "a patient CPU plan with progress%s%s", st ? ": " : "", st ? err.msg : "");
+    const char *orders[32];
+    const int steps = 1 + tc_plan_orders(orders, 32);
+    ok(l.reports > steps, "... %d reports, more than its %d orders", l.reports, steps);
+    ok(progress_log_whole(&l), "... never backwards, of one total, ending at the whole (%lld of "
+       "%lld)", (long long)l.last, (long long)l.total);
     tc_plan_free(p);
     tc_csr_free(a);
 }
@@ -310,5 +341,6 @@ int main(void)
     test_hash();
     test_cpu_plan();
     test_kept_orders();
+    test_plan_progress();
     return done_testing();
 }

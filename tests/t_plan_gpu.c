@@ -22,6 +22,7 @@
 #include "testmat.h"
 #include "kernels.h"
 #include "gputest.h"
+#include "progresslog.h"
 #include "tcsparse_plan.h"
 
 /* Plans a with the options, multiplies B (rows of ld floats) on the host,
@@ -424,12 +425,16 @@ static void check_loop_choice(const tc_csr *a, int32_t n)
    timed over its first TC_TUNE_FIRST runs only says so, and is slower in a
    loop than the margin times the plan (it lost to a candidate at least as
    slow as the plan); the plan itself is timed over every run. EXHAUSTIVE
-   times every candidate to the end. */
+   times every candidate to the end. Each plan's progress (plan/
+   progress.c) goes one way and ends at the whole. */
 static void check_race(const tc_csr *a, int32_t n)
 {
     for (int e = 0; e < 2; e++) {
         tc_plan_opts o = gpu_opts(n, e ? TC_EFFORT_EXHAUSTIVE : TC_EFFORT_PATIENT);
         o.iters = 3 * TC_TUNE_FIRST;
+        progress_log l = { 0, 0, 0, 0 };
+        const tc_progress prog = { log_progress, &l };
+        o.progress = &prog;
         const char *level = e ? "exhaustive" : "patient";
         tc_plan *p = NULL;
         tc_error err;
@@ -461,6 +466,8 @@ static void check_race(const tc_csr *a, int32_t n)
         ok(slower, "... each that raced is over %g times the plan's %g ms", TC_TUNE_MARGIN,
            plan_loop);
         ok(!plan_raced, "... the plan (%s) timed over every run", info.format);
+        ok(l.reports > timed && progress_log_whole(&l),
+           "... its progress: %d reports, one way, ending at the whole", l.reports);
         tc_plan_free(p);
     }
 }

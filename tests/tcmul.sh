@@ -208,6 +208,19 @@ for f in $("$TOOLS/tcconv" --list-formats | awk '/^[^ ]/ { print $1 }'); do
     is "$(man_variants "$f")" "${k:-(no list of variants in: $msg)}" \
         "tcmul.1 lists the $f kernel's variants, in its order"
 done
+# On a terminal (script(1) gives one) planning shows a bar, as reading
+# does; with -q, or stderr not a terminal, none.
+script -qec "'$TCMUL' --device cpu --effort patient --cols 4 --verify '$DATA/cora.mtx.gz'" \
+    /dev/null > "$T/tty.out" 2>&1
+ok $? "a patient plan on a terminal"
+is "$(tr '\r' '\n' < "$T/tty.out" | grep -a -c '^tcmul: planning .*100.0%')" 1 \
+    "... shows a planning bar that ends at 100%"
+script -qec "'$TCMUL' -q --device cpu --effort patient --cols 4 --verify '$DATA/cora.mtx.gz'" \
+    /dev/null > "$T/tty.out" 2>&1
+is "$(tr '\r' '\n' < "$T/tty.out" | grep -a -c '^tcmul: planning')" 0 "... and none with -q"
+"$TCMUL" --device cpu --effort patient --cols 4 --verify "$DATA/cora.mtx.gz" 2> "$T/err" > /dev/null
+is "$(tr '\r' '\n' < "$T/err" | grep -a -c '^tcmul: planning')" 0 \
+    "... nor when stderr is not a terminal"
 "$TCMUL" --help | grep -q '^Usage: tcmul'; ok $? "--help"
 is "$("$TCMUL" --version)" "tcmul (tcsparse) 0.1.0" "--version"
 

@@ -193,7 +193,7 @@ static tc_status print_report(const options *o, const tool_matrix *in, const tc_
 static tc_status run(const options *o, const tool_matrix *in, const float *B, int32_t n,
                      float *C, tc_error *err)
 {
-    const tc_plan_opts po = plan_opts(o, n, max_abs(B, (int64_t)in->a->cols * n));
+    tc_plan_opts po = plan_opts(o, n, max_abs(B, (int64_t)in->a->cols * n));
     tc_plan *p = NULL;
     tc_report *bench = tc_report_new();
     tc_compare cmp;
@@ -201,9 +201,14 @@ static tc_status run(const options *o, const tool_matrix *in, const float *B, in
     cmp.max_at = -1;
     int pass = 1;
     tc_status st = bench ? TC_OK : tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    if (!st)
+    if (!st) {
+        /* a patient plan of a large matrix runs reorderings and times
+           dozens of candidates: a bar on a terminal */
+        po.progress = tool_progress("planning");
         st = in->tcf ? tc_plan_create_tcf(in->tcf, &po, &p, err)
                      : tc_plan_create(in->a, &po, &p, err);
+        tool_progress_end();
+    }
     if (!st)
         say_plan(o, p);
     if (!st && o->bench)

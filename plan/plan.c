@@ -188,8 +188,10 @@ static tc_status plan_spmm(tc_plan *p, const tc_csr *given, const tc_plan_opts *
                          "given", "csr", NULL, "", "", 0, -1, why);
     if (!st && !found && p->o.effort != TC_EFFORT_ESTIMATE)
         st = tc_plan_store(p, err);
+    /* the caller's pointers, which need not outlive planning */
     p->o.plan_file = NULL;
     p->o.cache_dir = NULL;
+    p->o.progress = NULL;
     return st;
 }
 

@@ -59,6 +59,14 @@ class TcParams(ctypes.Structure):
     _fields_ = [("n", c_int), ("kv", TcParamKV * TC_MAX_PARAMS)]
 
 
+# tc_progress: fn(ctx, done, total)
+PROGRESS_FN = ctypes.CFUNCTYPE(None, c_void_p, c_int64, c_int64)
+
+
+class TcProgress(ctypes.Structure):
+    _fields_ = [("fn", PROGRESS_FN), ("ctx", c_void_p)]
+
+
 class TcPlanOpts(ctypes.Structure):
     _fields_ = [("op", c_int), ("n", c_int32), ("device", c_int), ("gpu", c_int),
                 ("effort", c_int), ("format", c_char_p), ("variant", c_char_p),

@@ -253,8 +253,10 @@ class Matrix(Resource):
         "measure", "patient", "exhaustive"), accuracy (None, "fp32", "tf32",
         "fp16"), order (None/"auto", "given", or a reordering), format,
         variant, calls, b_max_abs, scale, threads, warmup, iters, plan_file,
-        cache_dir (tcsparse_plan.h). Plans are made once per distinct
-        (op, n, options) and kept until close()."""
+        cache_dir (tcsparse_plan.h), progress (a function of (done, total)
+        told of planning's progress, which reaches total at the end). Plans
+        are made once per distinct (op, n, options) and kept until
+        close()."""
         _check_options(options)
         merged = dict(self.options, **options)
         key = (op, n, tuple(sorted(merged.items())))

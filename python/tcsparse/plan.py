@@ -7,7 +7,7 @@ import sys
 from . import _operands
 from ._errors import call, check
 from ._resource import Resource
-from ._lib import TcCompare, TcError, TcPlanInfo, TcPlanOpts, lib
+from ._lib import PROGRESS_FN, TcCompare, TcError, TcPlanInfo, TcPlanOpts, TcProgress, lib
 
 OPS = {"spmm": 0, "sddmm": 1, "attention": 2}
 DEVICES = {"auto": 0, "cpu": 1, "gpu": 2}
@@ -29,11 +29,22 @@ def _text(value):
     return None if value is None else str(value).encode()
 
 
+def _progress(fn):
+    """A tc_progress that calls fn(done, total) as planning goes (its whole
+    is total), and the objects that must outlive it."""
+    if not callable(fn):
+        raise TypeError("progress %r: a function of (done, total) was expected" % (fn,))
+    callback = PROGRESS_FN(lambda ctx, done, total: fn(done, total))
+    p = TcProgress(callback, None)
+    return ctypes.cast(ctypes.pointer(p), ctypes.c_void_p), [callback, p]
+
+
 def plan_opts(op, n, device="auto", gpu=0, effort=None, accuracy=None, order=None,
               format=None, variant=None, calls=1000, b_max_abs=0.0, scale=0.0, threads=0,
-              warmup=None, iters=None, plan_file=None, cache_dir=None):
-    """A tc_plan_opts from keyword options (their meaning: tcsparse_plan.h).
-    Returns (opts, keep): keep holds the option strings' bytes alive."""
+              warmup=None, iters=None, plan_file=None, cache_dir=None, progress=None):
+    """A tc_plan_opts from keyword options (their meaning: tcsparse_plan.h;
+    progress: a function of (done, total) told of planning's progress).
+    Returns (opts, keep): keep holds what the options point to alive."""
     o = TcPlanOpts()
     lib.tc_plan_opts_init(ctypes.byref(o))
     if not isinstance(n, int) or n < 1:
@@ -56,6 +67,9 @@ def plan_opts(op, n, device="auto", gpu=0, effort=None, accuracy=None, order=Non
         o.iters = int(iters)
     keep = [_text(v) for v in (format, variant, order, accuracy, plan_file, cache_dir)]
     o.format, o.variant, o.order, o.accuracy, o.plan_file, o.cache_dir = keep
+    if progress is not None:
+        o.progress, more = _progress(progress)
+        keep += more
     return o, keep
 
 

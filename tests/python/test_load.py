@@ -73,6 +73,7 @@ STRUCTS = {
     "tc_plan_opts": _lib.TcPlanOpts, "tc_plan_info": _lib.TcPlanInfo,
     "tc_compare": _lib.TcCompare, "tc_report_entry": _lib.TcReportEntry,
     "tc_mtx_read_opts": _lib.TcMtxReadOpts, "tc_params": _lib.TcParams,
+    "tc_progress": _lib.TcProgress,
 }
 
 

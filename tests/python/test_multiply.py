@@ -141,6 +141,19 @@ def test_bad_plan_options():
     assert e.value.status_name
 
 
+def test_plan_progress():
+    a = tcsparse.Matrix(os.path.join(DATA, "cora.mtx.gz"))
+    seen = []
+    a.plan(4, device="cpu", effort="patient", cache_dir="",
+           progress=lambda done, total: seen.append((done, total)))
+    assert len(seen) > 1
+    assert all(t == seen[0][1] > 0 for _, t in seen)            # one whole
+    assert all(x[0] <= y[0] for x, y in zip(seen, seen[1:]))    # one way
+    assert seen[-1][0] == seen[-1][1]                            # to its end
+    with pytest.raises(TypeError, match="progress 3: a function"):
+        a.plan(4, device="cpu", progress=3)
+
+
 def test_gpu_plan_without_a_gpu_is_the_librarys_error():
     try:
         import torch

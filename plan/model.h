@@ -44,7 +44,7 @@ tc_status tc_model_rank(const tc_csr *a, int32_t n, int orders, tc_model_candida
 int tc_model_order_count(void);
 const char *tc_model_order_at(int i);
 
-/* Where the model gets a reordered: fn makes a in the reordering named
+/* Where the model gets a, reordered: fn makes a in the reordering named
    `order` and gives it in *out, which stays the caller's and valid until
    fn's next call. A planner passes its own, so that the reorderings the
    model ranks in are those it then times in, run once (plan/order.c). */

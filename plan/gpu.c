@@ -340,12 +340,9 @@ static tc_status reorder_for_model(void *ctx, const char *order, const tc_csr **
 #define RANKING_SHARE 0.5
 
 /* The candidates from the model (format auto), or the forced format's
-   kernel in each order; cuSPARSE in the given order is always among them.
-   *ranked: the share of the bar the model's reorderings took. */
-static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc,
-                            double *ranked, tc_error *err)
+   kernel in each order; cuSPARSE in the given order is always among them. */
+static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc, tc_error *err)
 {
-    *ranked = 0;
     const tc_kernel *base = tc_kernel_baseline();
     int n = 0;
     gc[n++] = (gcand){ .order = "given", .k = base, .predicted = 1, .ms = -1, .variant = -1 };
@@ -379,9 +376,7 @@ static tc_status list_cands(tc_plan *p, const tc_csr *given, gcand *gc, int *ngc
                                : p->o.effort >= TC_EFFORT_PATIENT;
     tc_model_candidate *mc = NULL;
     int count = 0;
-    if (all && tc_model_order_count() > 0)
-        *ranked = RANKING_SHARE;
-    model_orders orders = { p, given, *ranked, 0 };
+    model_orders orders = { p, given, RANKING_SHARE, 0 };
     const tc_model_reorderer reorderer = { reorder_for_model, &orders };
     tc_status st = tc_model_rank_reordered(given, p->o.n, all, &reorderer, &mc, &count, NULL,
                                            err);
@@ -432,11 +427,10 @@ static int choosable(const tc_plan *p, const gcand *c)
    marked out with the reason. Each choosable candidate races the fastest
    so far (time_cand), but at EXHAUSTIVE, whose every time is a figure
    (the model's fit, bench/auto.sh's candidates), timed to the end. Each
-   candidate is a step of progress, together the bar from `from` to its
-   end. */
-static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, double from,
-                            tc_error *err)
+   candidate is a step of progress, together the rest of the bar. */
+static tc_status time_cands(tc_plan *p, const tc_csr *given, gcand *gc, int n, tc_error *err)
 {
+    const double from = tc_plan_progress_at(p);
     const int64_t nb = (int64_t)given->cols * p->o.n;
     /* random values to time on; zeros at ESTIMATE, where the kernels are
        only prepared (as tc_plan_gpu_ready's operands are) */
@@ -648,15 +642,14 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
     gcand gc[TC_PLAN_MAX_CANDS];
     int n = 0;
     memset(p->wave_params, 0, sizeof p->wave_params);  /* no candidate of before points there */
-    double ranked = 0;
-    tc_status st = list_cands(p, given, gc, &n, &ranked, err);
+    tc_status st = list_cands(p, given, gc, &n, err);
     const int timed = p->o.effort != TC_EFFORT_ESTIMATE;
     if (!st) {
         choose_timed(p, gc, n, timed);
         n = add_param_settings(p, given, gc, n);
     }
     if (!st && timed)
-        st = time_cands(p, given, gc, n, ranked, err);
+        st = time_cands(p, given, gc, n, err);
     if (st)
         return st;
     const gcand *best = NULL;
@@ -692,12 +685,12 @@ static tc_status plan_new(tc_plan *p, const tc_csr *given, tc_error *err)
         one = *estimate(p, gc, n);
         one.ms = -1;
         if (!p->o.variant)
-            st = time_cands(p, given, &one, 1, ranked, err);
+            st = time_cands(p, given, &one, 1, err);
         /* the model's choice could not take the matrix: cuSPARSE (gc[0],
            unsorted on this path) */
         if (!st && one.ms == -2) {
             one = gc[0];
-            st = time_cands(p, given, &one, 1, ranked, err);
+            st = time_cands(p, given, &one, 1, err);
         }
         if (st)
             return st;

@@ -152,6 +152,8 @@ void tc_plan_progress_start(tc_plan *p);
 /* The next step of planning takes the bar from lo to hi (0 <= lo <= hi <=
    1); lo is reported now. */
 void tc_plan_progress_step(tc_plan *p, double lo, double hi);
+/* How far the bar is (0 to 1): where the next steps start. */
+double tc_plan_progress_at(const tc_plan *p);
 /* Where work inside the current step reports (a reordering's run): its
    share of the bar; NULL when the plan reports no progress. */
 const tc_progress *tc_plan_step_progress(const tc_plan *p);

@@ -43,6 +43,11 @@ void tc_plan_progress_step(tc_plan *p, double lo, double hi)
     report(p, lo);
 }
 
+double tc_plan_progress_at(const tc_plan *p)
+{
+    return p->progress_at > 0 ? (double)p->progress_at / UNITS : 0;
+}
+
 const tc_progress *tc_plan_step_progress(const tc_plan *p)
 {
     return p->o.progress ? &p->step_progress : NULL;
